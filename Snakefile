@@ -1,0 +1,23 @@
+# stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) as a Snakemake workflow.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/corpus.smk"
+include: "workflow/rules/pairs.smk"
+include: "workflow/rules/baseline.smk"
+include: "workflow/rules/scoring.smk"
+
+
+rule all:
+    input:
+        expand("results/scores/{run}.parquet", run=config["runs"]),
+        expand("results/scores/{run}.md", run=config["runs"]),

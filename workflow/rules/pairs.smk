@@ -1,0 +1,43 @@
+rule pair_table:
+    """Released input + gold files -> one checked pair table (schema: stsynth.pairs)."""
+    input:
+        sentences=lambda wc: f"resources/corpus/{dataset(wc).input}",
+        gold=lambda wc: f"resources/corpus/{dataset(wc).gold}",
+    output:
+        "resources/pairs/{year}/{dataset}.parquet",
+    params:
+        dataset=dataset,
+    log:
+        "logs/pairs/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/pairs/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/pair_table.py"
+
+
+rule tokenize:
+    """Moses token lists, row-aligned with the pair table (schema: stsynth.tokens)."""
+    input:
+        "resources/pairs/{year}/{dataset}.parquet",
+    output:
+        "resources/pairs/{year}/{dataset}.tokens.parquet",
+    params:
+        settings=config["tokenize"],
+    log:
+        "logs/tokenize/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/tokenize/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/tokenize.py"

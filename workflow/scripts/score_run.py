@@ -1,0 +1,13 @@
+from pathlib import Path
+
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.scoring import score_run, scores_markdown
+
+log = log_to(snakemake.log[0])
+scores = score_run(snakemake.wildcards.run, [pd.read_parquet(p) for p in snakemake.input.pairs],
+                   snakemake.input.predictions)
+scores.to_parquet(snakemake.output.table, index=False)
+Path(snakemake.output.markdown).write_text(scores_markdown(scores))
+log.info("\n%s", scores.to_string(index=False))

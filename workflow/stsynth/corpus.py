@@ -1,0 +1,121 @@
+"""Fetch corpus files from mirrors or their origin URL, verified by sha256.
+
+The project's manifest (``workflow/corpus_manifest.tsv``) lists, for every file the
+pipeline uses, its path relative to the corpus root, sha256, size in bytes and an
+origin URL. A mirror is either a local folder laid out like the corpus root or a base
+URL under which the same relative paths are served.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MIRRORS_ENV = "STSYNTH_MIRRORS"  # whitespace-separated; overrides config corpus.mirrors
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    relpath: str
+    sha256: str
+    bytes: int
+    origin: str
+
+
+class CorpusError(RuntimeError):
+    pass
+
+
+def read_manifest(path: str | Path) -> dict[str, ManifestEntry]:
+    entries = {}
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        expected = ["relpath", "sha256", "bytes", "origin"]
+        if reader.fieldnames != expected:
+            raise CorpusError(f"{path}: header must be {expected}, got {reader.fieldnames}")
+        for lineno, row in enumerate(reader, start=2):
+            try:
+                entry = ManifestEntry(row["relpath"], row["sha256"].lower(), int(row["bytes"]), row["origin"])
+            except (TypeError, ValueError) as err:
+                raise CorpusError(f"{path}:{lineno}: malformed manifest row ({err})") from err
+            entries[entry.relpath] = entry
+    return entries
+
+
+def mirrors_from(configured: list[str], environ: dict[str, str] = os.environ) -> list[str]:
+    """The environment variable, when set, replaces the configured mirror list."""
+    if environ.get(MIRRORS_ENV, "").strip():
+        return environ[MIRRORS_ENV].split()
+    return list(configured)
+
+
+def sha256_of(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://", "file://"))
+
+
+def _copy_from(source: str, destination: Path, timeout: float) -> None:
+    if _is_url(source):
+        with urllib.request.urlopen(source, timeout=timeout) as response, open(destination, "wb") as out:
+            shutil.copyfileobj(response, out)
+    else:
+        shutil.copyfile(source, destination)
+
+
+def candidate_sources(entry: ManifestEntry, mirrors: list[str]) -> list[str]:
+    sources = []
+    for mirror in mirrors:
+        if _is_url(mirror):
+            sources.append(mirror.rstrip("/") + "/" + entry.relpath)
+        else:
+            sources.append(str(Path(mirror) / entry.relpath))
+    sources.append(entry.origin)
+    return sources
+
+
+def fetch(entry: ManifestEntry, destination: str | Path, mirrors: list[str], timeout: float = 60.0) -> str:
+    """Copy ``entry`` to ``destination`` from the first source whose bytes verify.
+
+    The file is written under a temporary name in the destination folder and renamed
+    only once its sha256 matches, so a partial or wrong file is never left behind.
+    Returns the source that was used; raises CorpusError naming every source tried.
+    """
+    destination = Path(destination)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    tried = []
+    for source in candidate_sources(entry, mirrors):
+        if not _is_url(source) and not Path(source).is_file():
+            tried.append(f"{source}: not found")
+            continue
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{destination.name}.", dir=destination.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            _copy_from(source, tmp, timeout)
+            digest = sha256_of(tmp)
+            if digest != entry.sha256:
+                tried.append(f"{source}: sha256 {digest} != expected {entry.sha256}")
+                continue
+            os.replace(tmp, destination)
+            log.info("fetched %s from %s (%d bytes, sha256 ok)", entry.relpath, source, entry.bytes)
+            return source
+        except OSError as err:  # URLError is an OSError
+            tried.append(f"{source}: {err}")
+        finally:
+            tmp.unlink(missing_ok=True)
+    raise CorpusError(f"could not fetch {entry.relpath}; tried:\n  " + "\n  ".join(tried))

@@ -19,5 +19,6 @@ include: "workflow/rules/scoring.smk"
 
 rule all:
     input:
+        [tokens_path(d) for d in DATASETS.values()],
         expand("results/scores/{run}.parquet", run=config["runs"]),
         expand("results/scores/{run}.md", run=config["runs"]),

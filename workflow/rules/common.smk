@@ -53,3 +53,12 @@ def tokens_path(d):
 
 def predictions_path(run, d):
     return f"results/predictions/{run}/{d.year}/{d.name}.txt"
+
+
+def english_tokens_path(d):
+    """The token table that English-only models read for dataset d.
+
+    es-en sets are routed through translation here once the MT stage exists, so every
+    model-based run reads one English table per dataset.
+    """
+    return tokens_path(d)

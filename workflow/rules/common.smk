@@ -10,8 +10,8 @@ from stsynth.corpus import read_manifest
 from stsynth.pairs import Dataset
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")])
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")]))
 )
 
 DATASETS = {(d["year"], d["name"]): Dataset.from_config(d) for d in config["datasets"]}

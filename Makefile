@@ -1,0 +1,42 @@
+# Two entry points: `make all` runs the pipeline, `make test` runs the tests. Both set up what they need.
+VENV ?= .venv
+CORES ?= 8
+PYTHON ?= python3
+# Debian packages the pipeline needs: Apertium (offline en<->es MT) and WordNet 3.0.
+SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
+# The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
+TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
+
+.PHONY: all test env lint
+
+all: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(VENV)/bin/snakemake --cores $(CORES) all
+
+test: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"
+	$(VENV)/bin/snakemake --lint
+	$(VENV)/bin/pytest
+
+env: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+# Installs missing Debian packages when root, otherwise names them and stops.
+.PHONY: system-packages
+system-packages:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Debian packages:$$missing"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	  else \
+	    echo "Missing system packages:$$missing. Install them as root: apt-get install$$missing" >&2; exit 1; \
+	  fi; \
+	fi

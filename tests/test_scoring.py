@@ -1,0 +1,54 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import pearsonr
+
+from stsynth.baseline import bag_of_words_cosine
+from stsynth.pairs import InputFormatError
+from stsynth.scoring import pearson, score_run, weighted_mean, write_predictions
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pearson_matches_scipy_on_random_data(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=200)
+    y = 0.3 * x + rng.normal(size=200)
+    assert pearson(x, y) == pytest.approx(pearsonr(x, y)[0], abs=1e-12)
+
+
+def test_weighted_mean():
+    assert weighted_mean([0.5, 0.8], [100, 300]) == pytest.approx((50 + 240) / 400)
+    with pytest.raises(ValueError):
+        weighted_mean([0.5], [0])
+
+
+def test_score_run_skips_unscored_lines_and_weights_all_by_pairs(tmp_path):
+    gold_a = [1.0, None, 3.0, 4.0]
+    gold_b = [0.0, 5.0, 2.0]
+    tables = [
+        pd.DataFrame({"track": "en", "year": 2016, "dataset": "a", "gold": pd.Series(gold_a, dtype="float64")}),
+        pd.DataFrame({"track": "en", "year": 2016, "dataset": "b", "gold": pd.Series(gold_b, dtype="float64")}),
+    ]
+    predictions_a = [1.0, 99.0, 2.0, 4.5]  # the unscored line's prediction must not count
+    predictions_b = [1.0, 4.0, 2.0]
+    write_predictions(predictions_a, tmp_path / "a.txt")
+    write_predictions(predictions_b, tmp_path / "b.txt")
+    scores = score_run("toy", tables, [tmp_path / "a.txt", tmp_path / "b.txt"]).set_index("dataset")
+    r_a = pearsonr([1.0, 2.0, 4.5], [1.0, 3.0, 4.0])[0]
+    r_b = pearsonr(predictions_b, gold_b)[0]
+    assert scores.loc["a", "pairs"] == 3 and scores.loc["a", "pearson"] == pytest.approx(r_a)
+    assert scores.loc["ALL", "pairs"] == 6
+    assert scores.loc["ALL", "pearson"] == pytest.approx((3 * r_a + 3 * r_b) / 6)
+
+
+def test_predictions_file_must_match_input_length(tmp_path):
+    write_predictions([1.0, 2.0], tmp_path / "p.txt")
+    table = pd.DataFrame({"track": "en", "year": 2016, "dataset": "a", "gold": [1.0, 2.0, 3.0]})
+    with pytest.raises(InputFormatError, match="2 predictions for 3 input lines"):
+        score_run("toy", [table], [tmp_path / "p.txt"])
+
+
+def test_bag_of_words_cosine_is_binary_and_case_sensitive():
+    assert bag_of_words_cosine("a a b", "a b") == pytest.approx(1.0)
+    assert bag_of_words_cosine("A b", "a b") == pytest.approx(0.5)
+    assert bag_of_words_cosine("", "a") == 0.0

@@ -15,6 +15,15 @@ include: "workflow/rules/corpus.smk"
 include: "workflow/rules/pairs.smk"
 include: "workflow/rules/baseline.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/vectors.smk"
+include: "workflow/rules/paraphrase_pairs.smk"
+# before paragram.smk: synthetic.smk declares the per-set paragram models
+include: "workflow/rules/translate.smk"
+include: "workflow/rules/synthetic.smk"
+include: "workflow/rules/paragram.smk"
+include: "workflow/rules/features.smk"
+include: "workflow/rules/encoder.smk"
+include: "workflow/rules/fusion.smk"
 
 
 rule all:

@@ -22,11 +22,14 @@ Also usable by hand, to try ``--profile profiles/slurm`` against a live cluster:
 from __future__ import annotations
 
 import contextlib
+import getpass
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,9 +39,11 @@ MIN_JOB_AGE = 300
 # Program -> the Debian package that provides it.
 PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurmctld",
             "slurmd": "slurmd", "sbatch": "slurm-client", "squeue": "slurm-client",
-            "sinfo": "slurm-client", "srun": "slurm-client"}
+            "sinfo": "slurm-client", "srun": "slurm-client",
+            "scancel": "slurm-client"}
 DEBIAN_PACKAGES = "slurm-wlm munge"
 MUNGE_SOCKET_DIR = Path("/run/munge")
+DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
 
 
 class ClusterError(RuntimeError):
@@ -126,14 +131,18 @@ def single_node_cluster(state_dir: Path, log=print):
     if problems:
         raise ClusterError("cannot start a Slurm cluster: " + "; ".join(problems))
     for daemon in ("slurmctld", "slurmd"):
-        running = subprocess.run(["pgrep", "-x", daemon], capture_output=True, text=True).stdout.split()
+        running = pids(daemon)
         if running:
             raise ClusterError(f"{daemon} already runs (PID {', '.join(running)}); stop it first")
     state_dir = Path(state_dir).resolve()
     for sub in ("slurmctld", "slurmd"):
         (state_dir / sub).mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, subprocess.Popen]] = []
+    foreign_job_steps = set(pids("slurmstepd"))
     wrote_conf = False
+    # A SIGTERM (CI timeout, `timeout`) must still run the clean-up below, as Ctrl-C does.
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt) if in_main_thread else None
     try:
         if not munge_works():
             MUNGE_SOCKET_DIR.mkdir(mode=0o755, exist_ok=True)
@@ -154,10 +163,43 @@ def single_node_cluster(state_dir: Path, log=print):
         log(f"Slurm cluster up: {', '.join(f'{name} PID {p.pid}' for name, p in started)}; state in {state_dir}")
         yield state_dir
     finally:
-        for name, process in reversed(started):
-            _stop(name, process, log)
-        if wrote_conf:
-            SLURM_CONF.unlink(missing_ok=True)
+        try:
+            if any(name == "slurmctld" for name, _ in started):
+                _cancel_jobs(log)
+            for name, process in reversed(started):
+                _stop(name, process, log)
+            # slurmd does not take running job steps down with it; anything left is ours.
+            for pid in set(pids("slurmstepd")) - foreign_job_steps:
+                log(f"killing leftover slurmstepd PID {pid}")
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
+            if wrote_conf:
+                SLURM_CONF.unlink(missing_ok=True)
+        finally:
+            if in_main_thread:
+                signal.signal(signal.SIGTERM, previous_sigterm)
+
+
+def pids(program: str) -> list[str]:
+    """PIDs of running processes named exactly ``program``."""
+    return subprocess.run(["pgrep", "-x", program], capture_output=True, text=True).stdout.split()
+
+
+def _raise_keyboard_interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def _cancel_jobs(log) -> None:
+    """Cancel every job of this throwaway cluster and give slurmd a moment to reap their steps."""
+    subprocess.run(["scancel", "--user", getpass.getuser()], capture_output=True, timeout=30)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        active = subprocess.run(["squeue", "--noheader", "--states=PENDING,RUNNING,COMPLETING",
+                                 "--format=%i"], capture_output=True, text=True, timeout=30).stdout.split()
+        if not active:
+            return
+        time.sleep(0.5)
+    log(f"jobs {', '.join(active)} still active after scancel")
 
 
 def _spawn(command: list[str], output: Path, user: str | None = None) -> subprocess.Popen:

@@ -58,7 +58,10 @@ def predictions_path(run, d):
 def english_tokens_path(d):
     """The token table that English-only models read for dataset d.
 
-    es-en sets are routed through translation here once the MT stage exists, so every
-    model-based run reads one English table per dataset.
+    es-en sets are routed through translation (rules translate_pairs, tokenize_translated in
+    translate.smk: s1 translated to English with config `translate`), so every model-based run
+    reads one English table per dataset.
     """
+    if d.track == "es-en":
+        return f"resources/translated/{d.year}/{d.name}.tokens.parquet"
     return tokens_path(d)

@@ -1,0 +1,81 @@
+"""config.yaml is checked against workflow/schemas/config.schema.yaml before anything runs: a
+misspelt key or a bad value stops the workflow with a message naming the key and the value."""
+import copy
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from conftest import REPO, run_snakemake
+
+SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+
+
+@pytest.fixture
+def project_config() -> dict:
+    return yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def broken(config: dict, path: tuple, value, *, rename_to: str | None = None) -> dict:
+    """A copy of config with the key at path set to value, or renamed to rename_to."""
+    config = copy.deepcopy(config)
+    *parents, key = path
+    holder = config
+    for parent in parents:
+        holder = holder[parent]
+    if rename_to is not None:
+        holder[rename_to] = holder.pop(key)
+    else:
+        holder[key] = value
+    return config
+
+
+def validation_error(config: dict) -> str:
+    with pytest.raises(WorkflowError) as error:
+        validate(config, SCHEMA)
+    return str(error.value)
+
+
+def test_project_config_is_valid(project_config):
+    validate(project_config, SCHEMA)
+
+
+@pytest.mark.parametrize("path, rename_to, expected", [
+    (("runs",), "run", "'run' was unexpected"),
+    (("tokenize", "lowercase"), "lowercse", "'lowercse' was unexpected"),
+    (("corpus", "download_timeout"), "download_timout", "'download_timout' was unexpected"),
+])
+def test_misspelt_key_is_named(project_config, path, rename_to, expected):
+    message = validation_error(broken(project_config, path, None, rename_to=rename_to))
+    assert "Additional properties are not allowed" in message and expected in message
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    (("runs",), ["baseline", "no-such-run"], "'no-such-run' is not one of"),
+    (("tokenize", "lowercase"), "yes", "'yes' is not of type 'boolean'"),
+    (("corpus", "download_timeout"), -5, "-5 is less than or equal to the minimum of 0"),
+])
+def test_wrong_value_is_named(project_config, path, value, expected):
+    assert expected in validation_error(broken(project_config, path, value))
+
+
+def test_dataset_entry_with_unknown_role_is_named(project_config):
+    config = copy.deepcopy(project_config)
+    config["datasets"][0]["role"] = "dev"
+    assert "'dev' is not one of ['train', 'test']" in validation_error(config)
+
+
+@pytest.mark.parametrize("path, change, expected", [
+    (("tokenize", "lowercase"), {"rename_to": "lowercse"}, "'lowercse' was unexpected"),
+    (("runs",), {"value": ["no-such-run"]}, "'no-such-run' is not one of"),
+])
+def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, tmp_path, path, change, expected):
+    config = broken(project_config, path, change.get("value"), rename_to=change.get("rename_to"))
+    config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    result = run_snakemake(tmp_path, "--dry-run", check=False, timeout=120)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "Error validating config file" in output and expected in output
+    assert not (tmp_path / "resources").exists()

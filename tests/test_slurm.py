@@ -1,0 +1,113 @@
+"""A real cluster run: the pipeline through ``--profile profiles/slurm`` on a throwaway single-node
+Slurm (tests/slurm/cluster.py), scored identically to a local run.
+
+Opt-in, since it starts root daemons: ``STSYNTH_SLURM_TEST=1 .venv/bin/pytest tests/test_slurm.py``
+(``.ci/run`` sets the variable). Needs root, the Debian packages slurm-wlm and munge, and the real
+corpus in ../shared. Without the variable the test is skipped with the reason printed; with it,
+anything missing is a failure, not a skip.
+
+Both runs use the repository's Snakefile in their own tmp working directories, so nothing in the
+checkout is touched. The local reference run builds everything; the cluster run starts from the
+downloaded corpus files (copied with their mtimes; on a real cluster the download is what one does
+on the login node, and compute nodes often have no internet) and submits every other job to Slurm.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO, run_snakemake
+
+sys.path.insert(0, str(Path(__file__).parent / "slurm"))
+from cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster  # noqa: E402
+
+SWITCH = "STSYNTH_SLURM_TEST"
+RUNS = ["baseline"]
+# Rules whose jobs must have gone through Slurm (by the job comment the executor sets).
+SLURM_RULES = {"pair_table", "baseline_predict", "score_run"}
+SLURM_RUN_SECONDS = 240
+# Without slurmdbd there is no sacct; squeue only sees a finished job for MinJobAge (300 s here),
+# which the executor wants >= 3 x the first status check delay.
+SLURM_OPTIONS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
+                 "--slurm-no-account", "--slurm-keep-successful-logs"]
+
+
+@pytest.fixture
+def slurm_enabled():
+    if os.environ.get(SWITCH) != "1":
+        message = f"Slurm cluster test is opt-in: set {SWITCH}=1 (starts root daemons munged, slurmctld, slurmd)"
+        print(message)
+        pytest.skip(message)
+    problems = missing_prerequisites()
+    if problems:
+        pytest.fail(f"{SWITCH}=1 but a Slurm cluster cannot start here: " + "; ".join(problems))
+
+
+def write_config(workdir: Path, corpus: Path) -> None:
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["corpus"]["mirrors"] = [str(corpus)]
+    config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
+    workdir.mkdir(parents=True)
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def slurm_jobs() -> list[tuple[str, str]]:
+    """(rule, state) of every job the cluster still remembers (MinJobAge keeps finished ones)."""
+    listing = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%k|%T"],
+                             capture_output=True, text=True, check=True).stdout
+    jobs = []
+    for line in listing.splitlines():
+        comment, state = line.rsplit("|", 1)
+        jobs.append((comment.removeprefix("rule_").split("_wildcards_")[0], state))
+    return jobs
+
+
+def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path):
+    targets = [f"results/scores/{run}.parquet" for run in RUNS]
+    local, cluster_run = tmp_path / "local", tmp_path / "slurm"
+    for workdir in (local, cluster_run):
+        write_config(workdir, shared_corpus)
+
+    started = time.monotonic()
+    run_snakemake(local, *targets)
+    print(f"local run: {time.monotonic() - started:.0f} s")
+
+    shutil.copytree(local / "resources" / "corpus", cluster_run / "resources" / "corpus")
+    command = ["timeout", "-k", "30", str(SLURM_RUN_SECONDS), sys.executable, "-m", "snakemake",
+               "--snakefile", str(REPO / "Snakefile"), "--configfile", "config.yaml",
+               "--profile", str(REPO / "profiles" / "slurm"), *SLURM_OPTIONS, *targets]
+    daemons_before = {daemon: set(pids(daemon)) for daemon in DAEMONS}
+    started = time.monotonic()
+    try:
+        with single_node_cluster(tmp_path / "cluster-state") as state:
+            result = subprocess.run(command, cwd=cluster_run, capture_output=True, text=True,
+                                    timeout=SLURM_RUN_SECONDS + 60)
+            jobs = slurm_jobs()
+    except ClusterError as error:
+        pytest.fail(str(error))
+    print(f"Slurm run: {time.monotonic() - started:.0f} s, {len(jobs)} Slurm jobs")
+    assert result.returncode == 0, (
+        f"snakemake --profile profiles/slurm failed ({result.returncode}; 124 = timed out after "
+        f"{SLURM_RUN_SECONDS} s):\n{result.stderr[-6000:]}\n--- slurmctld log:\n"
+        f"{(state / 'slurmctld.log').read_text()[-3000:]}")
+
+    assert {rule for rule, _ in jobs} == SLURM_RULES
+    assert {state for _, state in jobs} == {"COMPLETED"}
+    assert {daemon: set(pids(daemon)) for daemon in DAEMONS} == daemons_before, "a daemon outlived the cluster"
+
+    for target in targets:
+        pd.testing.assert_frame_equal(pd.read_parquet(cluster_run / target), pd.read_parquet(local / target),
+                                      check_exact=True)
+    for run in RUNS:
+        for prediction in sorted((local / "results" / "predictions" / run).rglob("*.txt")):
+            twin = cluster_run / prediction.relative_to(local)
+            assert twin.read_bytes() == prediction.read_bytes(), f"{twin} differs from the local run"
+

@@ -1,0 +1,84 @@
+"""What users expect of a Snakemake workflow, checked on the real Snakefile (parsed, nothing run):
+every rule declares log, benchmark, threads, mem_mb and runtime (so `--profile profiles/slurm`
+asks the scheduler for the right job size), a conda env and a script; translation rules declare
+a GPU resource; `snakemake --lint` has nothing to say."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import OutputSettings, ResourceSettings
+
+from conftest import REPO, run_snakemake
+
+# Rules that only collect targets.
+TARGET_RULES = {"all"}
+# Rules that run the machine-translation backend (Marian can run on CUDA).
+TRANSLATION_RULES = {"translate_pairs", "round_trips"}
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("conventions")
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
+    (path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def rules(workdir):
+    cwd = os.getcwd()
+    try:
+        with SnakemakeApi(OutputSettings(quiet=True)) as api:
+            workflow = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile",
+                                    workdir=workdir)
+            return [rule for rule in workflow._workflow.rules if rule.name not in TARGET_RULES]
+    finally:
+        os.chdir(cwd)
+
+
+def declared_threads(rule) -> bool:
+    """Whether the rule's own block has a threads: line (the parsed rule always has a default)."""
+    lines = Path(rule.snakefile).read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"(rule|checkpoint)\s+{rule.name}\s*:", line))
+    for line in lines[start + 1:]:
+        if line.strip() and not line.startswith((" ", "\t")):
+            return False
+        if re.match(r"\s+threads\s*:", line):
+            return True
+    return False
+
+
+def test_every_rule_declares_what_a_scheduler_needs(rules):
+    gaps = []
+    for rule in rules:
+        missing = [what for what, present in [
+            ("log", bool(rule.log)),
+            ("benchmark", rule.benchmark is not None),
+            ("threads", declared_threads(rule)),
+            ("resources.mem_mb", "mem_mb" in rule.resources),
+            ("resources.runtime", "runtime" in rule.resources),
+            ("conda", rule.conda_env is not None),
+            ("script", rule.script is not None),
+        ] if not present]
+        if missing:
+            gaps.append(f"{rule.name} ({Path(rule.snakefile).relative_to(REPO)}:{rule.lineno}): {', '.join(missing)}")
+    assert not gaps, "rules missing declarations:\n" + "\n".join(gaps)
+
+
+def test_translation_rules_declare_a_gpu_resource(rules):
+    by_name = {rule.name: rule for rule in rules}
+    present = TRANSLATION_RULES & set(by_name)
+    if not present:
+        pytest.skip("no translation rule in the workflow yet")
+    assert [name for name in sorted(present) if "gpu" not in by_name[name].resources] == []
+
+
+def test_lint_is_clean(workdir):
+    result = run_snakemake(workdir, "--lint", check=False, timeout=120)
+    assert result.returncode == 0, f"snakemake --lint:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"

@@ -1,0 +1,59 @@
+# Pair features (schema: stsynth.features) and the offline WordNet they need (stsynth.lexicon).
+from stsynth.lexicon import WORDNET_FILES
+
+FEATURE_SETTINGS = config["features"]
+WORDNET_DIR = f"{FEATURE_SETTINGS['nltk_data']}/corpora/wordnet"
+
+
+def english_pairs_path(d):
+    """The pair table whose s1 and s2 are both English: es-en sets read the translated table
+    (stsynth.translate) exactly when english_tokens_path routes their tokens through translation."""
+    if d.track == "es-en" and english_tokens_path(d) != tokens_path(d):
+        return f"resources/translated/{d.year}/{d.name}.parquet"
+    return pairs_path(d)
+
+
+rule wordnet:
+    """WordNet 3.0 from Debian copied into a project-local NLTK data folder, with the lexnames file."""
+    output:
+        [f"{WORDNET_DIR}/{name}" for name in [*WORDNET_FILES, "lexnames"]],
+    params:
+        source=FEATURE_SETTINGS["wordnet_source"],
+        target=WORDNET_DIR,
+    log:
+        "logs/features/wordnet.log",
+    benchmark:
+        "benchmarks/features/wordnet.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/wordnet.py"
+
+
+rule features:
+    """TakeLab-style and the paper's pair features of one dataset (English side(s); es-en translated)."""
+    input:
+        pairs=lambda wc: english_pairs_path(dataset(wc)),
+        tokens=lambda wc: english_tokens_path(dataset(wc)),
+        vectors=f"resources/vectors/{FEATURE_SETTINGS['vectors']}.parquet",
+        wordnet=f"{WORDNET_DIR}/lexnames",
+    output:
+        "resources/features/{year}/{dataset}.parquet",
+    params:
+        settings=FEATURE_SETTINGS,
+    log:
+        "logs/features/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/features/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        ENV
+    script:
+        "../scripts/features.py"

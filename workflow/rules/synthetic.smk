@@ -1,0 +1,134 @@
+# Synthetic paraphrases by round-trip translation (stsynth.synthetic), the `synthetic-per-set` run
+# and the dev check. The `synthetic` run itself is paragram model + run `synthetic` in config.yaml.
+
+# Any declared set can have its own synthetic table: synthetic-<year>-<dataset>.
+SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
+
+
+def per_set_model(d):
+    return f"synthetic-per-set-{d.year}-{d.name}"
+
+
+# One paragram model per test set, declared here (before paragram.smk reads the model list) so
+# the run follows whatever test sets config.yaml declares.
+for _d in datasets_with(role="test"):
+    _per_set = config["synthetic"]["per_set"]
+    config["paragram"]["models"][per_set_model(_d)] = {
+        **_per_set, "pairs": [*_per_set["pairs"], f"synthetic-{_d.year}-{_d.name}"]}
+
+
+def round_trips_path(d):
+    return f"resources/round_trips/{d.year}/{d.name}.parquet"
+
+
+rule round_trips:
+    """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.synthetic)."""
+    input:
+        lambda wc: english_pairs_path(dataset(wc)),
+    output:
+        "resources/round_trips/{year}/{dataset}.parquet",
+    params:
+        settings=config["translate"],
+    log:
+        "logs/round_trips/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/round_trips/{year}/{dataset}.tsv"
+    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
+    resources:
+        mem_mb=2000,
+        runtime=120,
+    conda:
+        ENV
+    script:
+        "../scripts/round_trips.py"
+
+
+rule synthetic_pairs:
+    """Round trips of every test set -> one synthetic paraphrase pair table."""
+    input:
+        [round_trips_path(d) for d in datasets_with(role="test")],
+    output:
+        table="resources/paraphrase_pairs/synthetic.parquet",
+        counts="results/synthetic/synthetic.counts.md",
+    params:
+        settings=config["tokenize"],
+    log:
+        "logs/synthetic_pairs/synthetic.log",
+    benchmark:
+        "benchmarks/synthetic_pairs/synthetic.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_pairs.py"
+
+
+rule synthetic_pairs_of_set:
+    """Round trips of one set -> its own synthetic paraphrase pair table."""
+    input:
+        lambda wc: round_trips_path(SYNTHETIC_SETS[wc.set]),
+    output:
+        table="resources/paraphrase_pairs/synthetic-{set}.parquet",
+        counts="results/synthetic/synthetic-{set}.counts.md",
+    params:
+        settings=config["tokenize"],
+    wildcard_constraints:
+        set=_alternatives(SYNTHETIC_SETS),
+    log:
+        "logs/synthetic_pairs/synthetic-{set}.log",
+    benchmark:
+        "benchmarks/synthetic_pairs/synthetic-{set}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_pairs.py"
+
+
+rule synthetic_per_set_predict:
+    """Run synthetic-per-set: each test set scored by its own model, 5 x cosine."""
+    input:
+        lambda wc: f"resources/similarity/{per_set_model(dataset(wc))}/{wc.year}/{wc.dataset}.parquet",
+    output:
+        "results/predictions/synthetic-per-set/{year}/{dataset}.txt",
+    log:
+        "logs/predict/synthetic-per-set/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/predict/synthetic-per-set/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/paragram_predict.py"
+
+
+rule synthetic_dev_check:
+    """Dev Pearson per epoch of the dev-check models (training-role dev sets only, never 2016)."""
+    input:
+        [f"resources/models/{model}.epochs.parquet" for model in config["synthetic"]["dev_check"]],
+    output:
+        table="results/synthetic/dev_check.parquet",
+        markdown="results/synthetic/dev_check.md",
+    params:
+        models=config["synthetic"]["dev_check"],
+    log:
+        "logs/synthetic/dev_check.log",
+    benchmark:
+        "benchmarks/synthetic/dev_check.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_dev_check.py"

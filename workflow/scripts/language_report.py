@@ -1,0 +1,12 @@
+from pathlib import Path
+
+import pandas as pd
+
+from stsynth.language import accuracy_markdown, accuracy_table
+from stsynth.logs import log_to
+
+log = log_to(snakemake.log[0])
+report = accuracy_table([pd.read_parquet(path) for path in snakemake.input])
+report.to_parquet(snakemake.output.table, index=False)
+Path(snakemake.output.markdown).write_text(accuracy_markdown(report, snakemake.params.languages))
+log.info("\n%s", report.to_string(index=False))

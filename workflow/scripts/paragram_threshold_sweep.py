@@ -1,0 +1,25 @@
+import numpy as np
+import pandas as pd
+import torch
+
+from stsynth.logs import log_to
+from stsynth.paragram import dev_set, plot_threshold_sweep, threshold_sweep, unlabeled_sentences
+from stsynth.paraphrase_pairs import gold_pairs
+from stsynth.vectors import read_vectors
+
+log = log_to(snakemake.log[0])
+torch.set_num_threads(snakemake.threads)
+sweep = snakemake.params.sweep
+gold_tables = [gold_pairs(pd.read_parquet(p), pd.read_parquet(t), where=t)
+               for p, t in zip(snakemake.input.pairs, snakemake.input.pair_tokens, strict=True)]
+dev_sets = [dev_set(pd.read_parquet(p), pd.read_parquet(t))
+            for p, t in zip(snakemake.input.dev_pairs, snakemake.input.dev_tokens, strict=True)]
+if not dev_sets:
+    raise ValueError(f"threshold sweep: model {sweep['model']} has no dev_years to score")
+unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.input.unlabeled])
+thresholds = np.round(np.arange(sweep["start"], sweep["stop"] + sweep["step"] / 2, sweep["step"]), 6).tolist()
+table = threshold_sweep(read_vectors(snakemake.input.vectors), gold_tables, unlabeled, snakemake.params.settings,
+                        dev_sets, thresholds)
+table.to_parquet(snakemake.output.table, index=False)
+plot_threshold_sweep(table, snakemake.output.plot)
+log.info("\n%s", table.to_string(index=False))

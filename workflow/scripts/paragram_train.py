@@ -1,0 +1,26 @@
+import pandas as pd
+import torch
+
+from stsynth.logs import log_to
+from stsynth.paragram import dev_set, fit, unlabeled_sentences
+from stsynth.paraphrase_pairs import conform, select_pairs
+from stsynth.vectors import read_vectors
+
+log = log_to(snakemake.log[0])
+torch.set_num_threads(snakemake.threads)
+settings = snakemake.params.settings
+tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+for path, table in zip(snakemake.input.pairs, tables):
+    log.info("%s: %d pairs", path, len(table))
+pairs = select_pairs(conform(pd.concat(tables, ignore_index=True)) if tables else conform(pd.DataFrame(
+    columns=["source", "year", "dataset", "line", "s1", "s2", "tokens1", "tokens2", "gold"])),
+    settings["exclude"], settings["holdout"])
+dev_sets = [dev_set(pd.read_parquet(p), pd.read_parquet(t))
+            for p, t in zip(snakemake.input.dev_pairs, snakemake.input.dev_tokens, strict=True)]
+unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.input.unlabeled])
+log.info("settings: %s", settings)
+model, epochs = fit(read_vectors(snakemake.input.vectors), pairs, unlabeled,
+                    {**settings, "epochs": settings["epochs"] if len(pairs) else 0}, dev_sets)
+model.save(snakemake.output.model)
+epochs.to_parquet(snakemake.output.epochs, index=False)
+log.info("epochs:\n%s", epochs.to_string(index=False))

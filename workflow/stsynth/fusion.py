@@ -1,0 +1,264 @@
+"""The fusion regressor: scikit-learn GradientBoostingRegressor over pair features and similarities.
+
+Protocols (2016 never chooses anything):
+
+* dev: fit on the gold pairs of ``dev.train_years`` (2012-2014), score on ``dev.validate_years``
+  (2015) for every point of the hyperparameter grid; the number of trees is read off the staged
+  predictions, so one fit per grid point covers every ``n_estimators`` step.
+* final: fit with the chosen hyperparameters on the gold pairs of every training year
+  (2012-2015) and predict every test set.
+
+Paragram similarities of training rows come out of fold: a row in fold ``i`` of ``k``
+(``stsynth.paraphrase_pairs.fold_of``) takes the cosine of ``<model>.fold<i>of<k>``, the model
+trained without that fold's pairs; rows that are scored, not trained on, take ``<model>`` itself.
+
+Tables (Parquet):
+
+* ``results/fusion/{run}/dev.parquet``: ``max_depth`` int32, ``learning_rate`` float64,
+  ``subsample`` float64, ``n_estimators`` int32, ``pearson_<year>_<dataset>`` float64 per
+  validation set, ``pearson_ALL`` float64 (pair-weighted mean), ``chosen`` bool (one row: the
+  best ``pearson_ALL``; ties go to fewer trees, then to the grid's order).
+* ``results/fusion/{run}/importances.parquet``: ``feature`` string, ``group`` string,
+  ``importance`` float64 (Gini / impurity-decrease importance of the final model, sums to 1).
+* ``results/fusion/{run}/ablation.parquet``: ``removed`` string (a feature group, or ``none``),
+  ``features`` int32, ``dev_ALL`` float64 (dev protocol, chosen hyperparameters),
+  ``test_<track>_ALL`` float64 (final protocol, pair-weighted mean per test track).
+* ``results/fusion/dev_table.parquet``: ``system`` string, ``pearson_<year>_<dataset>`` and
+  ``pearson_ALL`` float64 on the validation sets (paper Table 1).
+
+The final model is saved without pickle as ``results/fusion/{run}/model.npz``: ``init``
+(the constant first prediction), ``learning_rate``, ``features`` (names), and per tree ``t``
+``t<t>_left``, ``t<t>_right``, ``t<t>_feature``, ``t<t>_threshold``, ``t<t>_value``
+(scikit-learn's tree arrays); :func:`predict_exported` predicts from it exactly as the fitted
+model does.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import GradientBoostingRegressor
+
+from .pairs import InputFormatError
+from .paraphrase_pairs import fold_of
+from .scoring import pearson, weighted_mean
+
+log = logging.getLogger(__name__)
+
+KEYS = ["year", "dataset", "line"]
+
+
+def check_rows(table: pd.DataFrame, pairs: pd.DataFrame, name: str) -> None:
+    """A per-dataset table must be row-aligned with its pair table."""
+    if len(table) != len(pairs) or not (table["line"].to_numpy() == pairs["line"].to_numpy()).all():
+        raise InputFormatError(f"{name}: {len(table)} rows not aligned with the pair table's {len(pairs)} "
+                               f"(year {pairs['year'].iat[0]}, dataset {pairs['dataset'].iat[0]})")
+
+
+def out_of_fold(pairs: pd.DataFrame, fold_tables: list[pd.DataFrame], column: str = "cosine") -> np.ndarray:
+    """Per row, the value from the table of the fold the row belongs to (``fold_tables[i]`` = fold i)."""
+    folds = np.array([fold_of(y, d, n, len(fold_tables)) for y, d, n in
+                      zip(pairs["year"], pairs["dataset"], pairs["line"])], dtype=int)
+    stacked = np.stack([t[column].to_numpy(dtype=np.float64) for t in fold_tables])
+    return stacked[folds, np.arange(len(pairs))]
+
+
+def dataset_frame(pairs: pd.DataFrame, features: pd.DataFrame | None, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Keys, track, gold, the feature table's columns and extra named columns, one row per pair."""
+    frame = pairs[["year", "dataset", "track", "line", "gold"]].reset_index(drop=True).copy()
+    if features is not None:
+        frame = pd.concat([frame, features.drop(columns=KEYS).reset_index(drop=True)], axis=1)
+    for name, values in columns.items():
+        frame[name] = np.asarray(values, dtype=np.float64)
+    return frame
+
+
+def gold_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["gold"].notna()].reset_index(drop=True)
+
+
+def make_regressor(params: dict, seed: int) -> GradientBoostingRegressor:
+    return GradientBoostingRegressor(loss="squared_error", max_depth=int(params["max_depth"]),
+                                     learning_rate=float(params["learning_rate"]),
+                                     subsample=float(params["subsample"]),
+                                     n_estimators=int(params["n_estimators"]), random_state=seed)
+
+
+def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
+    """Pearson per (year, dataset) over scored rows and their pair-weighted mean ``ALL``."""
+    scores, sizes = {}, []
+    scored = frame["gold"].notna().to_numpy()
+    for (year, name), index in frame.groupby(["year", "dataset"], sort=True).indices.items():
+        index = index[scored[index]]
+        scores[f"{year}_{name}"] = pearson(predictions[index], frame["gold"].to_numpy()[index])
+        sizes.append(len(index))
+    scores["ALL"] = weighted_mean(list(scores.values()), sizes)
+    return scores
+
+
+def grid_points(grid: dict) -> list[dict]:
+    keys = ["max_depth", "learning_rate", "subsample"]
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int) -> pd.DataFrame:
+    """Every grid point, every ``grid.step``-th number of trees up to ``grid.max_estimators``:
+    validation Pearson; the best ``pearson_ALL`` is marked ``chosen``."""
+    train = gold_rows(train)
+    rows = []
+    for point in grid_points(grid):
+        model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed)
+        model.fit(train[features].to_numpy(), train["gold"].to_numpy())
+        for trees, predictions in enumerate(model.staged_predict(validate[features].to_numpy()), start=1):
+            if trees % grid["step"] == 0:
+                scores = per_dataset_pearson(validate, predictions)
+                rows.append({**point, "n_estimators": trees, **{f"pearson_{k}": v for k, v in scores.items()}})
+        log.info("dev grid point %s: best ALL %.5f", point,
+                 max(r["pearson_ALL"] for r in rows if all(r[k] == v for k, v in point.items())))
+    table = pd.DataFrame(rows)
+    best = table.sort_values(["pearson_ALL", "n_estimators"], ascending=[False, True], kind="stable").index[0]
+    table["chosen"] = table.index == best
+    return table.astype({"max_depth": "int32", "n_estimators": "int32"})
+
+
+def chosen_parameters(dev: pd.DataFrame) -> dict:
+    row = dev[dev["chosen"]]
+    if len(row) != 1:
+        raise ValueError(f"dev table must mark exactly one chosen row, found {len(row)}")
+    row = row.iloc[0]
+    return {"max_depth": int(row["max_depth"]), "learning_rate": float(row["learning_rate"]),
+            "subsample": float(row["subsample"]), "n_estimators": int(row["n_estimators"])}
+
+
+def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> GradientBoostingRegressor:
+    train = gold_rows(train)
+    log.info("fitting on %d gold pairs, %d features, %s", len(train), len(features), params)
+    return make_regressor(params, seed).fit(train[features].to_numpy(), train["gold"].to_numpy())
+
+
+def importances(model: GradientBoostingRegressor, features: list[str], groups: dict[str, list[str]]) -> pd.DataFrame:
+    group_of = {f: g for g, names in groups.items() for f in names}
+    table = pd.DataFrame({"feature": features, "group": [group_of.get(f, "") for f in features],
+                          "importance": model.feature_importances_})
+    return table.sort_values("importance", ascending=False, kind="stable").reset_index(drop=True).astype(
+        {"feature": "string", "group": "string", "importance": "float64"})
+
+
+def plot_importances(table: pd.DataFrame, path: str | Path, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ordered = table.sort_values("importance")
+    figure, axes = plt.subplots(figsize=(7, 0.28 * len(ordered) + 1.2))
+    axes.barh(ordered["feature"], ordered["importance"], color="#4477aa")
+    axes.set_xlabel("Gini importance (impurity decrease, sums to 1)")
+    axes.set_title(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[str, np.ndarray]:
+    """The fitted ensemble as plain arrays (see the module docstring); no pickle."""
+    arrays = {"init": np.array(float(model.init_.constant_.ravel()[0])),
+              "learning_rate": np.array(model.learning_rate), "features": np.array(features)}
+    for t, estimator in enumerate(model.estimators_[:, 0]):
+        tree = estimator.tree_
+        arrays[f"t{t}_left"] = tree.children_left
+        arrays[f"t{t}_right"] = tree.children_right
+        arrays[f"t{t}_feature"] = tree.feature
+        arrays[f"t{t}_threshold"] = tree.threshold
+        arrays[f"t{t}_value"] = tree.value[:, 0, 0]
+    return arrays
+
+
+def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
+    """Predictions of an exported ensemble: ``init + learning_rate · Σ_t tree_t(x)``."""
+    X = np.asarray(X, dtype=np.float32)  # scikit-learn compares float32 features with its thresholds
+    trees = sorted({int(k[1:].split("_")[0]) for k in arrays if k.startswith("t") and k.endswith("_left")})
+    total = np.zeros(len(X))
+    rows = np.arange(len(X))
+    for t in trees:
+        left, right = arrays[f"t{t}_left"], arrays[f"t{t}_right"]
+        feature, threshold = arrays[f"t{t}_feature"], arrays[f"t{t}_threshold"]
+        node = np.zeros(len(X), dtype=np.int64)
+        while True:
+            inner = left[node] >= 0
+            if not inner.any():
+                break
+            at = node[inner]
+            go_left = X[rows[inner], feature[at]] <= threshold[at]
+            node[inner] = np.where(go_left, left[at], right[at])
+        total += arrays[f"t{t}_value"][node]
+    return float(arrays["init"]) + float(arrays["learning_rate"]) * total
+
+
+def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
+    """Pair-weighted mean Pearson per track over the scored rows (``test_<track>_ALL``)."""
+    scores = {}
+    for track, part in frame.groupby("track", sort=True).indices.items():
+        sub = frame.iloc[part].reset_index(drop=True)
+        scores[f"test_{track}_ALL"] = per_dataset_pearson(sub, predictions[part])["ALL"]
+    return scores
+
+
+def load_split(plan: list[dict], folds_column: str = "cosine") -> pd.DataFrame:
+    """Rows of every dataset of a plan entry list (built by rules/fusion.smk): each entry names the
+    ``pairs``, ``features`` and (optional) ``encoder`` tables of one dataset and, per paragram
+    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`)."""
+    frames = []
+    for entry in plan:
+        pairs = pd.read_parquet(entry["pairs"])
+        features = pd.read_parquet(entry["features"])
+        check_rows(features, pairs, entry["features"])
+        columns = {}
+        if entry.get("encoder"):
+            encoder = pd.read_parquet(entry["encoder"])
+            check_rows(encoder, pairs, entry["encoder"])
+            columns["encoder"] = encoder["encoder"].to_numpy()
+        for name, paths in entry.get("paragram", {}).items():
+            tables = [pd.read_parquet(p) for p in paths]
+            for table, path in zip(tables, paths):
+                check_rows(table, pairs, path)
+            columns[name] = out_of_fold(pairs, tables, folds_column) if len(tables) > 1 else tables[0][folds_column]
+        frames.append(dataset_frame(pairs, features, columns))
+    frame = pd.concat(frames, ignore_index=True)
+    log.info("read %d datasets: %d rows, %d scored", len(plan), len(frame), frame["gold"].notna().sum())
+    return frame
+
+
+def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame,
+             features: list[str], groups: dict[str, list[str]], params: dict, seed: int,
+             variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> pd.DataFrame:
+    """The run's model with nothing removed, then with each of its feature groups removed in turn
+    (chosen hyperparameters throughout): dev Pearson and test Pearson per track. ``variants``:
+    extra rows named by their key, the full feature set fitted on another (train, dev_train) pair."""
+    def row(name, kept, final_train, dev_fit):
+        dev = fit(dev_fit, kept, params, seed).predict(dev_validate[kept].to_numpy())
+        final = fit(final_train, kept, params, seed).predict(test[kept].to_numpy())
+        log.info("ablation %s: %d features", name, len(kept))
+        return {"removed": name, "features": len(kept), "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
+                **test_scores(test, final)}
+
+    rows = [row("none", features, train, dev_train)]
+    for group, names in groups.items():
+        kept = [f for f in features if f not in names]
+        if len(kept) < len(features) and kept:
+            rows.append(row(group, kept, train, dev_train))
+    for name, (variant_train, variant_dev_train) in (variants or {}).items():
+        rows.append(row(name, features, variant_train, variant_dev_train))
+    return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})
+
+
+def table_markdown(table: pd.DataFrame, title: str) -> str:
+    header = "| " + " | ".join(table.columns) + " |"
+    rule = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(table[c]) else "---" for c in table.columns) + "|"
+    lines = [f"# {title}", "", header, rule]
+    for values in table.itertuples(index=False):
+        lines.append("| " + " | ".join(f"{v:.5f}" if isinstance(v, float) else str(v) for v in values) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,312 @@
+"""Machine translation behind one interface, with a persistent cache of every translation.
+
+Backends (``translate.backend`` in config.yaml):
+
+- ``apertium``: the rule-based engine from Debian (``apertium`` + ``apertium-eng-spa``), one
+  subprocess per batch, no shell. Offline, so it is the default.
+- ``marian``: transformers ``MarianMTModel`` (opus-mt models by hub name or local folder).
+
+A backend has a ``name``, a ``version`` (everything that changes its output: engine and data
+version, or model weights and decoding settings) and ``translate(sentences, direction)`` where
+direction is ``"en-es"`` or ``"es-en"``.
+
+The cache (``translate.cache``, SQLite) lives outside every rule's outputs, keyed by
+(backend, version, direction, sentence), and is committed batch by batch, so a killed or re-run
+rule translates only what is missing. Its table::
+
+    translations(backend TEXT, version TEXT, direction TEXT, source TEXT, target TEXT,
+                 PRIMARY KEY (backend, version, direction, source))
+
+Translated pair table (``resources/translated/{year}/{dataset}.parquet``, es-en sets): the pair
+table schema (stsynth.pairs) with s1 replaced by its English translation, plus
+
+==========  ======  ===========================================================
+column      type    meaning
+==========  ======  ===========================================================
+s1_source   string  the released s1 (Spanish), kept for provenance
+==========  ======  ===========================================================
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import shutil
+import sqlite3
+import subprocess
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Callable, Protocol
+
+import pandas as pd
+
+log = logging.getLogger(__name__)
+
+DIRECTIONS = ("en-es", "es-en")
+
+
+class TranslationEngineError(RuntimeError):
+    """A translation engine or model that is missing, misconfigured or misbehaving."""
+
+
+class Translator(Protocol):
+    name: str
+    version: str
+
+    def translate(self, sentences: list[str], direction: str) -> list[str]: ...
+
+
+def _check_direction(direction: str) -> None:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"translation direction {direction!r} is not one of {DIRECTIONS}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Apertium
+
+# Apertium marks unknown (*), ungeneratable (#) and untranslated (@) words with a prefix.
+_APERTIUM_MARK = re.compile(r"(?<!\S)([*#@])(?=\w)")
+
+
+def strip_apertium_marks(translation: str, source: str) -> str:
+    """Remove word-initial marks, except a mark character the source itself uses (#hashtags, @names)."""
+    return _APERTIUM_MARK.sub(lambda m: m.group(0) if m.group(1) in source else "", translation)
+
+
+def restore_final_period(translation: str, source: str) -> str:
+    """Put back the one sentence-final '.' that Apertium's line format swallows ("He left." -> "Dejó")."""
+    dots = len(source) - len(source.rstrip("."))
+    if dots and len(translation) - len(translation.rstrip(".")) == dots - 1:
+        return translation + "."
+    return translation
+
+
+class Apertium:
+    name = "apertium"
+
+    def __init__(self, modes: dict[str, str], executable: str = "apertium", data_dir: str = "/usr/share/apertium"):
+        self.executable = shutil.which(executable)
+        if self.executable is None:
+            raise TranslationEngineError(
+                f"the Apertium executable {executable!r} is not on PATH: install it with "
+                "`apt-get install apertium apertium-eng-spa` (Debian/Ubuntu), or set "
+                "translate.apertium.executable in config.yaml")
+        self.modes = dict(modes)
+        self.data_dir = Path(data_dir)
+        engine = self._run([self.executable, "-V"], "").strip()
+        data_hashes = []
+        for direction in DIRECTIONS:
+            mode_file = self.data_dir / "modes" / f"{self.modes[direction]}.mode"
+            if not mode_file.is_file():
+                raise TranslationEngineError(
+                    f"Apertium has no mode {self.modes[direction]!r} for {direction} ({mode_file} is missing): "
+                    "install the language pair with `apt-get install apertium-eng-spa`, or set "
+                    "translate.apertium.modes / translate.apertium.data_dir in config.yaml")
+            data_hashes.append(f"{self.modes[direction]}:{_mode_data_hash(mode_file)}")
+        # The language data's content is part of the version: a package upgrade invalidates the cache.
+        # So is the revision of the clean-up below (marks, final period): bump it when that changes.
+        self.version = f"{engine}; {'; '.join(data_hashes)}; cleanup 2"
+
+    def _run(self, command: list[str], text: str) -> str:
+        result = subprocess.run(command, input=text, capture_output=True, text=True, encoding="utf-8")
+        if result.returncode != 0:
+            raise TranslationEngineError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
+        return result.stdout
+
+    def translate(self, sentences: list[str], direction: str) -> list[str]:
+        _check_direction(direction)
+        if not sentences:
+            return []
+        # One sentence per line. -f line translates every line on its own (txt format lets the tagger's
+        # context and capitalisation run across lines); -u drops the engine's own unknown-word marks.
+        lines = [" ".join(s.split()) for s in sentences]
+        command = [self.executable, "-d", str(self.data_dir), "-f", "line", "-u", self.modes[direction]]
+        output = self._run(command, "\n".join(lines) + "\n").split("\n")
+        if output and output[-1] == "":
+            output.pop()
+        if len(output) != len(lines):
+            raise TranslationEngineError(
+                f"apertium {self.modes[direction]} returned {len(output)} lines for {len(lines)} sentences")
+        return [restore_final_period(strip_apertium_marks(" ".join(t.split()), s), s) for t, s in zip(output, lines)]
+
+
+def _mode_data_hash(mode_file: Path) -> str:
+    digest = hashlib.sha256(mode_file.read_bytes())
+    for quoted in sorted(set(re.findall(r"'([^']+)'", mode_file.read_text()))):
+        path = Path(quoted)
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------------------------
+# Marian
+
+
+class Marian:
+    name = "marian"
+
+    def __init__(self, models: dict[str, str], batch_size: int = 16, num_beams: int = 1,
+                 max_length: int = 256, device: str = "auto", quantize_int8: bool = False, threads: int | None = None):
+        import torch
+        from transformers import MarianMTModel, MarianTokenizer
+
+        if threads:
+            torch.set_num_threads(threads)
+        self.torch = torch
+        self.batch_size, self.num_beams, self.max_length = batch_size, num_beams, max_length
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if quantize_int8 and device != "cpu":
+            raise TranslationEngineError("translate.marian.quantize_int8 works on CPU only; set device: cpu")
+        self.device = device
+        self.tokenizers, self.models, versions = {}, {}, []
+        for direction in DIRECTIONS:
+            name = models[direction]
+            try:
+                tokenizer = MarianTokenizer.from_pretrained(name)
+                model = MarianMTModel.from_pretrained(name)
+            except (OSError, ValueError) as err:
+                raise TranslationEngineError(
+                    f"cannot load the Marian model {name!r} for {direction}: {err}\n"
+                    "It must be a local folder (config.json, model weights, source.spm, target.spm, vocab.json) "
+                    "or a hub name reachable from this machine. Without internet, download it elsewhere "
+                    f"(`hf download {name} --local-dir models/{name.split('/')[-1]}`), copy the folder here and "
+                    f"set translate.marian.models.{direction} in config.yaml to it.") from err
+            except ImportError as err:
+                raise TranslationEngineError(f"the Marian tokenizer needs sentencepiece: pip install sentencepiece ({err})") from err
+            model.eval()
+            if quantize_int8:
+                model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            self.tokenizers[direction], self.models[direction] = tokenizer, model.to(device)
+            versions.append(f"{direction}={name}@{_model_fingerprint(name, model)}")
+        self.version = (f"{'; '.join(versions)}; beams={num_beams}; max_length={max_length}; "
+                        f"int8={bool(quantize_int8)}")
+
+    def translate(self, sentences: list[str], direction: str) -> list[str]:
+        _check_direction(direction)
+        tokenizer, model = self.tokenizers[direction], self.models[direction]
+        # Batches of similar length waste less work on padding.
+        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+        translations: list[str] = [""] * len(sentences)
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            encoded = tokenizer([sentences[i] for i in batch], return_tensors="pt", padding=True,
+                                truncation=True, max_length=self.max_length).to(self.device)
+            with self.torch.inference_mode():
+                generated = model.generate(**encoded, num_beams=self.num_beams, do_sample=False,
+                                           max_new_tokens=self.max_length,
+                                           decoder_start_token_id=model.config.pad_token_id)
+            for i, text in zip(batch, tokenizer.batch_decode(generated, skip_special_tokens=True)):
+                translations[i] = text.strip()
+        return translations
+
+
+def _model_fingerprint(name: str, model) -> str:
+    """The hub commit when loaded from the hub, else a hash of the local folder's files."""
+    commit = getattr(model.config, "_commit_hash", None)
+    if commit:
+        return commit
+    folder = Path(name)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.iterdir() if p.is_file()):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def make_translator(settings: dict, threads: int = 1) -> Translator:
+    """The backend named by config.yaml's ``translate`` section; threads: the rule's (torch threads)."""
+    backend = settings["backend"]
+    if backend == "apertium":
+        return Apertium(**settings["apertium"])
+    if backend == "marian":
+        return Marian(**settings["marian"], threads=threads)
+    raise ValueError(f"translate.backend {backend!r} is not one of apertium, marian")
+
+
+# ---------------------------------------------------------------------------------------------
+# Cache
+
+
+class TranslationCache:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Rules translating in parallel share the file: WAL lets readers and one writer coexist.
+        self.db = sqlite3.connect(self.path, timeout=600)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("CREATE TABLE IF NOT EXISTS translations (backend TEXT, version TEXT, direction TEXT, "
+                        "source TEXT, target TEXT, PRIMARY KEY (backend, version, direction, source))")
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def lookup(self, translator: Translator, direction: str, sentences: list[str]) -> dict[str, str]:
+        found = {}
+        query = ("SELECT source, target FROM translations WHERE backend=? AND version=? AND direction=? "
+                 "AND source IN ({})")
+        unique = list(dict.fromkeys(sentences))
+        for start in range(0, len(unique), 500):  # SQLite caps the number of bound variables
+            chunk = unique[start:start + 500]
+            rows = self.db.execute(query.format(",".join("?" * len(chunk))),
+                                   [translator.name, translator.version, direction, *chunk])
+            found.update(rows)
+        return found
+
+    def store(self, translator: Translator, direction: str, translations: dict[str, str]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
+                                [(translator.name, translator.version, direction, s, t)
+                                 for s, t in translations.items()])
+
+
+def translate_cached(sentences: list[str], direction: str, translator: Translator, cache: TranslationCache,
+                     chunk_size: int = 256, progress: Callable[[int, int], None] | None = None) -> tuple[list[str], dict]:
+    """Translations aligned with sentences; only sentences missing from the cache reach the engine.
+
+    Each chunk is stored as soon as it is translated, so an interrupted call loses at most one chunk.
+    Returns (translations, counts) with counts of sentences, unique, cached and translated.
+    """
+    _check_direction(direction)
+    known = cache.lookup(translator, direction, sentences)
+    known[""] = ""  # nothing to translate
+    missing = [s for s in dict.fromkeys(sentences) if s not in known]
+    started = time.perf_counter()
+    for start in range(0, len(missing), chunk_size):
+        chunk = missing[start:start + chunk_size]
+        translated = dict(zip(chunk, translator.translate(chunk, direction)))
+        cache.store(translator, direction, translated)
+        known.update(translated)
+        if progress:
+            progress(start + len(chunk), len(missing))
+    seconds = time.perf_counter() - started
+    counts = {"sentences": len(sentences), "unique": len(set(sentences)),
+              "cached": len(set(sentences)) - len(missing), "translated": len(missing), "seconds": seconds}
+    log.info("%s %s (%s): %d sentences, %d unique, %d from the cache, %d translated in %.1f s",
+             translator.name, direction, translator.version, counts["sentences"], counts["unique"],
+             counts["cached"], counts["translated"], seconds)
+    return [known[s] for s in sentences], counts
+
+
+def translate_pairs(pairs: pd.DataFrame, translator: Translator, cache: TranslationCache,
+                    chunk_size: int = 256) -> pd.DataFrame:
+    """An es-en pair table with s1 (Spanish) translated to English; the original stays in s1_source."""
+    tracks = set(pairs["track"])
+    if tracks - {"es-en"}:
+        raise ValueError(f"translate_pairs expects es-en pair tables, got tracks {sorted(tracks)}")
+    english, _ = translate_cached(pairs["s1"].astype(str).tolist(), "es-en", translator, cache, chunk_size)
+    translated = pairs.copy()
+    translated["s1_source"] = pairs["s1"].astype("string")
+    translated["s1"] = pd.Series(english, index=pairs.index, dtype="string")
+    return translated
+
+
+def round_trip(sentences: list[str], translator: Translator, cache: TranslationCache,
+               chunk_size: int = 256) -> tuple[list[str], list[str], dict]:
+    """English -> Spanish -> English: (pivots, round trips, counts per direction)."""
+    pivots, to_spanish = translate_cached(sentences, "en-es", translator, cache, chunk_size)
+    back, to_english = translate_cached(pivots, "es-en", translator, cache, chunk_size)
+    return pivots, back, {"en-es": to_spanish, "es-en": to_english}

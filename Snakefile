@@ -16,6 +16,7 @@ include: "workflow/rules/pairs.smk"
 include: "workflow/rules/baseline.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/vectors.smk"
+include: "workflow/rules/paragram_common.smk"
 include: "workflow/rules/paraphrase_pairs.smk"
 # before paragram.smk: synthetic.smk declares the per-set paragram models
 include: "workflow/rules/translate.smk"
@@ -24,6 +25,8 @@ include: "workflow/rules/paragram.smk"
 include: "workflow/rules/features.smk"
 include: "workflow/rules/encoder.smk"
 include: "workflow/rules/fusion.smk"
+# last: the report wires in whichever stages the includes above define
+include: "workflow/rules/report.smk"
 
 
 rule all:
@@ -31,3 +34,4 @@ rule all:
         [tokens_path(d) for d in DATASETS.values()],
         expand("results/scores/{run}.parquet", run=config["runs"]),
         expand("results/scores/{run}.md", run=config["runs"]),
+        "results/report.md",

@@ -134,15 +134,14 @@ def test_folds_and_exclusions_select_training_pairs():
     assert len(select_pairs(table, exclude=["2012/toy"])) == 0
 
 
-def test_scoring_throughput_is_high():
+def test_batched_cosines_match_one_pair_at_a_time():
     rng = np.random.default_rng(0)
-    words = [f"w{i}" for i in range(5000)]
-    model = SentenceModel(Paragram(torch.randn(5000, 64), torch.ones(5000)), words, None, SETTINGS)
-    sentences = [[words[i] for i in rng.integers(0, 5000, size=rng.integers(5, 25))] for _ in range(20000)]
-    import time
-    started = time.perf_counter()
-    model.cosines(sentences[:10000], sentences[10000:])
-    assert 10000 / (time.perf_counter() - started) > 5000  # loose: CI machines are shared
+    words = [f"w{i}" for i in range(50)]
+    model = SentenceModel(Paragram(torch.randn(50, 8), torch.rand(50)), words, None, SETTINGS)
+    sentences = [[words[i] for i in rng.integers(0, 50, size=rng.integers(1, 30))] for _ in range(1200)]
+    batched = model.cosines(sentences[:600], sentences[600:])  # sorted by length, several batches
+    single = [model.cosines([a], [b])[0] for a, b in zip(sentences[:600], sentences[600:])]
+    np.testing.assert_allclose(batched, single, rtol=1e-5, atol=1e-6)
 
 
 # --- end to end on the fixture corpus -------------------------------------------------------
@@ -171,7 +170,8 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     })
     targets = ["results/scores/task-internal.parquet", "results/scores/paragram-raw.parquet",
                "resources/similarity/task-internal.fold0of2/2012/tinytrain.parquet",
-               "results/paragram/threshold_sweep.png", "results/paragram/task-internal/unknown_words.parquet"]
+               "results/paragram/threshold_sweep.png", "results/paragram/task-internal/unknown_words.parquet",
+               "resources/models/task-internal-dev.epochs.parquet"]
     workspace.snakemake(*targets)
     work = workspace.path
     for run in ("task-internal", "paragram-raw"):

@@ -65,3 +65,18 @@ def english_tokens_path(d):
     if d.track == "es-en":
         return f"resources/translated/{d.year}/{d.name}.tokens.parquet"
     return tokens_path(d)
+
+
+def english_pairs_path(d):
+    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
+    return f"resources/translated/{d.year}/{d.name}.parquet" if d.track == "es-en" else pairs_path(d)
+
+
+def round_trips_path(d):
+    """English -> Spanish -> English round trips of both sides of every line (synthetic.smk)."""
+    return f"resources/round_trips/{d.year}/{d.name}.parquet"
+
+
+def per_set_model(d):
+    """The paragram model of run synthetic-per-set for test set d (declared in synthetic.smk)."""
+    return f"synthetic-per-set-{d.year}-{d.name}"

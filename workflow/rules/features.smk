@@ -5,14 +5,6 @@ FEATURE_SETTINGS = config["features"]
 WORDNET_DIR = f"{FEATURE_SETTINGS['nltk_data']}/corpora/wordnet"
 
 
-def english_pairs_path(d):
-    """The pair table whose s1 and s2 are both English: es-en sets read the translated table
-    (stsynth.translate) exactly when english_tokens_path routes their tokens through translation."""
-    if d.track == "es-en" and english_tokens_path(d) != tokens_path(d):
-        return f"resources/translated/{d.year}/{d.name}.parquet"
-    return pairs_path(d)
-
-
 rule wordnet:
     """WordNet 3.0 from Debian copied into a project-local NLTK data folder, with the lexnames file."""
     output:

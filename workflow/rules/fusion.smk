@@ -54,7 +54,7 @@ def fusion_plans(run):
     }
 
 
-def plan_files(*plans):
+def fusion_plan_files(*plans):
     files = []
     for plan in plans:
         for entry in plan:
@@ -70,7 +70,7 @@ wildcard_constraints:
 rule fusion_dev:
     """Hyperparameter grid on the dev protocol: fit on 2012-2014, Pearson on the 2015 sets."""
     input:
-        lambda wc: plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("dev_train", "dev_validate"))),
+        lambda wc: fusion_plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("dev_train", "dev_validate"))),
     output:
         table="results/fusion/{fusion_run}/dev.parquet",
         markdown="results/fusion/{fusion_run}/dev.md",
@@ -96,7 +96,7 @@ rule fusion_fit:
     """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters; the run's
     predictions, the model as plain arrays, Gini importances (table and plot)."""
     input:
-        plan_files=lambda wc: plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("train", "test"))),
+        plan_files=lambda wc: fusion_plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("train", "test"))),
         dev="results/fusion/{fusion_run}/dev.parquet",
     output:
         predictions=[predictions_path("{fusion_run}", d) for d in datasets_with(role="test")],
@@ -135,7 +135,7 @@ def fusion_uses_folds(run):
 rule fusion_ablation:
     """Each feature group removed in turn (and in-sample paragram cosines when folds are used)."""
     input:
-        plan_files=lambda wc: plan_files(*fusion_plans(wc.fusion_run).values(),
+        plan_files=lambda wc: fusion_plan_files(*fusion_plans(wc.fusion_run).values(),
                                          *(fusion_in_sample_plans(wc.fusion_run).values()
                                            if fusion_uses_folds(wc.fusion_run) else [])),
         dev="results/fusion/{fusion_run}/dev.parquet",
@@ -165,7 +165,7 @@ def dev_table_inputs(wc):
     run = FUSION["dev_table"]["run"]
     validate = [d for d in datasets_with(role="train") if d.year in FUSION["dev"]["validate_years"]]
     return {
-        "plan_files": plan_files(*(fusion_plans(run)[k] for k in ("dev_train", "dev_validate"))),
+        "plan_files": fusion_plan_files(*(fusion_plans(run)[k] for k in ("dev_train", "dev_validate"))),
         "dev": f"results/fusion/{run}/dev.parquet",
         "similarity": [f"resources/similarity/{model}/{d.year}/{d.name}.parquet"
                        for model in FUSION["dev_table"]["paragram_models"] for d in validate],

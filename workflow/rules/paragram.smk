@@ -1,53 +1,4 @@
 # Paragram models (schema: stsynth.paragram): training, per-dataset cosines, runs, dev sweeps.
-PARAGRAM = config["paragram"]
-PARAGRAM_RUNS = PARAGRAM["runs"]  # run name -> model name
-
-
-def paragram_model(name):
-    """Resolved settings of a model: defaults, then its preset, then its own keys.
-
-    "<model>.fold<i>of<k>" is the declared <model> trained without the pairs of fold i of k
-    (stsynth.paraphrase_pairs.fold_of), for out-of-fold similarities of training rows.
-    """
-    match = re.fullmatch(r"(.+)\.fold(\d+)of(\d+)", name)
-    entry = PARAGRAM["models"][match.group(1) if match else name]
-    preset = entry.get("preset", PARAGRAM["defaults"]["preset"])
-    settings = {"dev_years": [], "exclude": [], "holdout": None,
-                **PARAGRAM["defaults"], **PARAGRAM["presets"][preset], **entry, "preset": preset}
-    if match:
-        fold, folds = int(match.group(2)), int(match.group(3))
-        if not 0 <= fold < folds:
-            raise ValueError(f"paragram model {name}: fold {fold} is not in 0..{folds - 1}")
-        settings["holdout"] = {"folds": folds, "fold": fold}
-    return settings
-
-
-def paragram_dev_datasets(model):
-    """Sets scored after every epoch: only training-role sets (2016 never chooses anything)."""
-    years = paragram_model(model)["dev_years"]
-    return [d for d in datasets_with(role="train") if d.year in years]
-
-
-def paragram_training_inputs(wc):
-    return training_inputs_of(wc.model)
-
-
-def training_inputs_of(model):
-    settings = paragram_model(model)
-    dev = paragram_dev_datasets(model)
-    return {
-        "pairs": [f"resources/paraphrase_pairs/{table}.parquet" for table in settings["pairs"]],
-        "vectors": f"resources/vectors/{settings['vectors']}.parquet",
-        "unlabeled": [english_tokens_path(d) for d in datasets_with(role="train")],
-        "dev_pairs": [pairs_path(d) for d in dev],
-        "dev_tokens": [english_tokens_path(d) for d in dev],
-    }
-
-
-wildcard_constraints:
-    model=rf"({_alternatives(PARAGRAM['models'])})(\.fold\d+of\d+)?",
-
-
 rule paragram_train:
     """Tune word vectors with the margin loss on a model's paraphrase pairs (epochs 0: raw vectors)."""
     input:
@@ -56,6 +7,8 @@ rule paragram_train:
         model="resources/models/{model}.safetensors",
         vocabulary="resources/models/{model}.vocab.parquet",
         epochs="resources/models/{model}.epochs.parquet",
+    wildcard_constraints:
+        model=PARAGRAM_MODEL_PATTERN,
     params:
         settings=lambda wc: paragram_model(wc.model),
     log:
@@ -80,6 +33,8 @@ rule paragram_similarity:
         tokens=lambda wc: english_tokens_path(dataset(wc)),
     output:
         "resources/similarity/{model}/{year}/{dataset}.parquet",
+    wildcard_constraints:
+        model=PARAGRAM_MODEL_PATTERN,
     log:
         "logs/paragram/similarity/{model}/{year}/{dataset}.log",
     benchmark:
@@ -124,6 +79,8 @@ rule paragram_unknown_words:
     output:
         table="results/paragram/{model}/unknown_words.parquet",
         markdown="results/paragram/{model}/unknown_words.md",
+    wildcard_constraints:
+        model=PARAGRAM_MODEL_PATTERN,
     log:
         "logs/paragram/unknown_words/{model}.log",
     benchmark:
@@ -136,13 +93,6 @@ rule paragram_unknown_words:
         ENV
     script:
         "../scripts/paragram_unknown_words.py"
-
-
-def threshold_sweep_inputs(wc):
-    sweep = config["paraphrase_pairs"]["sweep"]
-    train = [d for d in datasets_with(role="train") if d.year in sweep["years"]]
-    return {**training_inputs_of(sweep["model"]), "pairs": [pairs_path(d) for d in train],
-            "pair_tokens": [english_tokens_path(d) for d in train]}
 
 
 rule paragram_threshold_sweep:
@@ -169,14 +119,6 @@ rule paragram_threshold_sweep:
         "../scripts/paragram_threshold_sweep.py"
 
 
-def source_comparison_inputs(wc):
-    dev = [d for d in datasets_with(role="train") if d.year in PARAGRAM["compare_sources"]["dev_years"]]
-    test = datasets_with(role="test", track="en")
-    return {"vectors": [f"resources/vectors/{s}.parquet" for s in PARAGRAM["compare_sources"]["sources"]],
-            "unlabeled": [english_tokens_path(d) for d in datasets_with(role="train")],
-            "pairs": [pairs_path(d) for d in dev + test], "tokens": [english_tokens_path(d) for d in dev + test]}
-
-
 rule paragram_source_comparison:
     """Every word-vector source untuned (mean, SIF, SIF + component removal) on the dev years and the English test sets."""
     input:
@@ -187,6 +129,7 @@ rule paragram_source_comparison:
     params:
         settings=PARAGRAM["defaults"],
         variants=PARAGRAM["compare_sources"]["variants"],
+        splits=source_comparison_splits(),
     log:
         "logs/paragram/sources.log",
     benchmark:

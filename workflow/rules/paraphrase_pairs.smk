@@ -1,11 +1,6 @@
 # Paraphrase pair tables (schema: stsynth.paraphrase_pairs): the gold-score filter.
 
 
-def gold_filter_datasets(table):
-    years = config["paraphrase_pairs"]["tables"][table]["years"]
-    return [d for d in datasets_with(role="train") if d.year in years]
-
-
 rule gold_paraphrase_pairs:
     """Training pairs of the configured years whose gold score reaches the threshold."""
     input:

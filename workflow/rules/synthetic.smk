@@ -5,20 +5,12 @@
 SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
 
 
-def per_set_model(d):
-    return f"synthetic-per-set-{d.year}-{d.name}"
-
-
 # One paragram model per test set, declared here (before paragram.smk reads the model list) so
 # the run follows whatever test sets config.yaml declares.
 for _d in datasets_with(role="test"):
     _per_set = config["synthetic"]["per_set"]
     config["paragram"]["models"][per_set_model(_d)] = {
         **_per_set, "pairs": [*_per_set["pairs"], f"synthetic-{_d.year}-{_d.name}"]}
-
-
-def round_trips_path(d):
-    return f"resources/round_trips/{d.year}/{d.name}.parquet"
 
 
 rule round_trips:

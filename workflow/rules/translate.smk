@@ -1,11 +1,6 @@
 # Translation (stsynth.translate) and language identification (stsynth.language) for the es-en track.
 
 
-def english_pairs_path(d):
-    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
-    return f"resources/translated/{d.year}/{d.name}.parquet" if d.track == "es-en" else pairs_path(d)
-
-
 rule translate_pairs:
     """es-en pair table -> the same table with s1 translated to English (original kept in s1_source)."""
     input:

@@ -10,9 +10,8 @@ from stsynth.vectors import read_vectors
 log = log_to(snakemake.log[0])
 torch.set_num_threads(snakemake.threads)
 datasets = []
-for p, t in zip(snakemake.input.pairs, snakemake.input.tokens, strict=True):
-    pairs = pd.read_parquet(p)
-    datasets.append(("test" if int(pairs["year"].iat[0]) >= 2016 else "dev", dev_set(pairs, pd.read_parquet(t))))
+for split, p, t in zip(snakemake.params.splits, snakemake.input.pairs, snakemake.input.tokens, strict=True):
+    datasets.append((split, dev_set(pd.read_parquet(p), pd.read_parquet(t))))
 unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.input.unlabeled])
 table = source_comparison([read_vectors(path) for path in snakemake.input.vectors], unlabeled,
                           snakemake.params.settings, snakemake.params.variants, datasets)

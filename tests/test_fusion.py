@@ -1,0 +1,155 @@
+"""The fusion regressor: out-of-fold paragram columns, dev search, pickle-free export, ablation;
+and the features -> encoder -> fusion runs end to end on the tiny fixture corpus."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsynth import fusion as Fu
+from stsynth.paraphrase_pairs import fold_of
+
+
+def synthetic_frame(rng, datasets, rows=60, noise=0.5):
+    """Pairs whose gold depends on x1 (strongly) and x2 (weakly); x3 is noise."""
+    frames = []
+    for year, name, track in datasets:
+        x = rng.normal(size=(rows, 3))
+        gold = np.clip(2.5 + 1.2 * x[:, 0] + 0.4 * x[:, 1] + noise * rng.normal(size=rows), 0, 5)
+        frames.append(pd.DataFrame({"year": year, "dataset": name, "track": track, "line": np.arange(1, rows + 1),
+                                    "gold": gold, "x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+GRID = {"max_depth": [2, 3], "learning_rate": [0.1], "subsample": [1.0], "max_estimators": 40, "step": 10}
+
+
+def test_out_of_fold_takes_each_rows_own_fold():
+    pairs = pd.DataFrame({"year": [2012] * 20, "dataset": ["d"] * 20, "line": range(1, 21)})
+    tables = [pd.DataFrame({"cosine": np.full(20, float(i))}) for i in range(3)]
+    values = Fu.out_of_fold(pairs, tables)
+    assert list(values) == [float(fold_of(2012, "d", n, 3)) for n in range(1, 21)]
+    assert len(set(values)) == 3
+
+
+def test_dev_search_chooses_the_best_validation_row():
+    rng = np.random.default_rng(0)
+    train = synthetic_frame(rng, [(2012, "a", "en"), (2014, "b", "en")])
+    validate = synthetic_frame(rng, [(2015, "c", "en"), (2015, "d", "en")])
+    table = Fu.dev_search(train, validate, ["x1", "x2", "x3"], GRID, seed=1)
+    assert len(table) == 2 * 4 and table["chosen"].sum() == 1
+    chosen = table[table["chosen"]].iloc[0]
+    assert chosen["pearson_ALL"] == table["pearson_ALL"].max()
+    assert {"pearson_2015_c", "pearson_2015_d"} <= set(table.columns)
+    assert chosen["pearson_ALL"] == pytest.approx((chosen["pearson_2015_c"] + chosen["pearson_2015_d"]) / 2)
+    params = Fu.chosen_parameters(table)
+    assert params["n_estimators"] in (10, 20, 30, 40) and params["max_depth"] in (2, 3)
+
+
+def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
+    rng = np.random.default_rng(1)
+    train = synthetic_frame(rng, [(2012, "a", "en")], rows=200)
+    test = synthetic_frame(rng, [(2016, "t", "en")], rows=50)
+    params = {"max_depth": 3, "learning_rate": 0.1, "subsample": 0.8, "n_estimators": 30}
+    model = Fu.fit(train, ["x1", "x2", "x3"], params, seed=3)
+    np.savez_compressed(tmp_path / "model.npz", **Fu.export_model(model, ["x1", "x2", "x3"]))
+    with np.load(tmp_path / "model.npz", allow_pickle=False) as arrays:
+        restored = Fu.predict_exported(arrays, test[["x1", "x2", "x3"]].to_numpy())
+        assert list(arrays["features"]) == ["x1", "x2", "x3"]
+    assert np.allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()), atol=1e-12)
+    importances = Fu.importances(model, ["x1", "x2", "x3"], {"strong": ["x1"], "rest": ["x2", "x3"]})
+    assert importances["feature"].iat[0] == "x1" and importances["importance"].sum() == pytest.approx(1.0)
+    Fu.plot_importances(importances, tmp_path / "importances.png", "test")
+    assert (tmp_path / "importances.png").stat().st_size > 1000
+
+
+def test_ablation_removes_each_group_and_scores_each_track():
+    rng = np.random.default_rng(2)
+    dev_train = synthetic_frame(rng, [(2012, "a", "en")], rows=150)
+    dev_validate = synthetic_frame(rng, [(2015, "b", "en")], rows=80)
+    train = pd.concat([dev_train, dev_validate], ignore_index=True)
+    test = synthetic_frame(rng, [(2016, "t", "en"), (2016, "n", "es-en")], rows=80)
+    params = {"max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 40}
+    groups = {"strong": ["x1"], "weak": ["x2"], "noise": ["x3"], "absent": ["x9"]}
+    table = Fu.ablation(dev_train, dev_validate, train, test, ["x1", "x2", "x3"], groups, params, seed=1,
+                        variants={"same data": (train, dev_train)})
+    assert list(table["removed"]) == ["none", "strong", "weak", "noise", "same data"]  # "absent" is not in the run
+    assert {"test_en_ALL", "test_es-en_ALL", "dev_ALL"} <= set(table.columns)
+    by_name = table.set_index("removed")
+    assert by_name.loc["strong", "dev_ALL"] < by_name.loc["none", "dev_ALL"] - 0.3
+    assert by_name.loc["same data", "dev_ALL"] == pytest.approx(by_name.loc["none", "dev_ALL"])
+
+
+def test_per_dataset_pearson_skips_unscored_rows():
+    frame = pd.DataFrame({"year": [2016] * 5, "dataset": ["t"] * 5, "gold": [1.0, 2.0, None, 3.0, 4.0]})
+    scores = Fu.per_dataset_pearson(frame, np.array([1.0, 2.0, 100.0, 3.0, 4.0]))
+    assert scores["2016_t"] == pytest.approx(1.0) and scores["ALL"] == pytest.approx(1.0)
+
+
+def test_load_split_rejects_misaligned_tables(tmp_path):
+    pairs = pd.DataFrame({"year": [2012] * 3, "dataset": ["d"] * 3, "track": ["en"] * 3, "line": [1, 2, 3],
+                          "s1": ["a"] * 3, "s2": ["b"] * 3, "gold": [1.0, 2.0, 3.0]})
+    pairs.to_parquet(tmp_path / "pairs.parquet")
+    pairs[["year", "dataset", "line"]].assign(f=[0.1, 0.2, 0.3]).to_parquet(tmp_path / "features.parquet")
+    pairs[["year", "dataset", "line"]].iloc[:2].assign(cosine=[0.5, 0.6]).to_parquet(tmp_path / "short.parquet")
+    entry = {"pairs": str(tmp_path / "pairs.parquet"), "features": str(tmp_path / "features.parquet"), "encoder": None,
+             "paragram": {}}
+    frame = Fu.load_split([entry])
+    assert list(frame.columns) == ["year", "dataset", "track", "line", "gold", "f"]
+    with pytest.raises(ValueError, match="short.parquet: 2 rows not aligned"):
+        Fu.load_split([{**entry, "paragram": {"p": [str(tmp_path / "short.parquet")]}}])
+
+
+def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
+    from conftest import TINY_DATASETS
+    from stsynth.features import FEATURES
+    from stsynth.tokens import tokenize
+    from test_encoder import save_tiny_model
+    from test_paragram import write_tiny_paragram_zip
+
+    words = sorted({t for d in TINY_DATASETS for s1, s2, _ in d.pairs for t in tokenize(s1) + tokenize(s2)})
+    archive = tmp_path / "paragram.zip"
+    write_tiny_paragram_zip(archive, words)
+    fast = {"epochs": 1, "batch_size": 4}
+    workspace.write_config({
+        "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
+        "paragram": {"defaults": {"vectors": "paragram-xxl"}, "presets": {"dev-chosen": fast, "paper": fast}},
+        "features": {"vectors": "paragram-xxl"},
+        "encoder": {"model_dir": str(save_tiny_model(tmp_path / "tiny-bert"))},
+        "fusion": {"folds": 2, "grid": {"max_depth": [2], "learning_rate": [0.1], "subsample": [1.0],
+                                        "max_estimators": 20, "step": 10},
+                   # one paragram feature keeps the test small: 2 models + 2 folds each
+                   "paragram": {"paraphrase_task_internal": {"final": "task-internal", "dev": "task-internal-dev"}},
+                   "groups": {"paragram": ["paraphrase_task_internal"]},
+                   "dev_table": {"paragram_models": ["raw", "task-internal-dev"]}},
+    })
+    workspace.config["fusion"]["paragram"].pop("paraphrase_synthetic")
+    workspace.write_config()
+    targets = ["results/scores/encoder.parquet", "results/scores/fusion-encoder.parquet",
+               "results/fusion/fusion-encoder/ablation.parquet", "results/fusion/dev_table.parquet"]
+    workspace.snakemake(*targets)
+    work = workspace.path
+    features = pd.read_parquet(work / "resources/features/2016/tinynews.parquet")
+    assert list(features.columns) == ["year", "dataset", "line", *FEATURES] and len(features) == 5
+    translated = pd.read_parquet(work / "resources/translated/2016/tinynews.parquet")
+    assert features["ngram_word_1"].iat[0] > 0  # s1 was translated: it shares words with s2
+    assert "hombre" not in translated["s1"].iat[0].lower()
+    encoder = pd.read_parquet(work / "resources/encoder/2016/tinytest.parquet")
+    np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder/2016/tinytest.txt"),
+                               5 * encoder["encoder"], rtol=1e-12)
+    for run in ("encoder", "fusion-encoder"):
+        scores = pd.read_parquet(work / f"results/scores/{run}.parquet").set_index("dataset")
+        assert set(scores.index) == {"tinytest", "tinynews", "ALL"} and scores["pearson"].notna().all()
+    fold_log = (work / "logs/paragram/train/task-internal.fold1of2.log")
+    assert fold_log.is_file()  # training rows' paragram cosines came out of fold
+    dev = pd.read_parquet(work / "results/fusion/fusion-encoder/dev.parquet")
+    assert dev["chosen"].sum() == 1 and "pearson_2015_tinydev" in dev
+    importances = pd.read_parquet(work / "results/fusion/fusion-encoder/importances.parquet")
+    assert set(importances["feature"]) == {*FEATURES, "paraphrase_task_internal", "encoder"}
+    assert (work / "results/fusion/fusion-encoder/importances.png").stat().st_size > 1000
+    with np.load(work / "results/fusion/fusion-encoder/model.npz", allow_pickle=False) as arrays:
+        assert sorted(arrays["features"].tolist()) == sorted(importances["feature"].tolist())
+    ablation = pd.read_parquet(work / "results/fusion/fusion-encoder/ablation.parquet")
+    assert {"none", "paragram", "encoder", "ngrams", "paragram in-sample"} <= set(ablation["removed"])
+    table = pd.read_parquet(work / "results/fusion/dev_table.parquet")
+    assert table["system"].tolist() == ["features only (GBR)", "paragram raw (5 x cosine)",
+                                        "paragram task-internal-dev (5 x cosine)", "features + paragram (GBR)"]
+    assert "Nothing to be done" in workspace.snakemake(*targets).stderr

@@ -1,0 +1,17 @@
+from pathlib import Path
+
+from stsynth.logs import log_to
+from stsynth.report import build_report
+
+log = log_to(snakemake.log[0])
+markdown_path = Path(snakemake.output.markdown)
+plots_dir = Path(snakemake.output.plots)
+markdown = build_report(
+    snakemake.params.plan, snakemake.params.settings, plots_dir,
+    link_prefix=plots_dir.relative_to(markdown_path.parent).as_posix(),
+    requirements=Path(snakemake.input.requirements).read_text(),
+    translate=snakemake.params.translate, seed_values=snakemake.params.seeds, benchmark_dir="benchmarks",
+    benchmark_patterns=snakemake.params.benchmark_patterns, basedir=snakemake.params.basedir,
+    paper_threshold=snakemake.params.paper_threshold, log=log)
+markdown_path.write_text(markdown)
+log.info("wrote %s (%d lines) and %d plots", markdown_path, markdown.count("\n"), len(list(plots_dir.glob("*.png"))))

@@ -1,0 +1,587 @@
+"""The results report: ``results/report.md`` and its plots ``results/report/*.png``.
+
+Built by rule ``report`` (workflow/rules/report.smk), never by hand, from:
+
+* the score table of every run in ``runs:`` (``results/scores/{run}.parquet``, stsynth.scoring);
+* for the runs in ``report.scatter_runs``: their predictions and the 2016 pair tables (gold);
+* whichever study tables the workflow has a stage for (a section whose stage is absent is listed
+  at the end of the report as waiting): the dev protocol table ``results/fusion/dev_table.parquet``,
+  each fusion run's ``dev``, ``importances`` and ``ablation`` tables (stsynth.fusion),
+  ``results/paragram/{model}/unknown_words.parquet``, ``results/paragram/threshold_sweep.parquet``,
+  ``results/paragram/sources.parquet`` and ``resources/models/{model}.epochs.parquet``
+  (stsynth.paragram), the Parquet metadata of the word-vector tables (stsynth.vectors),
+  ``results/language/accuracy.parquet`` (stsynth.language);
+* provenance: requirements.txt against the installed packages, Debian package versions, the
+  machine, the MT engine version, every ``seed`` in config.yaml, and wall time per rule from the
+  ``benchmarks/`` files present when the report is built (each job's last run).
+
+The report writes no table of its own. The paper's and the shared task's figures below are quoted
+from their publications, as printed there.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from .scoring import pearson, read_predictions
+
+# Hokamp & Arora (2016), STS 2016 English ALL per system, and the cross-lingual (es-en) runs.
+PAPER_EN_ALL = {"task-internal": "0.699", "synthetic": "0.713", "fusion": "0.717"}
+PAPER_ES_EN_ALL = {"run1": "0.832", "run2": "0.846"}
+# Agirre et al. (2016), SemEval-2016 Task 1, English: best score per dataset (any team), the
+# median team on ALL, and the organizers' baseline (which our run `baseline` reproduces).
+BEST_2016_EN = {"answer-answer": "0.692", "headlines": "0.827", "plagiarism": "0.841",
+                "postediting": "0.867", "question-question": "0.747", "ALL": "0.778"}
+MEDIAN_2016_EN = {"ALL": "0.689"}
+ORGANIZERS_BASELINE_2016_EN = {"answer-answer": "0.41133", "headlines": "0.54073", "plagiarism": "0.69601",
+                               "postediting": "0.82615", "question-question": "0.03844", "ALL": "0.51334"}
+TEST_YEAR = 2016
+
+
+# --- plan: what the report reads, decided when the workflow is parsed ---------------------------
+
+def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=None) -> dict:
+    """Every file the report reads, by section, for the configured runs and the stages present.
+
+    has_rule(name) says whether the workflow defines a rule; test_sets: {year, dataset, track,
+    pairs} per test dataset; resolve_model(name): a paragram model's settings (stage paragram).
+    """
+    settings = config["report"]
+    runs = list(config["runs"])
+    paragram_runs = {run: model for run, model in config.get("paragram", {}).get("runs", {}).items() if run in runs}
+    fusion_runs = [run for run in runs if run in config.get("fusion", {}).get("runs", {})]
+    plan = {"runs": runs, "scores": {run: f"results/scores/{run}.parquet" for run in runs}, "test_sets": test_sets,
+            "predictions": {run: [f"results/predictions/{run}/{t['year']}/{t['dataset']}.txt" for t in test_sets]
+                            for run in settings["scatter_runs"] if run in runs},
+            "fusion_dev": {}, "importances": {}, "ablation": {}, "unknown_words": {}, "epochs": {},
+            "vectors": {}, "paper_systems": {run: system for run, system in settings["paper_systems"].items()
+                                             if run in runs},
+            "waiting": []}
+
+    def wire(key, rule, path, section, wanted=True, why=""):
+        """A study table goes in when its rule exists and a configured run makes it relevant."""
+        plan[key] = path if has_rule(rule) and wanted else None
+        if plan[key] is None:
+            plan["waiting"].append(f"{section}: needs rule `{rule}`" + (f" and {why}" if why else ""))
+
+    dev_table_run = config.get("fusion", {}).get("dev_table", {}).get("run")
+    wire("dev_table", "fusion_dev_table", "results/fusion/dev_table.parquet",
+         "Table 1 analog (dev protocol on the 2015 sets)", dev_table_run in runs,
+         f"its fusion run ({dev_table_run}) in `runs:`")
+    wire("threshold_sweep", "paragram_threshold_sweep", "results/paragram/threshold_sweep.parquet",
+         "Gold-threshold sweep", bool(paragram_runs), "a paragram run in `runs:`")
+    wire("sources", "paragram_source_comparison", "results/paragram/sources.parquet",
+         "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`")
+    wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
+    if has_rule("fusion_fit") and fusion_runs:
+        for run in fusion_runs:
+            plan["fusion_dev"][run] = f"results/fusion/{run}/dev.parquet"
+            plan["importances"][run] = f"results/fusion/{run}/importances.parquet"
+            if has_rule("fusion_ablation"):
+                plan["ablation"][run] = f"results/fusion/{run}/ablation.parquet"
+    else:
+        plan["waiting"].append("Table 4 analog (Gini importances) and ablation: needs rule `fusion_fit` "
+                               "and a fusion run in `runs:`")
+    if has_rule("paragram_unknown_words") and paragram_runs:
+        plan["unknown_words"] = {model: f"results/paragram/{model}/unknown_words.parquet"
+                                 for model in dict.fromkeys(paragram_runs.values())}
+    else:
+        plan["waiting"].append("Table 5 analog (% unknown words): needs rule `paragram_unknown_words` "
+                               "and a paragram run in `runs:`")
+    if has_rule("paragram_train") and resolve_model is not None:
+        curve_models = [model for run, models in settings["training_curves"].items() if run in runs
+                        for model in models]
+        for model in dict.fromkeys(curve_models):
+            try:
+                resolve_model(model)
+            except KeyError:
+                raise ValueError(f"config.yaml: report.training_curves names {model!r}, "
+                                 "which is not a model in paragram.models") from None
+            plan["epochs"][model] = f"resources/models/{model}.epochs.parquet"
+        sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
+    else:
+        plan["waiting"].append("Training curves: needs rule `paragram_train`")
+        sources = set()
+    if fusion_runs and "features" in config:
+        sources.add(config["features"]["vectors"])
+    plan["vectors"] = {source: f"resources/vectors/{source}.parquet" for source in sorted(sources)}
+    return plan
+
+
+def plan_files(plan: dict) -> list[str]:
+    """The plan's files, flat, for the rule's input."""
+    files = list(plan["scores"].values()) + [t["pairs"] for t in plan["test_sets"] if plan["predictions"]]
+    files += [path for paths in plan["predictions"].values() for path in paths]
+    files += [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language") if plan[key]]
+    for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
+        files += list(plan[key].values())
+    return list(dict.fromkeys(files))
+
+
+def seeds(config, path: str = "") -> list[tuple[str, object]]:
+    """Every key named ``seed`` in the config, with its dotted path."""
+    found = []
+    if isinstance(config, dict):
+        for key, value in config.items():
+            where = f"{path}.{key}" if path else str(key)
+            found += [(where, value)] if key == "seed" else seeds(value, where)
+    elif isinstance(config, list):
+        for index, value in enumerate(config):
+            found += seeds(value, f"{path}[{index}]")
+    return found
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+def _number(value, digits: int = 4) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "—"
+    return value if isinstance(value, str) else f"{value:.{digits}f}"
+
+
+def markdown_table(header: list[str], rows: list[list], align: str | None = None) -> str:
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(_number(cell) if not isinstance(cell, str) else cell for cell in row) + " |"
+              for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def score_columns(test_sets: list[dict], track: str) -> list[str]:
+    """The track's 2016 datasets in config order, then ALL."""
+    return [t["dataset"] for t in test_sets if t["track"] == track and t["year"] == TEST_YEAR] + ["ALL"]
+
+
+def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str], test_sets: list[dict]) -> str:
+    english, crosslingual = score_columns(test_sets, "en"), score_columns(test_sets, "es-en")
+
+    def pearsons(table, track, columns):
+        rows = table[(table["track"] == track) & (table["year"] == TEST_YEAR)].set_index("dataset")["pearson"]
+        return [float(rows[c]) if c in rows.index else None for c in columns]
+
+    en_rows = []
+    for run, table in scores.items():
+        ours = pearsons(table, "en", english)
+        system = paper_systems.get(run)
+        paper = PAPER_EN_ALL.get(system) if system else None
+        delta = f"{ours[-1] - float(paper):+.4f}" if paper and ours[-1] is not None else "—"
+        en_rows.append([f"**{run}**", *ours, paper or "—", delta])
+    references = [(f"paper: {system}", {"ALL": value}) for system, value in PAPER_EN_ALL.items()]
+    references += [("2016 best (per column, any team)", BEST_2016_EN), ("2016 median team", MEDIAN_2016_EN),
+                   ("organizers' baseline (official)", ORGANIZERS_BASELINE_2016_EN)]
+    en_rows += [[name, *[values.get(c, "—") for c in english], "", ""] for name, values in references]
+    es_rows = [[f"**{run}**", *pearsons(table, "es-en", crosslingual)] for run, table in scores.items()]
+    es_rows += [[f"paper: cross-lingual {name}", *["—"] * (len(crosslingual) - 1), value]
+                for name, value in PAPER_ES_EN_ALL.items()]
+    return ("## STS 2016 English (Pearson r)\n\nOur runs in bold; ALL is the pair-weighted mean, as the task "
+            "scored it. *paper ALL*: the figure Hokamp & Arora (2016) report for the system with the same "
+            "recipe (`report.paper_systems`); Δ = ours − paper.\n\n"
+            + markdown_table(["system", *english, "paper ALL", "Δ"], en_rows)
+            + "\n## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
+            + markdown_table(["system", *crosslingual], es_rows))
+
+
+def dev_table_section(table: pd.DataFrame) -> str:
+    columns = [c for c in table.columns if c.startswith("pearson_")]
+    return ("## Table 1 analog: dev protocol on the 2015 sets (Pearson r)\n\nTrained on 2012–2014 only, "
+            "scored on the 2015 sets (2016 never chooses anything).\n\n"
+            + markdown_table(["system", *[c.removeprefix("pearson_") for c in columns]],
+                             [[row["system"], *[row[c] for c in columns]] for _, row in table.iterrows()]))
+
+
+def fusion_dev_section(dev: dict[str, pd.DataFrame]) -> str:
+    rows = []
+    for run, table in dev.items():
+        chosen = table[table["chosen"]].iloc[0]
+        rows.append([run, str(int(chosen["max_depth"])), f"{chosen['learning_rate']:g}", f"{chosen['subsample']:g}",
+                     str(int(chosen["n_estimators"])), chosen["pearson_ALL"], str(len(table))])
+    return ("### Fusion hyperparameters chosen on the dev protocol\n\n"
+            + markdown_table(["run", "max_depth", "learning_rate", "subsample", "trees", "dev ALL", "grid points"],
+                             rows))
+
+
+def importance_section(importances: dict[str, pd.DataFrame], top: int, plots: dict[str, str]) -> str:
+    parts = ["## Table 4 analog: Gini importances of the fusion regressor\n"]
+    for run, table in importances.items():
+        ranked = table.sort_values("importance", ascending=False)
+        groups = ranked.groupby("group", sort=False)["importance"].sum().sort_values(ascending=False)
+        parts.append(f"### {run}\n\n![Gini importances of {run}]({plots[run]})\n\n"
+                     f"Top {min(top, len(ranked))} of {len(ranked)} features:\n\n"
+                     + markdown_table(["feature", "group", "importance"],
+                                      [[r.feature, r.group, r.importance] for r in ranked.head(top).itertuples()])
+                     + "\nBy feature group:\n\n"
+                     + markdown_table(["group", "importance"], [[g, v] for g, v in groups.items()]))
+    return "\n".join(parts)
+
+
+def ablation_section(ablation: dict[str, pd.DataFrame]) -> str:
+    parts = ["## Feature-group ablation of the fusion regressor\n\nEach group removed in turn (`none`: all "
+             "features); dev = 2015 sets under the dev protocol, test = 2016 per track.\n"]
+    for run, table in ablation.items():
+        scores = [c for c in table.columns if c not in ("removed", "features")]
+        parts.append(f"### {run}\n\n" + markdown_table(
+            ["removed", "features", *scores],
+            [[str(row["removed"]), str(int(row["features"])), *[row[c] for c in scores]] for _, row in table.iterrows()]))
+    return "\n".join(parts)
+
+
+def unknown_words_section(tables: dict[str, pd.DataFrame]) -> str:
+    keyed = {model: table.set_index(table["year"].astype(str) + "/" + table["dataset"].astype(str))
+             for model, table in tables.items()}
+    sets = list(dict.fromkeys(name for table in keyed.values() for name in table.index))
+    first = next(iter(keyed.values()))
+    rows = [[name, str(int(first.loc[name, "tokens"])) if name in first.index else "—",
+             *[f"{table.loc[name, 'percent']:.2f}" if name in table.index else "—" for table in keyed.values()]]
+            for name in sets]
+    return ("## Table 5 analog: unknown words per test set (% of tokens outside the model's vocabulary)\n\n"
+            + markdown_table(["test set", "tokens", *keyed], rows))
+
+
+def sweep_section(table: pd.DataFrame, plot: str) -> str:
+    dev = [c for c in table.columns if c.startswith("dev_")]
+    return (f"## Gold-threshold sweep (dev protocol)\n\nTraining pairs = 2012–2014 gold pairs with gold ≥ t; "
+            f"Pearson on the dev sets.\n\n![threshold sweep]({plot})\n\n"
+            + markdown_table(["threshold", "pairs", *[c.removeprefix("dev_") for c in dev]],
+                             [[f"{row['threshold']:.2f}", str(int(row["pairs"])), *[row[c] for c in dev]]
+                              for _, row in table.iterrows()]))
+
+
+def training_section(epochs: dict[str, pd.DataFrame], plot: str) -> str:
+    rows = []
+    for model, table in epochs.items():
+        last = table.iloc[-1]
+        dev = "dev_ALL" in table.columns
+        best = table.loc[table["dev_ALL"].idxmax()] if dev else None
+        rows.append([model, str(int(last["epoch"])), str(int(last["pairs"])), last["loss"],
+                     table["dev_ALL"].iloc[0] if dev else None, last["dev_ALL"] if dev else None,
+                     f"{best['dev_ALL']:.4f} (epoch {int(best['epoch'])})" if dev else "—",
+                     f"{table['seconds'].sum():.0f}"])
+    return (f"## Training curves of the paragram models\n\nLoss: mean batch margin loss per epoch; dev: "
+            f"Pearson on the model's dev sets (only models with `dev_years`).\n\n![training curves]({plot})\n\n"
+            + markdown_table(["model", "epochs", "pairs", "last loss", "dev ALL epoch 0", "dev ALL last",
+                              "dev ALL best", "train s"], rows))
+
+
+def sources_section(table: pd.DataFrame) -> str:
+    summary = table[table["dataset"] == "ALL"].pivot_table(index=["source", "variant"], columns="split",
+                                                           values="pearson", sort=False)
+    return ("## Word-vector sources, untuned (Pearson r, ALL)\n\n"
+            + markdown_table(["source", "variant", *summary.columns],
+                             [[source, variant, *row] for (source, variant), row in
+                              zip(summary.index, summary.itertuples(index=False))]))
+
+
+def plain_table(table: pd.DataFrame) -> str:
+    """A table whose columns mix counts and rates: whole-number columns as integers, others to 4 places."""
+    def cell(value, whole: bool) -> str:
+        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+            return "—"
+        if isinstance(value, (float, np.floating)):
+            return str(int(value)) if whole else f"{value:.4f}"
+        return str(value)
+
+    def whole_numbers(column: pd.Series) -> bool:
+        if pd.api.types.is_bool_dtype(column) or not pd.api.types.is_numeric_dtype(column):
+            return False
+        values = column.dropna().to_numpy(dtype=np.float64)
+        return bool(np.all(values == np.round(values)))
+
+    whole = {c: whole_numbers(table[c]) for c in table.columns}
+    return markdown_table(list(map(str, table.columns)),
+                          [[cell(v, whole[c]) for c, v in zip(table.columns, row)]
+                           for row in table.itertuples(index=False)])
+
+
+def language_section(table: pd.DataFrame) -> str:
+    return "## Language identification on the es-en sets\n\n" + plain_table(table)
+
+
+def scatter_section(plots: dict[str, str]) -> str:
+    return ("## Predicted vs gold, STS 2016 (scored pairs)\n\n"
+            + "\n".join(f"### {run}\n\n![{run}: predicted vs gold]({path})\n" for run, path in plots.items()))
+
+
+# --- provenance ------------------------------------------------------------------------------
+
+def package_versions(requirements: str) -> list[list[str]]:
+    rows = []
+    for line in requirements.splitlines():
+        line = line.split("#")[0].strip()
+        match = re.match(r"([A-Za-z0-9_.\-]+)\s*(?:==\s*(\S+))?", line)
+        if not line or not match:
+            continue
+        name, pinned = match.group(1), match.group(2) or "(unpinned)"
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            installed = "not installed"
+        same = installed.split("+")[0] == pinned  # a local label (2.13.0+cpu) is the same release
+        rows.append([name, pinned, installed if same else f"**{installed}**"])
+    return rows
+
+
+def debian_versions(packages: list[str]) -> list[list[str]]:
+    rows = []
+    for package in packages:
+        result = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+        rows.append([package, result.stdout.strip() if result.returncode == 0 and result.stdout.strip()
+                     else "not installed"])
+    return rows
+
+
+def machine() -> list[list[str]]:
+    memory = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                   if line.startswith("MemTotal:")), None) if Path("/proc/meminfo").exists() else None
+    try:
+        import torch
+        gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] \
+            if torch.cuda.is_available() else []
+        gpu = ", ".join(gpus) if gpus else f"none (torch {torch.__version__}: CUDA not available)"
+    except ImportError:
+        gpu = "unknown (torch not installed)"
+    return [["CPU cores", str(os.cpu_count())],
+            ["memory", f"{int(memory) / 2**20:.1f} GiB" if memory else "unknown"],
+            ["GPU", gpu], ["platform", platform.platform()], ["Python", sys.version.split()[0]]]
+
+
+def translation_provenance(settings: dict | None) -> list[list[str]]:
+    if settings is None:
+        return [["machine translation", "stage absent"]]
+    from .translate import make_translator
+    try:
+        version = make_translator(settings).version
+    except Exception as error:  # the report still records which engine was configured
+        version = f"unavailable here ({type(error).__name__}: {error})"
+    backend = settings["backend"]
+    engine = settings[backend].get("models") or settings[backend].get("modes")
+    return [["MT backend", backend], ["MT engine / models", json.dumps(engine)], ["MT version", version]]
+
+
+def vector_provenance(paths: dict[str, str]) -> list[list[str]]:
+    if not paths:
+        return [["word vectors", "none (no configured run uses word vectors)"]]
+    rows = []
+    for source, path in paths.items():
+        raw = (pq.read_schema(path).metadata or {}).get(b"stsynth")
+        info = json.loads(raw) if raw else {}
+        rows.append([f"word vectors: {source}", f"{info.get('words', '?')} words × {info.get('dim', '?')} dims; "
+                     f"{json.dumps(info.get('provenance', 'no provenance recorded'))}"])
+    return rows
+
+
+def workflow_commit(basedir: str) -> str:
+    head = subprocess.run(["git", "-C", basedir, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "not a git checkout"
+    dirty = subprocess.run(["git", "-C", basedir, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return head.stdout.strip() + (" + uncommitted changes" if dirty else "")
+
+
+def stage_times(benchmark_dir: str | Path, patterns: list[tuple[str, str]]) -> pd.DataFrame:
+    """Wall and CPU seconds per rule from the benchmark files (rule found by its benchmark pattern).
+
+    Schema: rule string, jobs int, wall_s float64 (sum), max_wall_s float64, cpu_s float64.
+    """
+    from snakemake.io import regex_from_filepattern
+
+    compiled = [(rule, re.compile(regex_from_filepattern(pattern))) for rule, pattern in patterns]
+    rows = []
+    for path in sorted(Path(benchmark_dir).rglob("*.tsv")):
+        relative = str(Path(benchmark_dir).name / path.relative_to(benchmark_dir))
+        rule = next((rule for rule, regex in compiled if regex.match(relative)), None)
+        if rule is None:
+            continue
+        table = pd.read_csv(path, sep="\t")
+        rows.append((rule, float(table["s"].iloc[-1]), float(table["cpu_time"].iloc[-1])))
+    frame = pd.DataFrame(rows, columns=["rule", "s", "cpu"])
+    return (frame.groupby("rule").agg(jobs=("s", "size"), wall_s=("s", "sum"), max_wall_s=("s", "max"),
+                                      cpu_s=("cpu", "sum"))
+            .sort_values("wall_s", ascending=False).reset_index())
+
+
+def provenance_section(*, requirements: str, debian_packages: list[str], translate: dict | None,
+                       vectors: dict[str, str], seed_values: list[tuple[str, object]], times: pd.DataFrame,
+                       basedir: str, started: datetime) -> str:
+    facts = [["built", started.strftime("%Y-%m-%d %H:%M UTC")], ["workflow commit", workflow_commit(basedir)],
+             *machine(), *translation_provenance(translate), *vector_provenance(vectors),
+             ["seeds", "; ".join(f"`{path}` = {value}" for path, value in seed_values) or "none"]]
+    total = times["wall_s"].sum() if len(times) else 0.0
+    time_rows = [[r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"]
+                 for r in times.itertuples()]
+    return ("## Provenance\n\n" + markdown_table(["", ""], facts, "ll")
+            + f"\n### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run): {len(times)} "
+              f"rules, {int(times['jobs'].sum()) if len(times) else 0} jobs, {total / 60:.1f} min of job "
+              "wall time in total (jobs run in parallel, so the elapsed time was shorter).\n\n"
+            + markdown_table(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
+            + "\n### Python packages (requirements.txt; bold: installed version differs)\n\n"
+            + markdown_table(["package", "pinned", "installed"], package_versions(requirements), "lll")
+            + "\n### System packages (Debian)\n\n"
+            + markdown_table(["package", "version"], debian_versions(debian_packages), "ll"))
+
+
+# --- plots -----------------------------------------------------------------------------------
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def plot_scatter(run: str, panels: list[tuple[str, np.ndarray, np.ndarray]], path: str | Path) -> None:
+    """Predicted vs gold, one panel per test set (scored pairs only)."""
+    plt = _pyplot()
+    columns = min(4, len(panels))
+    rows = -(-len(panels) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.0 * rows), squeeze=False)
+    for axis, (name, gold, predicted) in zip(axes.flat, panels):
+        axis.scatter(gold, predicted, s=6, alpha=0.5)
+        axis.set_title(f"{name}\nr = {pearson(predicted, gold):.3f}", fontsize=9)
+        axis.set_xlabel("gold")
+        axis.set_ylabel("predicted")
+        axis.set_xlim(-0.2, 5.2)
+    for axis in list(axes.flat)[len(panels):]:
+        axis.axis("off")
+    figure.suptitle(run)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def plot_importances(run: str, table: pd.DataFrame, path: str | Path) -> None:
+    plt = _pyplot()
+    ranked = table.sort_values("importance")
+    groups = list(dict.fromkeys(table.sort_values("importance", ascending=False)["group"]))
+    colours = {group: plt.get_cmap("tab20")(i % 20) for i, group in enumerate(groups)}
+    figure, axis = plt.subplots(figsize=(7, 0.22 * len(ranked) + 1.2))
+    axis.barh(ranked["feature"], ranked["importance"], color=[colours[g] for g in ranked["group"]])
+    axis.set_xlabel("Gini importance")
+    axis.set_title(f"{run}: feature importances")
+    axis.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[g]) for g in groups], labels=groups,
+                fontsize=7, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def plot_sweep(table: pd.DataFrame, path: str | Path, paper_threshold: float | None) -> None:
+    plt = _pyplot()
+    figure, left = plt.subplots(figsize=(6, 3.5))
+    for column in [c for c in table.columns if c.startswith("dev_")]:
+        left.plot(table["threshold"], table[column], marker="o" if column == "dev_ALL" else None,
+                  linewidth=2 if column == "dev_ALL" else 0.8, label=column.removeprefix("dev_"))
+    if paper_threshold is not None:
+        left.axvline(paper_threshold, color="gray", linestyle=":", label=f"paper ({paper_threshold})")
+    left.set_xlabel("gold threshold t (training pairs: gold ≥ t)")
+    left.set_ylabel("dev Pearson r")
+    left.legend(fontsize=7)
+    right = left.twinx()
+    right.plot(table["threshold"], table["pairs"], linestyle="--", color="black", alpha=0.4)
+    right.set_ylabel("training pairs (dashed)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def plot_training(epochs: dict[str, pd.DataFrame], path: str | Path) -> None:
+    plt = _pyplot()
+    figure, (loss, dev) = plt.subplots(1, 2, figsize=(10, 3.5))
+    for model, table in epochs.items():
+        trained = table[table["epoch"] > 0]
+        if len(trained):
+            loss.plot(trained["epoch"], trained["loss"], marker="o", label=model)
+        if "dev_ALL" in table.columns:
+            dev.plot(table["epoch"], table["dev_ALL"], marker="o", label=model)
+    loss.set(xlabel="epoch", ylabel="mean batch loss", title="training loss")
+    dev.set(xlabel="epoch (0 = untuned)", ylabel="Pearson r", title="dev ALL")
+    for axis in (loss, dev):
+        if axis.lines:
+            axis.legend(fontsize=7)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+# --- the whole report ------------------------------------------------------------------------
+
+def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
+                 translate: dict | None, seed_values: list, benchmark_dir: str | Path,
+                 benchmark_patterns: list[tuple[str, str]], basedir: str, paper_threshold: float | None,
+                 log) -> str:
+    """Markdown of the report; writes its plots into plots_dir (linked as link_prefix/<name>.png)."""
+    started = datetime.now(timezone.utc)
+    plots_dir = Path(plots_dir)
+    plots_dir.mkdir(parents=True, exist_ok=True)
+
+    def plot(name: str) -> tuple[Path, str]:
+        return plots_dir / f"{name}.png", f"{link_prefix}/{name}.png"
+
+    scores = {run: pd.read_parquet(path) for run, path in plan["scores"].items()}
+    log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
+    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"])]
+
+    if plan["predictions"]:
+        gold = {f"{t['year']}/{t['dataset']}": pd.read_parquet(t["pairs"])["gold"] for t in plan["test_sets"]}
+        links = {}
+        for run, paths in plan["predictions"].items():
+            panels = []
+            for (name, values), path in zip(gold.items(), paths, strict=True):
+                scored = values.notna().to_numpy()
+                predicted = read_predictions(path, len(values))
+                panels.append((name, values.to_numpy()[scored], predicted[scored]))
+            file, links[run] = plot(f"scatter-{run}")
+            plot_scatter(run, panels, file)
+        sections.append(scatter_section(links))
+    if plan["dev_table"]:
+        sections.append(dev_table_section(pd.read_parquet(plan["dev_table"])))
+    if plan["fusion_dev"]:
+        sections.append(fusion_dev_section({run: pd.read_parquet(p) for run, p in plan["fusion_dev"].items()}))
+    if plan["importances"]:
+        tables = {run: pd.read_parquet(p) for run, p in plan["importances"].items()}
+        links = {}
+        for run, table in tables.items():
+            file, links[run] = plot(f"importances-{run}")
+            plot_importances(run, table, file)
+        sections.append(importance_section(tables, settings["top_features"], links))
+    if plan["ablation"]:
+        sections.append(ablation_section({run: pd.read_parquet(p) for run, p in plan["ablation"].items()}))
+    if plan["unknown_words"]:
+        sections.append(unknown_words_section({m: pd.read_parquet(p) for m, p in plan["unknown_words"].items()}))
+    if plan["threshold_sweep"]:
+        table = pd.read_parquet(plan["threshold_sweep"])
+        file, link = plot("threshold-sweep")
+        plot_sweep(table, file, paper_threshold)
+        sections.append(sweep_section(table, link))
+    if plan["epochs"]:
+        epochs = {model: pd.read_parquet(p) for model, p in plan["epochs"].items()}
+        file, link = plot("training-curves")
+        plot_training(epochs, file)
+        sections.append(training_section(epochs, link))
+    if plan["sources"]:
+        sections.append(sources_section(pd.read_parquet(plan["sources"])))
+    if plan["language"]:
+        sections.append(language_section(pd.read_parquet(plan["language"])))
+
+    times = stage_times(benchmark_dir, benchmark_patterns)
+    log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))
+    provenance = provenance_section(requirements=requirements, debian_packages=settings["debian_packages"],
+                                    translate=translate, vectors=plan["vectors"], seed_values=seed_values,
+                                    times=times, basedir=basedir, started=started)
+    waiting = ("## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"])
+               if plan["waiting"] else "")
+    header = (f"# stsynth results\n\nBuilt by `snakemake results/report.md` (rule `report`, "
+              f"stsynth.report) from the run and study tables; runs: {', '.join(plan['runs'])}.\n")
+    return "\n".join([header, provenance, *sections, waiting]).rstrip() + "\n"

@@ -18,7 +18,6 @@ include: "workflow/rules/scoring.smk"
 include: "workflow/rules/vectors.smk"
 include: "workflow/rules/paragram_common.smk"
 include: "workflow/rules/paraphrase_pairs.smk"
-# before paragram.smk: synthetic.smk declares the per-set paragram models
 include: "workflow/rules/translate.smk"
 include: "workflow/rules/synthetic.smk"
 include: "workflow/rules/paragram.smk"

@@ -11,7 +11,7 @@ rule wordnet:
         [f"{WORDNET_DIR}/{name}" for name in [*WORDNET_FILES, "lexnames"]],
     params:
         source=FEATURE_SETTINGS["wordnet_source"],
-        target=WORDNET_DIR,
+        target=lambda wc, output: str(Path(output[0]).parent),
     log:
         "logs/features/wordnet.log",
     benchmark:

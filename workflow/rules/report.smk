@@ -30,7 +30,6 @@ rule report:
         seeds=stsynth_report.seeds(config),
         paper_threshold=config.get("paraphrase_pairs", {}).get("threshold"),
         benchmark_patterns=[(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
-        basedir=workflow.basedir,
     log:
         "logs/report.log",
     benchmark:

@@ -5,14 +5,6 @@
 SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
 
 
-# One paragram model per test set, declared here (before paragram.smk reads the model list) so
-# the run follows whatever test sets config.yaml declares.
-for _d in datasets_with(role="test"):
-    _per_set = config["synthetic"]["per_set"]
-    config["paragram"]["models"][per_set_model(_d)] = {
-        **_per_set, "pairs": [*_per_set["pairs"], f"synthetic-{_d.year}-{_d.name}"]}
-
-
 rule round_trips:
     """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.synthetic)."""
     input:

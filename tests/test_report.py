@@ -1,0 +1,183 @@
+"""The results report (stsynth.report, rule report): every section from tables in their documented
+schemas, the plan's wiring of absent stages, and the real rule + `snakemake --report` on the tiny corpus."""
+from __future__ import annotations
+
+import logging
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+from stsynth.report import build_report, plan_files, report_plan, seeds, stage_times
+from stsynth.scoring import write_predictions
+
+LOG = logging.getLogger("test_report")
+SETTINGS = yaml.safe_load((REPO / "config.yaml").read_text())["report"]
+TEST_SETS = [("answer-answer", "en", 30), ("headlines", "en", 25), ("news", "es-en", 20)]
+
+
+def scores_table(run: str, pearsons: dict[str, float]) -> pd.DataFrame:
+    rows = [(run, track, 2016, name, n, pearsons[name]) for name, track, n in TEST_SETS]
+    en = [r for r in rows if r[1] == "en"]
+    rows.append((run, "en", 2016, "ALL", sum(r[4] for r in en), sum(r[4] * r[5] for r in en) / sum(r[4] for r in en)))
+    rows.append((run, "es-en", 2016, "ALL", 20, pearsons["news"]))
+    return pd.DataFrame(rows, columns=["run", "track", "year", "dataset", "pairs", "pearson"])
+
+
+@pytest.fixture
+def study(tmp_path):
+    """Every table the report can read, in the schemas their modules document, and a full plan."""
+    rng = np.random.default_rng(0)
+    files = {}
+
+    def put(name, table):
+        files[name] = str(tmp_path / f"{name}.parquet")
+        table.to_parquet(files[name], index=False)
+        return files[name]
+
+    test_sets, predictions = [], {"baseline": [], "task-internal": []}
+    for name, track, n in TEST_SETS:
+        gold = pd.Series(np.round(rng.uniform(0, 5, n), 1))
+        gold[::7] = np.nan  # unscored lines
+        test_sets.append({"year": 2016, "dataset": name, "track": track,
+                          "pairs": put(f"pairs-{name}", pd.DataFrame({"gold": gold}))})
+        for run in predictions:
+            path = tmp_path / run / f"{name}.txt"
+            write_predictions(gold.fillna(2.5).to_numpy() + rng.normal(0, 1, n), path)
+            predictions[run].append(str(path))
+    plan = {
+        "runs": ["baseline", "task-internal", "fusion"],
+        "scores": {"baseline": put("s-baseline", scores_table("baseline", {"answer-answer": .41, "headlines": .54, "news": .49})),
+                   "task-internal": put("s-ti", scores_table("task-internal", {"answer-answer": .5, "headlines": .7, "news": .8})),
+                   "fusion": put("s-fusion", scores_table("fusion", {"answer-answer": .6, "headlines": .75, "news": .82}))},
+        "test_sets": test_sets, "predictions": predictions,
+        "paper_systems": {"task-internal": "task-internal", "fusion": "fusion"},
+        "dev_table": put("dev_table", pd.DataFrame({"system": ["features", "features + paragram"],
+                                                    "pearson_2015_images": [.80, .84], "pearson_ALL": [.75, .78]})),
+        "fusion_dev": {"fusion": put("fusion_dev", pd.DataFrame({
+            "max_depth": [3, 4], "learning_rate": [.1, .05], "subsample": [.8, .8], "n_estimators": [100, 325],
+            "pearson_2015_images": [.8, .81], "pearson_ALL": [.7, .72], "chosen": [False, True]}))},
+        "importances": {"fusion": put("importances", pd.DataFrame({
+            "feature": ["paraphrase_task_internal", "ngram_word_1", "length_difference"],
+            "group": ["paragram", "ngrams", "length"], "importance": [.6, .3, .1]}))},
+        "ablation": {"fusion": put("ablation", pd.DataFrame({
+            "removed": ["none", "paragram"], "features": [3, 2], "dev_ALL": [.72, .65],
+            "test_en_ALL": [.70, .62], "test_es-en_ALL": [.80, .7]}))},
+        "unknown_words": {"task-internal": put("unknown", pd.DataFrame({
+            "year": [2016, 2016], "dataset": ["answer-answer", "headlines"], "tokens": [500, 400],
+            "unknown": [5, 40], "percent": [1.0, 10.0]}))},
+        "threshold_sweep": put("sweep", pd.DataFrame({"threshold": [3.0, 3.5, 4.0], "pairs": [900, 700, 400],
+                                                      "dev_2015_images": [.7, .72, .71], "dev_ALL": [.66, .69, .68]})),
+        "epochs": {"task-internal-dev": put("epochs", pd.DataFrame({
+            "epoch": [0, 1, 2], "loss": [np.nan, .5, .3], "seconds": [0, 10, 10], "pairs": [700, 700, 700],
+            "dev_2015_images": [.6, .7, .72], "dev_ALL": [.6, .68, .7]}))},
+        "sources": put("sources", pd.DataFrame({"source": ["glove-6b-50d"] * 2, "variant": ["mean"] * 2,
+                                                "split": ["dev", "test"], "dataset": ["ALL", "ALL"],
+                                                "pairs": [100, 200], "pearson": [.5, .45]})),
+        "language": None, "vectors": {}, "waiting": [],
+    }
+    return plan, tmp_path
+
+
+def test_every_section_from_documented_schemas(study):
+    plan, tmp_path = study
+    benchmarks = tmp_path / "benchmarks"
+    (benchmarks / "scores").mkdir(parents=True)
+    (benchmarks / "scores" / "fusion.tsv").write_text("s\th:m:s\tmax_rss\tcpu_time\n12.5\t0:00:12\t100\t3.5\n")
+    markdown = build_report(plan, SETTINGS, tmp_path / "out" / "report", link_prefix="report",
+                            requirements="pandas==0.0.1\nno-such-package-xyz==1.0\n", translate=None,
+                            seed_values=[("fusion.seed", 1)], benchmark_dir=benchmarks,
+                            benchmark_patterns=[("score_run", "benchmarks/scores/{run}.tsv")],
+                            basedir=str(REPO), paper_threshold=3.8, log=LOG)
+    # Provenance comes first.
+    assert markdown.index("## Provenance") < markdown.index("## STS 2016 English")
+    assert "| score_run | 1 | 12.5 | 12.5 | 3.5 |" in markdown
+    assert "| no-such-package-xyz | 1.0 | **not installed** |" in markdown
+    assert "`fusion.seed` = 1" in markdown and "CPU cores" in markdown and "GPU" in markdown
+    # Ours next to the paper's, the shared task's best/median and the organizers' baseline.
+    fusion_row = next(line for line in markdown.splitlines() if line.startswith("| **fusion** |"))
+    fusion_all = (30 * .6 + 25 * .75) / 55
+    assert f"{fusion_all:.4f} | 0.717 | {fusion_all - 0.717:+.4f} |" in fusion_row
+    assert "| 2016 best (per column, any team) | 0.692 | 0.827 |" in markdown
+    assert "| 2016 median team | — | — | 0.689 |" in markdown
+    assert "| organizers' baseline (official) | 0.41133 | 0.54073 | 0.51334 |" in markdown
+    assert "| paper: cross-lingual run2 | — | 0.846 |" in markdown
+    for heading in ["Table 1 analog", "hyperparameters chosen", "Table 4 analog", "ablation", "Table 5 analog",
+                    "threshold sweep", "Training curves", "Word-vector sources", "Predicted vs gold"]:
+        assert heading.lower() in markdown.lower(), heading
+    assert "| 4 | 0.05 | 0.8 | 325 | 0.7200 | 2 |" in markdown
+    assert "| 2016/headlines | 400 | 10.00 |" in markdown
+    assert "| paragram | 0.6000 |" in markdown
+    assert "0.7000 (epoch 2)" in markdown
+    assert "Not in this report yet" not in markdown
+    # Every plot is written and linked.
+    links = re.findall(r"!\[[^]]*\]\((report/[^)]+\.png)\)", markdown)
+    assert sorted(links) == sorted(f"report/{name}.png" for name in
+                                   ["scatter-baseline", "scatter-task-internal", "importances-fusion",
+                                    "threshold-sweep", "training-curves"])
+    for link in links:
+        assert (tmp_path / "out" / link).stat().st_size > 5000
+
+
+def test_plan_wires_present_stages_and_lists_the_rest():
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["runs"] = ["baseline"]
+    tests = [{"year": 2016, "dataset": "news", "track": "es-en", "pairs": "resources/pairs/2016/news.parquet"}]
+    nothing = report_plan(config, lambda rule: False, tests)
+    assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
+    assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
+    assert len(nothing["waiting"]) == 7 and all("needs rule" in item for item in nothing["waiting"])
+    assert plan_files(nothing) == ["results/scores/baseline.parquet", "resources/pairs/2016/news.parquet",
+                                   "results/predictions/baseline/2016/news.txt"]
+
+    config["runs"] = ["baseline", "task-internal", "fusion"]
+    config.setdefault("paragram", {}).setdefault("runs", {})["task-internal"] = "task-internal"
+    config.setdefault("fusion", {}).setdefault("runs", {})["fusion"] = ["paragram"]
+    config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
+    config.setdefault("features", {})["vectors"] = "glove-6b-50d"
+    models = {"task-internal": {"vectors": "minilm-static"}, "task-internal-dev": {"vectors": "minilm-static"}}
+    everything = report_plan(config, lambda rule: True, tests, models.__getitem__)
+    assert everything["waiting"] == []
+    assert everything["importances"] == {"fusion": "results/fusion/fusion/importances.parquet"}
+    assert everything["unknown_words"] == {"task-internal": "results/paragram/task-internal/unknown_words.parquet"}
+    assert list(everything["epochs"]) == ["task-internal-dev", "task-internal"]
+    assert everything["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
+                                     "minilm-static": "resources/vectors/minilm-static.parquet"}
+    with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):
+        report_plan(config, lambda rule: True, tests, {"task-internal": {"vectors": "x"}}.__getitem__)
+
+
+def test_seeds_are_found_anywhere_in_the_config():
+    assert seeds({"a": {"seed": 1, "b": [{"seed": 2}]}, "seed": 3}) == [("a.seed", 1), ("a.b[0].seed", 2), ("seed", 3)]
+
+
+def test_stage_times_match_benchmarks_to_rules(tmp_path):
+    header = "s\th:m:s\tmax_rss\tcpu_time\n"
+    for relative, seconds in [("predict/baseline/2016/news.tsv", 2.0), ("predict/baseline/2016/headlines.tsv", 3.0),
+                              ("predict/other/2016/news.tsv", 7.0), ("stale/old.tsv", 9.0)]:
+        path = tmp_path / "benchmarks" / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(header + f"{seconds}\t0:00:0{int(seconds)}\t1\t1.0\n")
+    times = stage_times(tmp_path / "benchmarks", [("baseline_predict", "benchmarks/predict/{run,baseline}/{year}/{dataset}.tsv"),
+                                                  ("paragram_predict", "benchmarks/predict/{run,other}/{year}/{dataset}.tsv")])
+    assert times.to_dict("records") == [
+        {"rule": "paragram_predict", "jobs": 1, "wall_s": 7.0, "max_wall_s": 7.0, "cpu_s": 1.0},
+        {"rule": "baseline_predict", "jobs": 2, "wall_s": 5.0, "max_wall_s": 3.0, "cpu_s": 2.0}]
+
+
+def test_report_rule_and_html_report_on_tiny_corpus(workspace):
+    workspace.write_config({"runs": ["baseline"]})
+    workspace.snakemake("results/report.md")
+    work = workspace.path
+    markdown = (work / "results/report.md").read_text()
+    assert "| **baseline** |" in markdown and "tinytest" in markdown and "tinynews" in markdown
+    assert "![baseline: predicted vs gold](report/scatter-baseline.png)" in markdown
+    assert (work / "results/report/scatter-baseline.png").stat().st_size > 5000
+    assert "| baseline_predict | 2 |" in markdown  # wall time from this run's own benchmark files
+    assert "Table 4 analog" in markdown.split("## Not in this report yet")[1]
+    workspace.snakemake("--report", "results/report.html")
+    html = (work / "results/report.html").read_text()
+    assert "report.md" in html and "scatter-baseline.png" in html

@@ -41,8 +41,8 @@ RUNS = {"baseline": {"baseline_predict", "score_run"},
 FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "models": {"task-internal": {"epochs": 1}}}}
 # Data preparation, built by the local run and copied (with mtimes) before the cluster run.
 PREPARED = ["corpus", "pairs", "translated", "cache"]
-SLURM_RUN_SECONDS = 240
-# Without slurmdbd there is no sacct; squeue only sees a finished job for MinJobAge (300 s here),
+SLURM_RUN_SECONDS = 420  # a bound for failing clearly (timeout exit 124), not the expected time
+# Without slurmdbd there is no sacct; squeue only sees a finished job for MinJobAge (900 s here),
 # which the executor wants >= 3 x the first status check delay.
 SLURM_OPTIONS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
                  "--slurm-no-account", "--slurm-keep-successful-logs"]

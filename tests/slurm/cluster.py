@@ -35,7 +35,7 @@ from pathlib import Path
 
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
 MARKER = "# Written by stsynth tests/slurm/cluster.py; removed when its cluster stops.\n"
-MIN_JOB_AGE = 300
+MIN_JOB_AGE = 900  # > the longest test run, so squeue still lists every job of it
 # Program -> the Debian package that provides it.
 PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurmctld",
             "slurmd": "slurmd", "sbatch": "slurm-client", "squeue": "slurm-client",

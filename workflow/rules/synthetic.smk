@@ -21,6 +21,7 @@ rule round_trips:
     resources:
         mem_mb=2000,
         runtime=120,
+        gpu=TRANSLATION_GPUS,
     conda:
         ENV
     script:

@@ -1,5 +1,8 @@
 # Translation (stsynth.translate) and language identification (stsynth.language) for the es-en track.
 
+# GPUs a translation job asks the scheduler for: Marian on anything but the CPU takes one.
+TRANSLATION_GPUS = int(config["translate"]["backend"] == "marian" and config["translate"]["marian"]["device"] != "cpu")
+
 
 rule translate_pairs:
     """es-en pair table -> the same table with s1 translated to English (original kept in s1_source)."""
@@ -19,6 +22,7 @@ rule translate_pairs:
     resources:
         mem_mb=2000,
         runtime=60,
+        gpu=TRANSLATION_GPUS,
     conda:
         ENV
     script:

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from safetensors import safe_open
 
@@ -58,7 +59,7 @@ class Paragram(torch.nn.Module):
 
     def forward(self, indices: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         weights = self.weights[indices] * mask  # padding weighs nothing
-        total = (self.embeddings[indices] * weights.unsqueeze(-1)).sum(1)
+        total = F.embedding_bag(indices, self.embeddings, per_sample_weights=weights, mode="sum")
         vectors = total / weights.sum(1, keepdim=True).clamp_min(1e-12)
         return vectors - (vectors @ self.components.T) @ self.components
 
@@ -119,17 +120,17 @@ class SentenceModel:
         self.index = {word: row for row, word in enumerate(self.words)}
 
     def encode(self, sentences) -> Encoded:
-        rows, unknown, tokens = [], 0, 0
-        for sentence in sentences:
-            row = [self.index.get(token, -1) for token in sentence]
-            tokens += len(row)
-            missing = row.count(-1)
-            if missing:
-                unknown += missing
-                row = [self.unknown if i < 0 else i for i in row] if self.unknown is not None else \
-                    [i for i in row if i >= 0]
-            rows.append(row)
-        return Encoded(*_pad(rows), tokens, unknown)
+        lengths = np.array([len(sentence) for sentence in sentences], dtype=np.int64)
+        rows = np.fromiter((self.index.get(token, -1) for sentence in sentences for token in sentence),
+                           dtype=np.int64, count=int(lengths.sum()))
+        missing = rows < 0
+        if self.unknown is not None:
+            rows[missing] = self.unknown
+        elif missing.any():
+            owner = np.repeat(np.arange(len(lengths)), lengths)
+            lengths = lengths - np.bincount(owner[missing], minlength=len(lengths))
+            rows = rows[~missing]
+        return Encoded(*_pad_flat(rows, lengths), int(missing.size), int(missing.sum()))
 
     def prepare(self, sentences, batch_size: int = 512) -> list[tuple[list[int], Encoded]]:
         """Sentences encoded once, in batches of similar length (little padding): reusable across epochs."""
@@ -283,9 +284,14 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
 
 def _pad(rows: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
     lengths = np.array([len(r) for r in rows], dtype=np.int64)
+    return _pad_flat(np.fromiter((i for row in rows for i in row), dtype=np.int64, count=int(lengths.sum())), lengths)
+
+
+def _pad_flat(rows: np.ndarray, lengths: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Concatenated index rows + their lengths -> padded [N, L] indices and a 0/1 mask."""
     mask = np.arange(max(lengths.max(initial=0), 1)) < lengths[:, None]
     indices = np.zeros(mask.shape, dtype=np.int64)
-    indices[mask] = np.fromiter((i for row in rows for i in row), dtype=np.int64, count=int(lengths.sum()))
+    indices[mask] = rows  # row-major order of the mask = sentence by sentence, token by token
     return torch.from_numpy(indices), torch.from_numpy(mask.astype(np.float32))
 
 

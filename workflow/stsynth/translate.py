@@ -35,7 +35,6 @@ import shutil
 import sqlite3
 import subprocess
 import time
-from contextlib import closing
 from pathlib import Path
 from typing import Callable, Protocol
 

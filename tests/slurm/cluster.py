@@ -36,12 +36,10 @@ from pathlib import Path
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
 MARKER = "# Written by stsynth tests/slurm/cluster.py; removed when its cluster stops.\n"
 MIN_JOB_AGE = 900  # > the longest test run, so squeue still lists every job of it
-# Program -> the Debian package that provides it.
-PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurmctld",
-            "slurmd": "slurmd", "sbatch": "slurm-client", "squeue": "slurm-client",
-            "sinfo": "slurm-client", "srun": "slurm-client",
-            "scancel": "slurm-client"}
-DEBIAN_PACKAGES = "slurm-wlm munge"
+# Program -> the Debian package to install for it (slurm-wlm pulls slurmctld, slurmd, slurm-client).
+PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurm-wlm",
+            "slurmd": "slurm-wlm", "sbatch": "slurm-wlm", "squeue": "slurm-wlm", "sinfo": "slurm-wlm",
+            "srun": "slurm-wlm", "scancel": "slurm-wlm", "pgrep": "procps"}
 MUNGE_SOCKET_DIR = Path("/run/munge")
 DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
 
@@ -57,8 +55,8 @@ def missing_prerequisites() -> list[str]:
         problems.append("must run as root (slurmd runs jobs as the submitting user and needs root)")
     missing = sorted({package for program, package in PROGRAMS.items() if shutil.which(program) is None})
     if missing:
-        problems.append(f"missing Debian packages {' '.join(missing)} "
-                        f"(apt-get install --no-install-recommends {DEBIAN_PACKAGES})")
+        problems.append(f"missing programs of the Debian packages {' '.join(missing)} "
+                        f"(apt-get install --no-install-recommends {' '.join(missing)})")
     if SLURM_CONF.exists() and not SLURM_CONF.read_text().startswith(MARKER):
         problems.append(f"{SLURM_CONF} exists and was not written by this helper; "
                         "refusing to replace a real cluster's configuration")

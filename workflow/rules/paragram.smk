@@ -127,7 +127,7 @@ rule paragram_source_comparison:
         table="results/paragram/sources.parquet",
         markdown="results/paragram/sources.md",
     params:
-        settings=PARAGRAM["defaults"],
+        settings={**PARAGRAM["defaults"], **PARAGRAM["presets"][PARAGRAM["defaults"]["preset"]]},
         variants=PARAGRAM["compare_sources"]["variants"],
         splits=source_comparison_splits(),
     log:

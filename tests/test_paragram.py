@@ -1,5 +1,4 @@
 """Paragram model, trainer and gold-score filter; end to end on the tiny fixture corpus."""
-import math
 import zipfile
 
 import numpy as np

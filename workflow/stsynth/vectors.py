@@ -29,9 +29,6 @@ import hashlib
 import io
 import json
 import logging
-import math
-import os
-import tempfile
 import urllib.request
 import zipfile
 from dataclasses import dataclass, field

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.encoder import cosine_table, embed, load_encoder, model_directory
+from stsynth.encoder import ENCODER_FEATURES, cosine_table, embed, load_encoder, model_directory, token_f1
 
 WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
 
@@ -60,7 +60,29 @@ def test_cosine_table(tiny_model):
                           "s1": ["A man is playing guitar.", "The dog runs.", ""],
                           "s2": ["a man is playing guitar .", "café", "the dog"]})
     table = cosine_table(pairs, tokenizer, model, batch_size=2)
-    assert list(table.columns) == ["year", "dataset", "line", "encoder"]
+    assert list(table.columns) == ["year", "dataset", "line", *ENCODER_FEATURES]
     assert table["encoder"].iat[0] == pytest.approx(1.0, abs=1e-5)  # same word pieces after lowercasing
     assert table["encoder"].iat[1] < 0.999
-    assert np.isfinite(table["encoder"]).all() and str(table["line"].dtype) == "int32"
+    assert table["encoder_token_f1"].iat[0] == pytest.approx(1.0, abs=1e-5)
+    assert table["encoder_token_f1"].iat[2] == 0.0  # an empty side has no word piece
+    assert np.isfinite(table[list(ENCODER_FEATURES)]).all().all() and str(table["line"].dtype) == "int32"
+
+
+def test_token_states_leave_out_cls_and_sep(tiny_model):
+    tokenizer, model = load_encoder(tiny_model)
+    pieces = []
+    embed(["a man is playing guitar .", "the dog", ""], tokenizer, model, batch_size=2, token_states=pieces)
+    assert [len(p) for p in pieces] == [6, 2, 0]
+    assert np.allclose(np.linalg.norm(pieces[0], axis=1), 1.0, atol=1e-5)
+    with torch.inference_mode():  # the states of "the dog" alone, without padding, [CLS] and [SEP] dropped
+        states = model(**tokenizer("the dog", return_tensors="pt")).last_hidden_state[0, 1:-1]
+    assert np.allclose(pieces[1], torch.nn.functional.normalize(states, dim=1).numpy(), atol=1e-5)
+
+
+def test_token_f1_greedy_matching():
+    e = np.eye(3, dtype=np.float32)
+    assert token_f1(e, e) == pytest.approx(1.0)
+    assert token_f1(e[:1], e[1:]) == pytest.approx(0.0)
+    # a = {x, y}, b = {x}: precision 1/2 (y unmatched), recall 1, F1 = 2/3, and symmetric
+    assert token_f1(e[:2], e[:1]) == pytest.approx(2 / 3) == token_f1(e[:1], e[:2])
+    assert token_f1(e[:0], e) == 0.0 and token_f1(e, e[:0]) == 0.0

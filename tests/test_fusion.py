@@ -19,7 +19,7 @@ def synthetic_frame(rng, datasets, rows=60, noise=0.5):
     return pd.concat(frames, ignore_index=True)
 
 
-GRID = {"max_depth": [2, 3], "learning_rate": [0.1], "subsample": [1.0], "max_estimators": 40, "step": 10}
+GRID = {"init": [[]], "max_depth": [2, 3], "learning_rate": [0.1], "subsample": [1.0], "max_estimators": 40, "step": 10}
 
 
 def test_out_of_fold_takes_each_rows_own_fold():
@@ -41,7 +41,21 @@ def test_dev_search_chooses_the_best_validation_row():
     assert {"pearson_2015_c", "pearson_2015_d"} <= set(table.columns)
     assert chosen["pearson_ALL"] == pytest.approx((chosen["pearson_2015_c"] + chosen["pearson_2015_d"]) / 2)
     params = Fu.chosen_parameters(table)
-    assert params["n_estimators"] in (10, 20, 30, 40) and params["max_depth"] in (2, 3)
+    assert params["n_estimators"] in (10, 20, 30, 40) and params["max_depth"] in (2, 3) and params["init"] == []
+
+
+def test_dev_search_tries_each_linear_start_the_run_can_use():
+    rng = np.random.default_rng(0)
+    train = synthetic_frame(rng, [(2012, "a", "en")], rows=120)
+    validate = synthetic_frame(rng, [(2015, "c", "en")], rows=60)
+    grid = {**GRID, "max_depth": [2], "init": [[], ["x1"], ["x1", "x2"], ["not_in_run"]]}
+    table = Fu.dev_search(train, validate, ["x1", "x2", "x3"], grid, seed=1)
+    assert list(dict.fromkeys(table["init"])) == ["", "x1", "x1,x2"]  # the start naming a missing feature is skipped
+    # gold is linear in x1 and x2: a line through them starts better than the mean, with few trees
+    first = table[table["n_estimators"] == 10].set_index("init")["pearson_ALL"]
+    assert first["x1,x2"] > first[""]
+    assert Fu.chosen_parameters(table.assign(chosen=table["init"] == "x1,x2").pipe(
+        lambda t: t.assign(chosen=t["chosen"] & (t["n_estimators"] == 10))))["init"] == ["x1", "x2"]
 
 
 def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
@@ -49,12 +63,15 @@ def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
     train = synthetic_frame(rng, [(2012, "a", "en")], rows=200)
     test = synthetic_frame(rng, [(2016, "t", "en")], rows=50)
     params = {"max_depth": 3, "learning_rate": 0.1, "subsample": 0.8, "n_estimators": 30}
-    model = Fu.fit(train, ["x1", "x2", "x3"], params, seed=3)
-    np.savez_compressed(tmp_path / "model.npz", **Fu.export_model(model, ["x1", "x2", "x3"]))
-    with np.load(tmp_path / "model.npz", allow_pickle=False) as arrays:
-        restored = Fu.predict_exported(arrays, test[["x1", "x2", "x3"]].to_numpy())
-        assert list(arrays["features"]) == ["x1", "x2", "x3"]
-    assert np.allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()), atol=1e-12)
+    for init in (["x2", "x1"], []):  # the constant start last: its trees carry x1, checked below
+        model = Fu.fit(train, ["x1", "x2", "x3"], {**params, "init": init}, seed=3)
+        np.savez_compressed(tmp_path / "model.npz", **Fu.export_model(model, ["x1", "x2", "x3"]))
+        with np.load(tmp_path / "model.npz", allow_pickle=False) as arrays:
+            restored = Fu.predict_exported(arrays, test[["x1", "x2", "x3"]].to_numpy())
+            assert list(arrays["features"]) == ["x1", "x2", "x3"] and list(arrays["init_features"]) == init
+            if init:  # the line's slope on x1 is near the generating 1.2
+                assert arrays["init_coef"][1] == pytest.approx(1.2, abs=0.3)
+        assert np.allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()), atol=1e-12)
     importances = Fu.importances(model, ["x1", "x2", "x3"], {"strong": ["x1"], "rest": ["x2", "x3"]})
     assert importances["feature"].iat[0] == "x1" and importances["importance"].sum() == pytest.approx(1.0)
     Fu.plot_importances(importances, tmp_path / "importances.png", "test")
@@ -67,7 +84,7 @@ def test_ablation_removes_each_group_and_scores_each_track():
     dev_validate = synthetic_frame(rng, [(2015, "b", "en")], rows=80)
     train = pd.concat([dev_train, dev_validate], ignore_index=True)
     test = synthetic_frame(rng, [(2016, "t", "en"), (2016, "n", "es-en")], rows=80)
-    params = {"max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 40}
+    params = {"init": ["x1"], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 40}
     groups = {"strong": ["x1"], "weak": ["x2"], "noise": ["x3"], "absent": ["x9"]}
     table = Fu.ablation(dev_train, dev_validate, train, test, ["x1", "x2", "x3"], groups, params, seed=1,
                         variants={"same data": (train, dev_train)})
@@ -100,6 +117,7 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
 
 def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
+    from stsynth.encoder import ENCODER_FEATURES
     from stsynth.features import FEATURES
     from stsynth.tokens import tokenize
     from test_encoder import save_tiny_model
@@ -143,7 +161,7 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     dev = pd.read_parquet(work / "results/fusion/fusion-encoder/dev.parquet")
     assert dev["chosen"].sum() == 1 and "pearson_2015_tinydev" in dev
     importances = pd.read_parquet(work / "results/fusion/fusion-encoder/importances.parquet")
-    assert set(importances["feature"]) == {*FEATURES, "paraphrase_task_internal", "encoder"}
+    assert set(importances["feature"]) == {*FEATURES, "paraphrase_task_internal", *ENCODER_FEATURES}
     assert (work / "results/fusion/fusion-encoder/importances.png").stat().st_size > 1000
     with np.load(work / "results/fusion/fusion-encoder/model.npz", allow_pickle=False) as arrays:
         assert sorted(arrays["features"].tolist()) == sorted(importances["feature"].tolist())

@@ -1,4 +1,5 @@
 # Fusion helpers (rules in fusion.smk): run feature lists and the per-dataset read plans.
+from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
 
 FUSION = config["fusion"]
@@ -6,9 +7,10 @@ FUSION_RUNS = FUSION["runs"]  # run -> feature groups
 
 for _group, _names in FUSION["groups"].items():
     for _name in _names:
-        if _name not in FEATURES and _name not in FUSION["paragram"] and _name != "encoder":
+        if _name not in FEATURES and _name not in FUSION["paragram"] and _name not in ENCODER_FEATURES:
             raise ValueError(f"config.yaml: fusion group {_group} names {_name!r}, which is no feature "
-                             f"(stsynth.features.FEATURES), paragram feature (fusion.paragram) or 'encoder'")
+                             f"(stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder "
+                             f"similarity {ENCODER_FEATURES}")
 for _run, _groups in FUSION_RUNS.items():
     for _group in _groups:
         if _group not in FUSION["groups"]:
@@ -36,7 +38,7 @@ def fusion_plan(run, datasets, protocol, out_of_fold):
                                       for i in range(folds)] if folds else
                                      [f"resources/similarity/{model}/{d.year}/{d.name}.parquet"])
         plan.append({"year": d.year, "dataset": d.name, "pairs": pairs_path(d), "features": f"resources/features/{d.year}/{d.name}.parquet",
-                     "encoder": f"resources/encoder/{d.year}/{d.name}.parquet" if "encoder" in names else None,
+                     "encoder": f"resources/encoder/{d.year}/{d.name}.parquet" if set(names) & set(ENCODER_FEATURES) else None,
                      "paragram": paragram})
     return plan
 

@@ -34,11 +34,39 @@ rule paragram_similarity:
     output:
         "resources/similarity/{model}/{year}/{dataset}.parquet",
     wildcard_constraints:
-        model=PARAGRAM_MODEL_PATTERN,
+        model=_alternatives(PARAGRAM["models"]),
     log:
         "logs/paragram/similarity/{model}/{year}/{dataset}.log",
     benchmark:
         "benchmarks/paragram/similarity/{model}/{year}/{dataset}.tsv"
+    threads: PARAGRAM["threads"]
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/paragram_similarity.py"
+
+
+rule paragram_fold_similarity:
+    """A fold model's cosines on every training-role dataset in one job (only the fusion's
+    out-of-fold rows read them; one job per dataset would be mostly Python start-up)."""
+    input:
+        model="resources/models/{model}.fold{fold}of{folds}.safetensors",
+        vocabulary="resources/models/{model}.fold{fold}of{folds}.vocab.parquet",
+        tokens=[english_tokens_path(d) for d in datasets_with(role="train")],
+    output:
+        [f"resources/similarity/{{model}}.fold{{fold}}of{{folds}}/{d.year}/{d.name}.parquet"
+         for d in datasets_with(role="train")],
+    wildcard_constraints:
+        model=_alternatives(PARAGRAM["models"]),
+        fold=r"\d+",
+        folds=r"\d+",
+    log:
+        "logs/paragram/similarity/{model}.fold{fold}of{folds}.log",
+    benchmark:
+        "benchmarks/paragram/similarity/{model}.fold{fold}of{folds}.tsv"
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=2000,

@@ -1,13 +1,13 @@
 import time
 
 import pandas as pd
-import torch
 
 from stsynth.encoder import cosine_table, load_encoder, model_directory
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 settings = snakemake.params.settings
 folder = model_directory(settings["package"], settings["model_dir"])
 tokenizer, model = load_encoder(folder)

@@ -10,7 +10,7 @@ table = dev_search(train, validate, snakemake.params.features, settings["grid"],
 table.to_parquet(snakemake.output.table, index=False)
 chosen = table[table["chosen"]]
 log.info("chosen: %s", chosen.to_dict("records")[0])
-best = table.sort_values("pearson_ALL", ascending=False).groupby(["max_depth", "learning_rate", "subsample"]).head(1)
+best = table.sort_values("pearson_ALL", ascending=False).groupby(["init", "max_depth", "learning_rate", "subsample"]).head(1)
 Path(snakemake.output.markdown).write_text(
     table_markdown(chosen.drop(columns="chosen"), f"Fusion {snakemake.wildcards.fusion_run}: chosen on the dev protocol")
     + "\n" + table_markdown(best.drop(columns="chosen"), "Best number of trees per grid point"))

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from stsynth.encoder import ENCODER_FEATURES
 from stsynth.fusion import chosen_parameters, fit, load_split, per_dataset_pearson, table_markdown
 from stsynth.logs import log_to
 
@@ -17,7 +18,7 @@ def add(system, predictions):
 
 
 paragram_features = [f for f in features if f in settings["paragram"]]
-features_only = [f for f in features if f not in paragram_features and f != "encoder"]
+features_only = [f for f in features if f not in paragram_features and f not in ENCODER_FEATURES]
 add("features only (GBR)", fit(train, features_only, params, settings["seed"]).predict(validate[features_only].to_numpy()))
 models = settings["dev_table"]["paragram_models"]
 per_model = len(snakemake.input.similarity) // len(models)
@@ -28,7 +29,7 @@ for index, model in enumerate(models):
             validate[["year", "dataset", "line"]].astype(str).to_numpy()).all():
         raise ValueError(f"similarity tables of {model} are not aligned with the validation pairs")
     add(f"paragram {model} (5 x cosine)", 5 * cosines["cosine"].to_numpy())
-with_paragram = [f for f in features if f != "encoder"]
+with_paragram = [f for f in features if f not in ENCODER_FEATURES]
 add("features + paragram (GBR)", fit(train, with_paragram, params, settings["seed"]).predict(validate[with_paragram].to_numpy()))
 table = pd.DataFrame(rows).astype({"system": "string"})
 table.to_parquet(snakemake.output.table, index=False)

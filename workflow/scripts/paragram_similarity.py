@@ -1,14 +1,16 @@
 import pandas as pd
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.paragram import SentenceModel, similarity_table
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 model = SentenceModel.load(snakemake.input.model)
-table, counts = similarity_table(model, pd.read_parquet(snakemake.input.tokens))
-table.to_parquet(snakemake.output[0], index=False)
-log.info("%d pairs, %d tokens, %d unknown (%.2f%%), %.3f s (%.0f pairs/s)", counts["pairs"], counts["tokens"],
-         counts["unknown"], 100 * counts["unknown"] / max(counts["tokens"], 1), counts["seconds"],
-         counts["pairs"] / max(counts["seconds"], 1e-9))
+tokens = [snakemake.input.tokens] if isinstance(snakemake.input.tokens, str) else list(snakemake.input.tokens)
+for tokens_path, output in zip(tokens, snakemake.output, strict=True):
+    table, counts = similarity_table(model, pd.read_parquet(tokens_path))
+    table.to_parquet(output, index=False)
+    log.info("%s: %d pairs, %d tokens, %d unknown (%.2f%%), %.3f s (%.0f pairs/s)", tokens_path, counts["pairs"],
+             counts["tokens"], counts["unknown"], 100 * counts["unknown"] / max(counts["tokens"], 1),
+             counts["seconds"], counts["pairs"] / max(counts["seconds"], 1e-9))

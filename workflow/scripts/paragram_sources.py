@@ -1,14 +1,14 @@
 from pathlib import Path
 
 import pandas as pd
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.paragram import dev_set, source_comparison, unlabeled_sentences
 from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 datasets = []
 for split, p, t in zip(snakemake.params.splits, snakemake.input.pairs, snakemake.input.tokens, strict=True):
     datasets.append((split, dev_set(pd.read_parquet(p), pd.read_parquet(t))))

@@ -1,14 +1,14 @@
 import numpy as np
 import pandas as pd
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.paragram import dev_set, plot_threshold_sweep, threshold_sweep, unlabeled_sentences
 from stsynth.paraphrase_pairs import gold_pairs
 from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 sweep = snakemake.params.sweep
 gold_tables = [gold_pairs(pd.read_parquet(p), pd.read_parquet(t), where=t)
                for p, t in zip(snakemake.input.pairs, snakemake.input.pair_tokens, strict=True)]

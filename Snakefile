@@ -34,3 +34,4 @@ rule all:
         expand("results/scores/{run}.parquet", run=config["runs"]),
         expand("results/scores/{run}.md", run=config["runs"]),
         "results/report.md",
+        "results/crosslingual/mt_comparison.md",

@@ -58,7 +58,7 @@ def study(tmp_path):
         "dev_table": put("dev_table", pd.DataFrame({"system": ["features", "features + paragram"],
                                                     "pearson_2015_images": [.80, .84], "pearson_ALL": [.75, .78]})),
         "fusion_dev": {"fusion": put("fusion_dev", pd.DataFrame({
-            "max_depth": [3, 4], "learning_rate": [.1, .05], "subsample": [.8, .8], "n_estimators": [100, 325],
+            "init": ["", "encoder_token_f1"], "max_depth": [3, 4], "learning_rate": [.1, .05], "subsample": [.8, .8], "n_estimators": [100, 325],
             "pearson_2015_images": [.8, .81], "pearson_ALL": [.7, .72], "chosen": [False, True]}))},
         "importances": {"fusion": put("importances", pd.DataFrame({
             "feature": ["paraphrase_task_internal", "ngram_word_1", "length_difference"],
@@ -78,6 +78,12 @@ def study(tmp_path):
                                                 "split": ["dev", "test"], "dataset": ["ALL", "ALL"],
                                                 "pairs": [100, 200], "pearson": [.5, .45]})),
         "language": None, "vectors": {}, "waiting": [],
+        "dev_check": put("dev_check", pd.DataFrame({
+            "model": ["task-internal-dev"] * 2 + ["synthetic-dev"] * 2, "epoch": [0, 10, 0, 10],
+            "dev": ["2015_images"] * 4, "pearson": [.8428, .8724, .8428, .7944]})),
+        "mt_comparison": put("mt_comparison", pd.DataFrame({
+            "run": ["synthetic"] * 2, "translation": ["backend:apertium", "field 3 of the input file"],
+            "year": [2016, 2016], "dataset": ["ALL", "ALL"], "pairs": [595, 595], "pearson": [.82845, .86415]})),
     }
     return plan, tmp_path
 
@@ -92,6 +98,9 @@ def test_every_section_from_documented_schemas(study):
                             seed_values=[("fusion.seed", 1)], benchmark_dir=benchmarks,
                             benchmark_patterns=[("score_run", "benchmarks/scores/{run}.tsv")],
                             basedir=str(REPO), paper_threshold=3.8, log=LOG)
+    assert "## Synthetic pairs on the dev protocol" in markdown and "| synthetic-dev | 2015_images | 0.8428 | 0.7944 |" in markdown
+    assert "## Cross-lingual scores by translation of s1" in markdown
+    assert "| synthetic | field 3 of the input file | 2016 | ALL | 595 | 0.8641 |" in markdown
     # Provenance comes first.
     assert markdown.index("## Provenance") < markdown.index("## STS 2016 English")
     assert "| score_run | 1 | 12.5 | 12.5 | 3.5 |" in markdown
@@ -129,21 +138,26 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     nothing = report_plan(config, lambda rule: False, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
-    assert len(nothing["waiting"]) == 7 and all("needs rule" in item for item in nothing["waiting"])
+    assert len(nothing["waiting"]) == 9 and all("needs rule" in item for item in nothing["waiting"])
     assert plan_files(nothing) == ["results/scores/baseline.parquet", "resources/pairs/2016/news.parquet",
                                    "results/predictions/baseline/2016/news.txt"]
 
-    config["runs"] = ["baseline", "task-internal", "fusion"]
-    config.setdefault("paragram", {}).setdefault("runs", {})["task-internal"] = "task-internal"
+    config["runs"] = ["baseline", "task-internal", "synthetic", "fusion"]
+    config.setdefault("paragram", {}).setdefault("runs", {}).update({"task-internal": "task-internal",
+                                                                     "synthetic": "synthetic"})
     config.setdefault("fusion", {}).setdefault("runs", {})["fusion"] = ["paragram"]
     config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
-    models = {"task-internal": {"vectors": "minilm-static"}, "task-internal-dev": {"vectors": "minilm-static"}}
+    models = {model: {"vectors": "minilm-static"}
+              for model in ("task-internal", "task-internal-dev", "synthetic", "synthetic-dev")}
     everything = report_plan(config, lambda rule: True, tests, models.__getitem__)
     assert everything["waiting"] == []
     assert everything["importances"] == {"fusion": "results/fusion/fusion/importances.parquet"}
-    assert everything["unknown_words"] == {"task-internal": "results/paragram/task-internal/unknown_words.parquet"}
-    assert list(everything["epochs"]) == ["task-internal-dev", "task-internal"]
+    assert everything["unknown_words"] == {run: f"results/paragram/{run}/unknown_words.parquet"
+                                           for run in ("task-internal", "synthetic")}
+    assert list(everything["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
+    assert everything["dev_check"] == "results/synthetic/dev_check.parquet"
+    assert everything["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
     assert everything["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
                                      "minilm-static": "resources/vectors/minilm-static.parquet"}
     with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):

@@ -94,3 +94,38 @@ rule language_report:
         ENV
     script:
         "../scripts/language_report.py"
+
+
+rule crosslingual_mt_comparison:
+    """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
+    that the redistributed input files carry (config crosslingual.reference_translation)."""
+    input:
+        models=[f"resources/models/{PARAGRAM_RUNS[run]}.safetensors"
+                for run in config["crosslingual"]["reference_translation"]["runs"]],
+        vocabularies=[f"resources/models/{PARAGRAM_RUNS[run]}.vocab.parquet"
+                      for run in config["crosslingual"]["reference_translation"]["runs"]],
+        pairs=[pairs_path(d) for d in datasets_with(role="test", track="es-en")],
+        tokens=[english_tokens_path(d) for d in datasets_with(role="test", track="es-en")],
+        released=[f"resources/corpus/{d.input}" for d in datasets_with(role="test", track="es-en")],
+    output:
+        table="results/crosslingual/mt_comparison.parquet",
+        markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
+                        category="Cross-lingual"),
+    params:
+        settings=config["crosslingual"]["reference_translation"],
+        runs=config["crosslingual"]["reference_translation"]["runs"],
+        fields=[d.fields for d in datasets_with(role="test", track="es-en")],
+        backend=config["translate"]["backend"],
+        tokenize=config["tokenize"],
+    log:
+        "logs/crosslingual/mt_comparison.log",
+    benchmark:
+        "benchmarks/crosslingual/mt_comparison.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/crosslingual_mt_comparison.py"

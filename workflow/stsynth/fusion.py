@@ -199,10 +199,11 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
     if model.init is None:
         init, init_features, init_coef = float(model.init_.constant_.ravel()[0]), [], []
     else:
+        # kept in the line's own dtype (float32, as scikit-learn fits it on float32 features)
         columns, line = model.init_[0].transformers_[0][2], model.init_[-1]
-        init, init_features, init_coef = float(line.intercept_), [features[c] for c in columns], line.coef_
-    arrays = {"init": np.array(init), "init_features": np.array(init_features, dtype=str),
-              "init_coef": np.asarray(init_coef, dtype=np.float64),
+        init, init_features, init_coef = line.intercept_, [features[c] for c in columns], line.coef_
+    arrays = {"init": np.asarray(init), "init_features": np.array(init_features, dtype=str),
+              "init_coef": np.asarray(init_coef),
               "learning_rate": np.array(model.learning_rate), "features": np.array(features)}
     for t, estimator in enumerate(model.estimators_[:, 0]):
         tree = estimator.tree_
@@ -216,11 +217,11 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
 
 def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
     """Predictions of an exported ensemble: ``init + Σ coef · x[init_features] + learning_rate · Σ_t tree_t(x)``."""
+    X = np.asarray(X, dtype=np.float32)  # scikit-learn casts features to float32, for the line too
     start = float(arrays["init"]) + np.zeros(len(X))
     if len(arrays["init_features"]):
         columns = [list(arrays["features"]).index(name) for name in arrays["init_features"]]
-        start += np.asarray(X, dtype=np.float64)[:, columns] @ arrays["init_coef"]
-    X = np.asarray(X, dtype=np.float32)  # scikit-learn compares float32 features with its thresholds
+        start = (X[:, columns] @ arrays["init_coef"] + arrays["init"]).astype(np.float64)
     trees = sorted({int(k[1:].split("_")[0]) for k in arrays if k.startswith("t") and k.endswith("_left")})
     total = np.zeros(len(X))
     rows = np.arange(len(X))

@@ -84,6 +84,10 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
     wire("sources", "paragram_source_comparison", "results/paragram/sources.parquet",
          "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`")
     wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
+    wire("dev_check", "synthetic_dev_check", "results/synthetic/dev_check.parquet",
+         "Synthetic-pair dev check (2015)", "synthetic" in runs, "the run `synthetic` in `runs:`")
+    wire("mt_comparison", "crosslingual_mt_comparison", "results/crosslingual/mt_comparison.parquet",
+         "Cross-lingual scores by translation of s1")
     if has_rule("fusion_fit") and fusion_runs:
         for run in fusion_runs:
             plan["fusion_dev"][run] = f"results/fusion/{run}/dev.parquet"
@@ -123,7 +127,8 @@ def plan_files(plan: dict) -> list[str]:
     """The plan's files, flat, for the rule's input."""
     files = list(plan["scores"].values()) + [t["pairs"] for t in plan["test_sets"] if plan["predictions"]]
     files += [path for paths in plan["predictions"].values() for path in paths]
-    files += [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language") if plan[key]]
+    files += [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language", "dev_check",
+                                    "mt_comparison") if plan[key]]
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files += list(plan[key].values())
     return list(dict.fromkeys(files))
@@ -205,11 +210,12 @@ def fusion_dev_section(dev: dict[str, pd.DataFrame]) -> str:
     rows = []
     for run, table in dev.items():
         chosen = table[table["chosen"]].iloc[0]
-        rows.append([run, str(int(chosen["max_depth"])), f"{chosen['learning_rate']:g}", f"{chosen['subsample']:g}",
-                     str(int(chosen["n_estimators"])), chosen["pearson_ALL"], str(len(table))])
+        rows.append([run, str(chosen.get("init", "")) or "constant", str(int(chosen["max_depth"])),
+                     f"{chosen['learning_rate']:g}", f"{chosen['subsample']:g}", str(int(chosen["n_estimators"])),
+                     chosen["pearson_ALL"], str(len(table))])
     return ("### Fusion hyperparameters chosen on the dev protocol\n\n"
-            + markdown_table(["run", "max_depth", "learning_rate", "subsample", "trees", "dev ALL", "grid points"],
-                             rows))
+            + markdown_table(["run", "linear start", "max_depth", "learning_rate", "subsample", "trees", "dev ALL",
+                              "grid points"], rows))
 
 
 def importance_section(importances: dict[str, pd.DataFrame], top: int, plots: dict[str, str]) -> str:
@@ -306,6 +312,26 @@ def plain_table(table: pd.DataFrame) -> str:
 
 def language_section(table: pd.DataFrame) -> str:
     return "## Language identification on the es-en sets\n\n" + plain_table(table)
+
+
+def dev_check_section(table: pd.DataFrame) -> str:
+    """Dev Pearson untuned and after the last epoch (the full per-epoch table: results/synthetic/dev_check.md)."""
+    last = table.groupby("model", sort=False)["epoch"].transform("max")
+    kept = table[(table["epoch"] == 0) | (table["epoch"] == last)].assign(
+        column=lambda t: np.where(t["epoch"] == 0, "untuned", "last epoch"))
+    wide = kept.pivot_table(index=["model", "dev"], columns="column", values="pearson", sort=False)
+    wide = wide[["untuned", "last epoch"]].reset_index()
+    return ("## Synthetic pairs on the dev protocol (paper's check: 2015 images)\n\n"
+            "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of the dev "
+            "set named; dev Pearson untuned and after the last epoch (every epoch: "
+            "`results/synthetic/dev_check.md`).\n\n" + plain_table(wide))
+
+
+def mt_comparison_section(table: pd.DataFrame) -> str:
+    return ("## Cross-lingual scores by translation of s1\n\n"
+            "The same models, with s1 as translated by the configured MT backend (what the runs use) "
+            "and as given by the third-party English MT in the released files (diagnostic only).\n\n"
+            + plain_table(table))
 
 
 def scatter_section(plots: dict[str, str]) -> str:
@@ -574,6 +600,10 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
         sections.append(sources_section(pd.read_parquet(plan["sources"])))
     if plan["language"]:
         sections.append(language_section(pd.read_parquet(plan["language"])))
+    if plan["dev_check"]:
+        sections.append(dev_check_section(pd.read_parquet(plan["dev_check"])))
+    if plan["mt_comparison"]:
+        sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
 
     times = stage_times(benchmark_dir, benchmark_patterns)
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))

@@ -1,0 +1,20 @@
+from pathlib import Path
+
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.mt_quality import comparison, comparison_markdown, read_field
+from stsynth.paragram import SentenceModel
+from stsynth.threads import use_threads
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+settings = snakemake.params.settings
+models = {run: SentenceModel.load(path) for run, path in zip(snakemake.params.runs, snakemake.input.models, strict=True)}
+sets = [{"pairs": pd.read_parquet(pairs), "tokens": pd.read_parquet(tokens),
+         "reference": read_field(released, fields, settings["field"])}
+        for pairs, tokens, released, fields in zip(snakemake.input.pairs, snakemake.input.tokens,
+                                                   snakemake.input.released, snakemake.params.fields, strict=True)]
+table = comparison(models, sets, snakemake.params.backend, settings["field"], snakemake.params.tokenize)
+table.to_parquet(snakemake.output.table, index=False)
+Path(snakemake.output.markdown).write_text(comparison_markdown(table))

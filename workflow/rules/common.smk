@@ -78,14 +78,5 @@ def round_trips_path(d):
 
 
 def per_set_model(d):
-    """The paragram model of run synthetic-per-set for test set d (declared below)."""
+    """The paragram model of run synthetic-per-set for test set d (see PARAGRAM_MODELS)."""
     return f"synthetic-per-set-{d.year}-{d.name}"
-
-
-# Run synthetic-per-set (synthetic.smk): one paragram model per declared test set, added to
-# config.yaml's paragram models here, before any rule file reads that list, so the run follows
-# whatever test sets config.yaml declares. Keys: config synthetic.per_set.
-for _d in datasets_with(role="test"):
-    config["paragram"]["models"][per_set_model(_d)] = {
-        **config["synthetic"]["per_set"],
-        "pairs": [*config["synthetic"]["per_set"]["pairs"], f"synthetic-{_d.year}-{_d.name}"]}

@@ -34,7 +34,7 @@ rule paragram_similarity:
     output:
         "resources/similarity/{model}/{year}/{dataset}.parquet",
     wildcard_constraints:
-        model=_alternatives(PARAGRAM["models"]),
+        model=_alternatives(PARAGRAM_MODELS),
     log:
         "logs/paragram/similarity/{model}/{year}/{dataset}.log",
     benchmark:
@@ -60,7 +60,7 @@ rule paragram_fold_similarity:
         [f"resources/similarity/{{model}}.fold{{fold}}of{{folds}}/{d.year}/{d.name}.parquet"
          for d in datasets_with(role="train")],
     wildcard_constraints:
-        model=_alternatives(PARAGRAM["models"]),
+        model=_alternatives(PARAGRAM_MODELS),
         fold=r"\d+",
         folds=r"\d+",
     log:

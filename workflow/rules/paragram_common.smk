@@ -1,7 +1,15 @@
 # Helpers of the paraphrase_pairs and paragram rules (stsynth.paraphrase_pairs, stsynth.paragram).
 PARAGRAM = config["paragram"]
 PARAGRAM_RUNS = PARAGRAM["runs"]  # run name -> model name
-PARAGRAM_MODEL_PATTERN = rf"({_alternatives(PARAGRAM['models'])})(\.fold\d+of\d+)?"
+# The models of config.yaml, plus one per declared test set for run synthetic-per-set (synthetic.smk;
+# keys: config synthetic.per_set), so that run follows whatever test sets config.yaml declares.
+PARAGRAM_MODELS = {
+    **PARAGRAM["models"],
+    **{per_set_model(d): {**config["synthetic"]["per_set"],
+                          "pairs": [*config["synthetic"]["per_set"]["pairs"], f"synthetic-{d.year}-{d.name}"]}
+       for d in datasets_with(role="test")},
+}
+PARAGRAM_MODEL_PATTERN = rf"({_alternatives(PARAGRAM_MODELS)})(\.fold\d+of\d+)?"
 
 
 def paragram_model(name):
@@ -11,7 +19,7 @@ def paragram_model(name):
     (stsynth.paraphrase_pairs.fold_of), for out-of-fold similarities of training rows.
     """
     match = re.fullmatch(r"(.+)\.fold(\d+)of(\d+)", name)
-    entry = PARAGRAM["models"][match.group(1) if match else name]
+    entry = PARAGRAM_MODELS[match.group(1) if match else name]
     preset = entry.get("preset", PARAGRAM["defaults"]["preset"])
     settings = {"dev_years": [], "exclude": [], "holdout": None,
                 **PARAGRAM["defaults"], **PARAGRAM["presets"][preset], **entry, "preset": preset}

@@ -219,7 +219,10 @@ def fusion_dev_section(dev: dict[str, pd.DataFrame]) -> str:
 
 
 def importance_section(importances: dict[str, pd.DataFrame], top: int, plots: dict[str, str]) -> str:
-    parts = ["## Table 4 analog: Gini importances of the fusion regressor\n"]
+    parts = ["## Table 4 analog: Gini importances of the fusion regressor\n\nImportances of the trees. "
+             "Where the dev protocol chose a linear start (table above), the trees fit what that line "
+             "leaves, so the line's own feature counts through its coefficient (`model.npz`: "
+             "`init_features`, `init_coef`) rather than here.\n"]
     for run, table in importances.items():
         ranked = table.sort_values("importance", ascending=False)
         groups = ranked.groupby("group", sort=False)["importance"].sum().sort_values(ascending=False)

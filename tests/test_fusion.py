@@ -71,7 +71,8 @@ def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
             assert list(arrays["features"]) == ["x1", "x2", "x3"] and list(arrays["init_features"]) == init
             if init:  # the line's slope on x1 is near the generating 1.2
                 assert arrays["init_coef"][1] == pytest.approx(1.2, abs=0.3)
-        assert np.allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()), atol=1e-12)
+        np.testing.assert_allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()),
+                                   rtol=0, atol=1e-12)
     importances = Fu.importances(model, ["x1", "x2", "x3"], {"strong": ["x1"], "rest": ["x2", "x3"]})
     assert importances["feature"].iat[0] == "x1" and importances["importance"].sum() == pytest.approx(1.0)
     Fu.plot_importances(importances, tmp_path / "importances.png", "test")

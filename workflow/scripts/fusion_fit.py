@@ -14,7 +14,7 @@ train, test = load_split(plans["train"]), load_split(plans["test"])
 model = fit(train, features, params, settings["seed"])
 arrays = export_model(model, features)
 predictions = predict_exported(arrays, test[features].to_numpy())
-if not np.allclose(predictions, model.predict(test[features].to_numpy()), atol=1e-9):
+if not np.allclose(predictions, model.predict(test[features].to_numpy()), rtol=0, atol=1e-9):
     raise RuntimeError("exported trees do not reproduce the fitted model's predictions")
 np.savez_compressed(snakemake.output.model, **arrays)
 for entry, path in zip(plans["test"], snakemake.output.predictions, strict=True):

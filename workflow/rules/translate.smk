@@ -113,7 +113,6 @@ rule crosslingual_mt_comparison:
                         category="Cross-lingual"),
     params:
         settings=config["crosslingual"]["reference_translation"],
-        runs=config["crosslingual"]["reference_translation"]["runs"],
         fields=[d.fields for d in datasets_with(role="test", track="es-en")],
         backend=config["translate"]["backend"],
         tokenize=config["tokenize"],

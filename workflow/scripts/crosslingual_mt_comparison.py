@@ -10,7 +10,7 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
-models = {run: SentenceModel.load(path) for run, path in zip(snakemake.params.runs, snakemake.input.models, strict=True)}
+models = {run: SentenceModel.load(path) for run, path in zip(settings["runs"], snakemake.input.models, strict=True)}
 sets = [{"pairs": pd.read_parquet(pairs), "tokens": pd.read_parquet(tokens),
          "reference": read_field(released, fields, settings["field"])}
         for pairs, tokens, released, fields in zip(snakemake.input.pairs, snakemake.input.tokens,

@@ -1,4 +1,3 @@
-
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
 from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors

@@ -218,10 +218,9 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
 def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
     """Predictions of an exported ensemble: ``init + Σ coef · x[init_features] + learning_rate · Σ_t tree_t(x)``."""
     X = np.asarray(X, dtype=np.float32)  # scikit-learn casts features to float32, for the line too
-    start = float(arrays["init"]) + np.zeros(len(X))
-    if len(arrays["init_features"]):
-        columns = [list(arrays["features"]).index(name) for name in arrays["init_features"]]
-        start = (X[:, columns] @ arrays["init_coef"] + arrays["init"]).astype(np.float64)
+    columns = [list(arrays["features"]).index(name) for name in arrays["init_features"]]
+    start = (X[:, columns] @ arrays["init_coef"] + arrays["init"]).astype(np.float64) if columns else \
+        np.full(len(X), float(arrays["init"]))
     trees = sorted({int(k[1:].split("_")[0]) for k in arrays if k.startswith("t") and k.endswith("_left")})
     total = np.zeros(len(X))
     rows = np.arange(len(X))

@@ -15,10 +15,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from .pairs import InputFormatError, _decoded_lines
+from .pairs import read_field_lines
 from .scoring import pearson, weighted_mean
 from .tokens import tokenize
 
@@ -29,13 +28,7 @@ def read_field(path: str | Path, fields: int, field: int) -> list[str]:
     """Field ``field`` (1-based) of every line of a released input file with ``fields`` fields."""
     if not 1 <= field <= fields:
         raise ValueError(f"{path}: field {field} does not exist in a {fields}-field file")
-    values = []
-    for lineno, line in enumerate(_decoded_lines(path), start=1):
-        parts = line.split("\t")
-        if len(parts) != fields:
-            raise InputFormatError(f"{path}:{lineno}: expected {fields} tab-separated fields, found {len(parts)}")
-        values.append(parts[field - 1])
-    return values
+    return [parts[field - 1] for parts in read_field_lines(path, fields)]
 
 
 def comparison(models: dict, sets: list[dict], backend: str, field: int, tokenize_settings: dict) -> pd.DataFrame:
@@ -45,26 +38,28 @@ def comparison(models: dict, sets: list[dict], backend: str, field: int, tokeniz
     pair table, for gold), ``tokens`` (the token table the runs read: backend-translated s1,
     English s2) and ``reference`` (field ``field`` of each line, row-aligned).
     """
-    translations = {f"backend:{backend}": lambda s: list(s["tokens"]["tokens1"]),
-                    f"field {field} of the input file": lambda s: [tokenize(text, "en", **tokenize_settings)
-                                                                    for text in s["reference"]]}
+    backend_name, reference_name = f"backend:{backend}", f"field {field} of the input file"
+    prepared = []  # per set: gold of the scored rows, tokens2, and tokens1 per translation (tokenized once)
+    for s in sets:
+        pairs, tokens = s["pairs"], s["tokens"]
+        if len(s["reference"]) != len(pairs) or len(tokens) != len(pairs):
+            raise ValueError(f"{pairs['dataset'].iat[0]}: {len(s['reference'])} reference lines, "
+                             f"{len(tokens)} token rows and {len(pairs)} pairs")
+        scored = pairs["gold"].notna().to_numpy()
+        tokens1 = {backend_name: [list(t) for t in tokens["tokens1"]],
+                   reference_name: [tokenize(text, "en", **tokenize_settings) for text in s["reference"]]}
+        prepared.append((int(pairs["year"].iat[0]), pairs["dataset"].iat[0], scored,
+                         pairs["gold"].to_numpy()[scored], [list(t) for t in tokens["tokens2"]], tokens1))
     rows = []
     for run, model in models.items():
-        for translation, tokens1_of in translations.items():
+        for translation in (backend_name, reference_name):
             scores, sizes = [], []
-            for s in sets:
-                pairs, tokens = s["pairs"], s["tokens"]
-                if len(s["reference"]) != len(pairs) or len(tokens) != len(pairs):
-                    raise ValueError(f"{pairs['dataset'].iat[0]}: {len(s['reference'])} reference lines, "
-                                     f"{len(tokens)} token rows and {len(pairs)} pairs")
-                scored = pairs["gold"].notna().to_numpy()
-                cosines = model.cosines(tokens1_of(s), [list(t) for t in tokens["tokens2"]])
-                scores.append(pearson(cosines[scored], pairs["gold"].to_numpy()[scored]))
+            for year, dataset, scored, gold, tokens2, tokens1 in prepared:
+                cosines = model.cosines(tokens1[translation], tokens2)
+                scores.append(pearson(cosines[scored], gold))
                 sizes.append(int(scored.sum()))
-                rows.append((run, translation, int(pairs["year"].iat[0]), pairs["dataset"].iat[0], sizes[-1],
-                             scores[-1]))
-            rows.append((run, translation, int(sets[0]["pairs"]["year"].iat[0]), "ALL", sum(sizes),
-                         weighted_mean(scores, sizes)))
+                rows.append((run, translation, year, dataset, sizes[-1], scores[-1]))
+            rows.append((run, translation, prepared[0][0], "ALL", sum(sizes), weighted_mean(scores, sizes)))
             log.info("%s with %s: ALL %.5f", run, translation, rows[-1][-1])
     return pd.DataFrame(rows, columns=["run", "translation", "year", "dataset", "pairs", "pearson"]).astype(
         {"run": "string", "translation": "string", "year": "int16", "dataset": "string", "pairs": "int32",

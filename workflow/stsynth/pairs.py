@@ -63,14 +63,20 @@ def _decoded_lines(path: str | Path) -> list[str]:
     return decoded
 
 
-def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
-    pairs = []
+def read_field_lines(path: str | Path, fields: int) -> list[list[str]]:
+    """The tab-separated fields of every line of a released input file, each line checked for ``fields``."""
+    lines = []
     for lineno, line in enumerate(_decoded_lines(path), start=1):
         parts = line.split("\t")
         if len(parts) != fields:
             raise InputFormatError(f"{path}:{lineno}: expected {fields} tab-separated fields, found {len(parts)}")
-        pairs.append((parts[0], parts[1]))  # fields 3+ are source notes or third-party MT: never read
-    return pairs
+        lines.append(parts)
+    return lines
+
+
+def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
+    # fields 3+ are source notes or third-party MT: no run reads them (stsynth.mt_quality compares one)
+    return [(parts[0], parts[1]) for parts in read_field_lines(path, fields)]
 
 
 def read_gold(path: str | Path) -> list[float | None]:

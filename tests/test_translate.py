@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from contextlib import closing
 
 import pandas as pd
 import pytest
 
-from stsynth.translate import (Apertium, Marian, TranslationCache, TranslationEngineError, make_translator,
-                               restore_final_period, strip_apertium_marks, translate_cached, translate_pairs)
+from stsynth.translate import (Apertium, Marian, TranslationCache, TranslationEngineError, apertium_stream,
+                               make_translator, strip_apertium_marks, translate_cached, translate_pairs)
 
 MODES = {"en-es": "eng-spa", "es-en": "spa-eng"}
 
@@ -49,15 +50,16 @@ def test_marks_are_stripped_but_source_hashtags_kept():
     assert strip_apertium_marks("3 * 4 = 12", "3 * 4 = 12") == "3 * 4 = 12"
 
 
-def test_final_period_swallowed_by_the_line_format_comes_back():
-    assert restore_final_period("Dejó", "He left.") == "Dejó."
-    assert restore_final_period("Dejó..", "He left...") == "Dejó..."
-    assert restore_final_period("Dejó!", "He left!") == "Dejó!"
-    assert restore_final_period("EE.UU.", "U.S.") == "EE.UU."
-    assert restore_final_period("Dejó", "He left") == "Dejó"
+def test_stream_format_is_what_apertium_destxt_writes():
+    sentences = ["He left.", "What?", "I paid $5 for a/b <ok> [x] \\y ^z {w} @me", "a~b", "~x"]
+    if shutil.which("apertium-destxt"):
+        for sentence in sentences:
+            destxt = subprocess.run(["apertium-destxt"], input=sentence + "\n", capture_output=True, text=True).stdout
+            assert apertium_stream(sentence) == destxt
+    assert apertium_stream("He  left\tnow") == "He left now.[][\n]"  # white space folded first
 
 
-def test_apertium_translates_line_by_line(apertium):
+def test_apertium_translates_each_sentence(apertium):
     english = ["The cat sleeps on the bed.", "", "A man is playing a zzyzxq guitar.", "Two\tdogs\nrun."]
     spanish = apertium.translate(english, "en-es")
     assert len(spanish) == 4
@@ -66,12 +68,65 @@ def test_apertium_translates_line_by_line(apertium):
     assert "perros" in spanish[3].lower() and spanish[0].endswith(".")
     back = apertium.translate(spanish, "es-en")
     assert "cat" in back[0].lower() and "dogs" in back[3].lower()
-    # Batched output equals one call per sentence: lines never leak into each other.
     assert [apertium.translate([s], "en-es")[0] for s in english] == spanish
 
 
-def test_apertium_version_names_engine_and_data(apertium):
+def distinct_field(path, field, count):
+    sentences = [line.rstrip("\r\n").split("\t")[field] for line in path.open(encoding="utf-8")]
+    return list(dict.fromkeys(s for s in sentences if s.strip()))[:count]
+
+
+@pytest.fixture
+def corpus_sentences(shared_corpus):
+    """A few hundred real sentences per direction, among them pairs seen to leak into each other."""
+    english = (distinct_field(shared_corpus / "STS2016-test/STS2016.input.headlines.txt", 0, 150)
+               + distinct_field(shared_corpus / "STS2016-test/STS2016.input.postediting.txt", 0, 150)
+               # apertium-tagger carries state across a null flush: after the first, the second is tagged
+               # differently ("based" as a participle) unless the tagger starts afresh for it.
+               + ["the most well-known jerseys have on the neck.", "Gebrselassie based, goes beyond his world record."])
+    spanish = distinct_field(shared_corpus / "STS2016-crosslingual-test/SemEval2016_test_news_es-en_4c.txt", 0, 150)
+    spanish += distinct_field(shared_corpus / "STS2016-crosslingual-test/SemEval2016_test_multisource_es-en_4c.txt", 0, 150)
+    return {"en-es": english, "es-en": spanish}
+
+
+@pytest.mark.parametrize("direction", ["en-es", "es-en"])
+def test_a_translation_depends_on_its_sentence_only(apertium, corpus_sentences, direction):
+    """Batch, reverse order, other chunk sizes, one by one: the same translation of every sentence."""
+    sentences = corpus_sentences[direction]
+    assert len(sentences) >= 300
+    batch = apertium.translate(sentences, direction)
+    assert apertium.translate(sentences[::-1], direction)[::-1] == batch
+    for chunk_size in (7, 64):
+        chunked = [t for start in range(0, len(sentences), chunk_size)
+                   for t in apertium.translate(sentences[start:start + chunk_size], direction)]
+        assert chunked == batch, f"chunks of {chunk_size}"
+    one_by_one = range(0, len(sentences), 6) if direction == "en-es" else range(0, len(sentences), 10)
+    picked = sorted({*one_by_one, len(sentences) - 1})  # every 6th/10th, and the last (the tagger case)
+    assert [apertium.translate([sentences[i]], direction)[0] for i in picked] == [batch[i] for i in picked]
+    # And it is what the apertium wrapper gives for the sentence alone in its plain-text format.
+    mode = MODES[direction]
+    for i in picked[:10]:
+        alone = subprocess.run(["apertium", "-u", "-f", "txt", mode], input=sentences[i] + "\n",
+                               capture_output=True, text=True, check=True).stdout
+        assert batch[i] == " ".join(alone.split())
+
+
+def test_apertium_version_names_engine_data_and_method(apertium):
     assert apertium.version.startswith("Apertium ") and "eng-spa:" in apertium.version
+    assert apertium.version.endswith(Apertium.method)
+
+
+def test_translations_made_by_the_old_line_batching_are_not_reused(apertium, tmp_path):
+    """The cache key says how a translation was made: a row stored by the line-format code is ignored."""
+    old_version = apertium.version.replace(Apertium.method, "cleanup 2")  # what the line-format code wrote
+    cache = TranslationCache(tmp_path / "cache.sqlite")
+    cache.db.execute("INSERT INTO translations VALUES (?, ?, ?, ?, ?)",
+                     ("apertium", old_version, "en-es", "Toronto rapper Drake gets 4 Grammy nominations",
+                      "Ucrania oriental rapper Drake coge 4 Grammy Israel"))
+    cache.db.commit()
+    (translation,), counts = translate_cached(["Toronto rapper Drake gets 4 Grammy nominations"], "en-es",
+                                              apertium, cache)
+    assert counts["translated"] == 1 and "Toronto" in translation and "Israel" not in translation
 
 
 def test_missing_apertium_says_how_to_install(tmp_path):
@@ -204,6 +259,19 @@ def test_marian_translates_with_a_local_model(tiny_marian):
     batched = Marian({"en-es": str(tiny_marian), "es-en": str(tiny_marian)}, batch_size=8, max_length=32)
     assert batched.translate(sources[::-1] + sources, "en-es") == [MEMORIZED[s] for s in sources[::-1] + sources]
     assert "beams=1" in marian.version and str(tiny_marian) in marian.version
+
+
+def test_marian_translation_does_not_depend_on_its_batch(tiny_marian):
+    """Sentences of many lengths: batch, reverse, other batch sizes and one by one agree exactly."""
+    models = {"en-es": str(tiny_marian), "es-en": str(tiny_marian)}
+    words = "a man plays the guitar the cat sleeps".split()
+    sentences = [" ".join(words[i % 7:i % 7 + 1 + i % 5]) + " ." for i in range(40)] + list(MEMORIZED)
+    batch = Marian(models, batch_size=16, max_length=32).translate(sentences, "en-es")
+    assert Marian(models, batch_size=16, max_length=32).translate(sentences[::-1], "en-es")[::-1] == batch
+    assert Marian(models, batch_size=3, max_length=32).translate(sentences, "en-es") == batch
+    single = Marian(models, batch_size=1, max_length=32)
+    assert [single.translate([s], "en-es")[0] for s in sentences] == batch
+    assert batch[-2:] == list(MEMORIZED.values())
 
 
 def test_marian_beam_search_and_int8(tiny_marian):

@@ -2,8 +2,9 @@
 
 Backends (``translate.backend`` in config.yaml):
 
-- ``apertium``: the rule-based engine from Debian (``apertium`` + ``apertium-eng-spa``), one
-  subprocess per batch, no shell. Offline, so it is the default.
+- ``apertium``: the rule-based engine from Debian (``apertium`` + ``apertium-eng-spa``), its
+  stages null-flushed over a batch, each sentence translated on its own. Offline, so it is the
+  default.
 - ``marian``: transformers ``MarianMTModel`` (opus-mt models by hub name or local folder).
 
 A backend has a ``name``, a ``version`` (everything that changes its output: engine and data
@@ -31,10 +32,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import shlex
 import shutil
 import sqlite3
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Protocol
 
@@ -66,6 +69,11 @@ def _check_direction(direction: str) -> None:
 
 # Apertium marks unknown (*), ungeneratable (#) and untranslated (@) words with a prefix.
 _APERTIUM_MARK = re.compile(r"(?<!\S)([*#@])(?=\w)")
+# Characters of Apertium's stream format that plain text must escape (as apertium-destxt does).
+_STREAM_RESERVED = re.compile(r"([\\\[\]^$/@<>{}])")
+# What apertium-destxt ends a text with: a period that tells the tagger the sentence ends (retxt
+# removes it again) and the final line break as a superblank.
+_STREAM_END = ".[][\n]"
 
 
 def strip_apertium_marks(translation: str, source: str) -> str:
@@ -73,61 +81,120 @@ def strip_apertium_marks(translation: str, source: str) -> str:
     return _APERTIUM_MARK.sub(lambda m: m.group(0) if m.group(1) in source else "", translation)
 
 
-def restore_final_period(translation: str, source: str) -> str:
-    """Put back the one sentence-final '.' that Apertium's line format swallows ("He left." -> "Dejó")."""
-    dots = len(source) - len(source.rstrip("."))
-    if dots and len(translation) - len(translation.rstrip(".")) == dots - 1:
-        return translation + "."
-    return translation
+def apertium_stream(sentence: str) -> str:
+    """One sentence in Apertium's stream format, as apertium-destxt writes a one-line text.
+
+    White space is folded to single spaces first (a tab or line break inside a sentence would become
+    a superblank). A "~" becomes a superblank of its own, as destxt makes it.
+    """
+    text = _STREAM_RESERVED.sub(r"\\\1", " ".join(sentence.split()))
+    return text.replace("~", "[~]") + _STREAM_END
 
 
 class Apertium:
-    name = "apertium"
+    """Apertium's stages for one language pair, each sentence translated on its own.
 
-    def __init__(self, modes: dict[str, str], executable: str = "apertium", data_dir: str = "/usr/share/apertium"):
+    `apertium -f line` only looks sentence-isolated: a line break is a blank to the tagger and the
+    transfer stages, so a chunk can span two lines and words move between sentences. Here every
+    sentence is its own stream-format text followed by a NUL byte, and the stages (the language
+    pair's mode file as `apertium-wblank-mode -z` writes it, the tool the `apertium` wrapper itself
+    uses for null-flushed formats) translate up to each NUL, flush and start again.
+
+    One stage does not start again: apertium-tagger 3.8's HMM keeps state across a null flush (a
+    sentence after "well-known." is tagged differently from the same sentence alone, and no later
+    segment resets it). So the analyser stages run null-flushed over the whole batch, the tagger runs
+    once per sentence (a ~5 ms process on a 100 kB model, `threads` of them at a time), and the
+    transfer and generation stages run null-flushed over the whole batch again. A sentence's
+    translation is then the one `apertium -u -f txt` gives for it alone, whatever else is in the
+    batch and in any order; tests/test_translate.py checks both on real corpus sentences.
+    """
+    name = "apertium"
+    # Part of the version, so translations made another way are never taken from the cache: bump it
+    # when the way sentences reach the engine or the clean-up below changes.
+    method = "null-flush txt, tagger per sentence; cleanup 3"
+
+    def __init__(self, modes: dict[str, str], executable: str = "apertium", data_dir: str = "/usr/share/apertium",
+                 threads: int = 1):
         self.executable = shutil.which(executable)
         if self.executable is None:
             raise TranslationEngineError(
                 f"the Apertium executable {executable!r} is not on PATH: install it with "
                 "`apt-get install apertium apertium-eng-spa` (Debian/Ubuntu), or set "
                 "translate.apertium.executable in config.yaml")
+        tools = Path(self.executable).parent
+        self.tools = {name: shutil.which(name, path=str(tools)) or shutil.which(name)
+                      for name in ("apertium-wblank-mode", "apertium-retxt")}
+        for name, path in self.tools.items():
+            if path is None:
+                raise TranslationEngineError(f"{name} (part of Debian's apertium package) is not next to "
+                                             f"{self.executable} nor on PATH: reinstall apertium")
         self.modes = dict(modes)
         self.data_dir = Path(data_dir)
+        self.threads = max(1, threads)
         engine = self._run([self.executable, "-V"], "").strip()
-        data_hashes = []
+        data_hashes, self.stages = [], {}
         for direction in DIRECTIONS:
             mode_file = self.data_dir / "modes" / f"{self.modes[direction]}.mode"
             if not mode_file.is_file():
                 raise TranslationEngineError(
                     f"Apertium has no mode {self.modes[direction]!r} for {direction} ({mode_file} is missing): "
-                    "install the language pair with `apt-get install apertium-eng-spa`, or set "
+                    "install the language pair with `apt-get install apertium apertium-eng-spa`, or set "
                     "translate.apertium.modes / translate.apertium.data_dir in config.yaml")
             data_hashes.append(f"{self.modes[direction]}:{_mode_data_hash(mode_file)}")
+            pipeline = self._run([self.tools["apertium-wblank-mode"], "-z", str(mode_file)], "")
+            self.stages[direction] = _split_at_tagger(pipeline, mode_file)
         # The language data's content is part of the version: a package upgrade invalidates the cache.
-        # So is the revision of the clean-up below (marks, final period): bump it when that changes.
-        self.version = f"{engine}; {'; '.join(data_hashes)}; cleanup 2"
+        self.version = f"{engine}; {'; '.join(data_hashes)}; {self.method}"
 
     def _run(self, command: list[str], text: str) -> str:
-        result = subprocess.run(command, input=text, capture_output=True, text=True, encoding="utf-8")
+        result = subprocess.run(command, input=text.encode("utf-8"), capture_output=True)
         if result.returncode != 0:
-            raise TranslationEngineError(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()}")
-        return result.stdout
+            stderr = result.stderr.decode("utf-8", errors="replace").strip()
+            raise TranslationEngineError(f"{' '.join(command)} failed ({result.returncode}): {stderr}")
+        return result.stdout.decode("utf-8")
+
+    def _null_flushed(self, pipeline: str, segments: list[str]) -> list[str]:
+        """Run a null-flushed shell pipeline of Apertium stages: one output segment per input segment."""
+        output = self._run(["bash", "-c", pipeline], "".join(s + "\0" for s in segments)).split("\0")
+        while output and output[-1] == "":  # every stage adds a NUL at the end of its input
+            output.pop()
+        if len(output) != len(segments):
+            raise TranslationEngineError(f"{pipeline.split()[0]} ... returned {len(output)} null-flushed "
+                                         f"segments for {len(segments)} sentences")
+        return output
 
     def translate(self, sentences: list[str], direction: str) -> list[str]:
         _check_direction(direction)
         if not sentences:
             return []
-        # One sentence per line. -f line translates every line on its own (txt format lets the tagger's
-        # context and capitalisation run across lines); -u drops the engine's own unknown-word marks.
-        lines = [" ".join(s.split()) for s in sentences]
-        command = [self.executable, "-d", str(self.data_dir), "-f", "line", "-u", self.modes[direction]]
-        output = self._run(command, "\n".join(lines) + "\n").split("\n")
-        if output and output[-1] == "":
-            output.pop()
-        if len(output) != len(lines):
-            raise TranslationEngineError(
-                f"apertium {self.modes[direction]} returned {len(output)} lines for {len(lines)} sentences")
-        return [restore_final_period(strip_apertium_marks(" ".join(t.split()), s), s) for t, s in zip(output, lines)]
+        analyse, tagger, transfer = self.stages[direction]
+        analysed = self._null_flushed(analyse, [apertium_stream(s) for s in sentences])
+        with ThreadPoolExecutor(self.threads) as pool:
+            tagged = list(pool.map(lambda segment: self._run(tagger, segment), analysed))
+        generated = self._null_flushed(transfer, tagged)
+        # Each segment ends with the superblank holding the line break, so one retxt call for the
+        # whole batch gives one line per sentence.
+        lines = self._run([self.tools["apertium-retxt"]], "".join(generated)).split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if len(lines) != len(sentences):
+            raise TranslationEngineError(f"apertium-retxt returned {len(lines)} lines for {len(sentences)} "
+                                         f"{self.modes[direction]} segments")
+        return [strip_apertium_marks(" ".join(t.split()), s) for t, s in zip(lines, sentences)]
+
+
+def _split_at_tagger(pipeline: str, mode_file: Path) -> tuple[str, list[str], str]:
+    """A null-flushed mode pipeline -> (stages before the tagger, the tagger's argv, stages after it).
+
+    The mode file's $1 is the generator's flag (-n: no unknown-word marks, the wrapper's -u), $2 the
+    tagger's (none).
+    """
+    stages = [stage.strip().replace("$1", "-n").replace("$2", "") for stage in pipeline.strip().split(" | ")]
+    taggers = [i for i, stage in enumerate(stages) if stage.split()[0] == "apertium-tagger"]
+    if len(taggers) != 1:
+        raise TranslationEngineError(f"{mode_file}: expected one apertium-tagger stage, found {len(taggers)}")
+    tagger = [word for word in shlex.split(stages[taggers[0]]) if word != "-z"]
+    return " | ".join(stages[:taggers[0]]), tagger, " | ".join(stages[taggers[0] + 1:])
 
 
 def _mode_data_hash(mode_file: Path) -> str:
@@ -145,6 +212,8 @@ def _mode_data_hash(mode_file: Path) -> str:
 
 class Marian:
     name = "marian"
+    # Part of the version (see Apertium.method): batches of equal token length, never padded.
+    method = "unpadded batches"
 
     def __init__(self, models: dict[str, str], batch_size: int = 16, num_beams: int = 1,
                  max_length: int = 256, device: str = "auto", quantize_int8: bool = False, threads: int | None = None):
@@ -181,18 +250,17 @@ class Marian:
             self.tokenizers[direction], self.models[direction] = tokenizer, model.to(device)
             versions.append(f"{direction}={name}@{_model_fingerprint(name, model)}")
         self.version = (f"{'; '.join(versions)}; beams={num_beams}; max_length={max_length}; "
-                        f"int8={bool(quantize_int8)}")
+                        f"int8={bool(quantize_int8)}; {self.method}")
 
     def translate(self, sentences: list[str], direction: str) -> list[str]:
         _check_direction(direction)
         tokenizer, model = self.tokenizers[direction], self.models[direction]
-        # Batches of similar length waste less work on padding.
-        order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
         translations: list[str] = [""] * len(sentences)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start:start + self.batch_size]
-            encoded = tokenizer([sentences[i] for i in batch], return_tensors="pt", padding=True,
-                                truncation=True, max_length=self.max_length).to(self.device)
+        # A batch holds sentences of one token length only, so no sentence is ever padded and its
+        # translation cannot depend on the batch it lands in (padding changes the encoder's sums).
+        for batch in _same_length_batches(sentences, tokenizer, self.max_length, self.batch_size):
+            encoded = tokenizer([sentences[i] for i in batch], return_tensors="pt", truncation=True,
+                                max_length=self.max_length).to(self.device)
             with self.torch.inference_mode():
                 generated = model.generate(**encoded, num_beams=self.num_beams, do_sample=False,
                                            max_new_tokens=self.max_length,
@@ -200,6 +268,16 @@ class Marian:
             for i, text in zip(batch, tokenizer.batch_decode(generated, skip_special_tokens=True)):
                 translations[i] = text.strip()
         return translations
+
+
+def _same_length_batches(sentences: list[str], tokenizer, max_length: int, batch_size: int) -> list[list[int]]:
+    """Indices of sentences in batches of at most batch_size whose token sequences are equally long."""
+    lengths = [len(ids) for ids in tokenizer(sentences, truncation=True, max_length=max_length)["input_ids"]]
+    by_length: dict[int, list[int]] = {}
+    for index in sorted(range(len(sentences)), key=lambda i: lengths[i]):
+        by_length.setdefault(lengths[index], []).append(index)
+    return [group[start:start + batch_size] for group in by_length.values()
+            for start in range(0, len(group), batch_size)]
 
 
 def _model_fingerprint(name: str, model) -> str:
@@ -219,7 +297,7 @@ def make_translator(settings: dict, threads: int = 1) -> Translator:
     """The backend named by config.yaml's ``translate`` section; threads: the rule's (torch threads)."""
     backend = settings["backend"]
     if backend == "apertium":
-        return Apertium(**settings["apertium"])
+        return Apertium(**settings["apertium"], threads=threads)
     if backend == "marian":
         return Marian(**settings["marian"], threads=threads)
     raise ValueError(f"translate.backend {backend!r} is not one of apertium, marian")

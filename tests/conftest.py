@@ -174,6 +174,8 @@ def workspace(tmp_path) -> Workspace:
     project_config = yaml.safe_load((REPO / "config.yaml").read_text())
     config = merge(project_config, {"corpus": {"manifest": str(manifest), "mirrors": [str(tmp_path / "mirror")]}})
     config["datasets"] = [d.config_entry() for d in TINY_DATASETS]
+    # The dev check's round trips: of the tiny dev set, as the project's are of 2015 images.
+    config["paragram"]["models"]["synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
     work = Workspace(tmp_path / "work", tmp_path / "mirror", manifest, config)
     work.path.mkdir()
     work.write_config()

@@ -1,7 +1,9 @@
 """Parsing of released STS files: each bad-input case fails loudly with file and line."""
+import logging
+
 import pytest
 
-from stsynth.pairs import Dataset, InputFormatError, pair_table
+from stsynth.pairs import Dataset, InputFormatError, blank_counts, pair_table
 
 EN16 = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4)
 
@@ -53,3 +55,20 @@ def test_scored_count_checked_against_config(tmp_path):
     dataset = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4, scored=2)
     with pytest.raises(InputFormatError, match="1 scored pairs, config.yaml expects 2"):
         write(tmp_path, b"a\tb\tc\td\na\tb\tc\td\n", b"1\n\n", dataset)
+
+
+def test_byte_order_mark_is_removed_and_logged(tmp_path, caplog):
+    with caplog.at_level(logging.INFO):
+        table = write(tmp_path, b"\xef\xbb\xbfa b\tc d\tx\ty\n", b"\xef\xbb\xbf2.0\n")
+    assert table["s1"].iat[0] == "a b" and table["gold"].iat[0] == 2.0
+    assert "in.txt starts with a UTF-8 byte-order mark: removed" in caplog.text
+
+
+def test_blank_sentences_are_kept_counted_and_logged(tmp_path, caplog):
+    lines = "a b\t\tx\ty\n \u00a0\tc d\tx\ty\ne f\tg h\tx\ty\n   \t \tx\ty\n".encode()
+    with caplog.at_level(logging.WARNING):
+        table = write(tmp_path, lines, b"1.0\n\n3.0\n4.0\n")
+    assert len(table) == 4  # every released line stays: it must still get a prediction
+    assert blank_counts(table) == {"blank_s1": 2, "blank_s2": 2, "blank_scored": 2}
+    assert "2 lines whose s1 is empty or only white space" in caplog.text and "lines 2, 4" in caplog.text
+    assert "2 lines whose s2 is empty or only white space" in caplog.text and "lines 1, 4" in caplog.text

@@ -54,6 +54,8 @@ def study(tmp_path):
                    "task-internal": put("s-ti", scores_table("task-internal", {"answer-answer": .5, "headlines": .7, "news": .8})),
                    "fusion": put("s-fusion", scores_table("fusion", {"answer-answer": .6, "headlines": .75, "news": .82}))},
         "test_sets": test_sets, "predictions": predictions,
+        "input_sets": [{"year": 2016, "dataset": "answer-answer", "track": "en", "pairs": put("input-aa", pd.DataFrame(
+            {"s1": ["A b.", " ", "C d."], "s2": ["E f.", "G h.", "\u00a0"], "gold": [1.0, 2.0, np.nan]}))}],
         "paper_systems": {"task-internal": "task-internal", "fusion": "fusion"},
         "dev_table": put("dev_table", pd.DataFrame({"system": ["features", "features + paragram"],
                                                     "pearson_2015_images": [.80, .84], "pearson_ALL": [.75, .78]})),
@@ -100,6 +102,7 @@ def test_every_section_from_documented_schemas(study):
                             basedir=str(REPO), paper_threshold=3.8, log=LOG)
     assert "## Synthetic pairs on the dev protocol" in markdown and "| synthetic-dev | 2015_images | 0.8428 | 0.7944 |" in markdown
     assert "## Cross-lingual scores by translation of s1" in markdown
+    assert "2 blank sentences in all" in markdown and "| 2016/answer-answer | 3 | 2 | 1 | 1 | 1 |" in markdown
     assert "| synthetic | field 3 of the input file | 2016 | ALL | 595 | 0.8641 |" in markdown
     # Provenance comes first.
     assert markdown.index("## Provenance") < markdown.index("## STS 2016 English")

@@ -1,3 +1,6 @@
+import logging
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -5,7 +8,7 @@ from scipy.stats import pearsonr
 
 from stsynth.baseline import bag_of_words_cosine
 from stsynth.pairs import InputFormatError
-from stsynth.scoring import pearson, score_run, weighted_mean, write_predictions
+from stsynth.scoring import pearson, score_run, scores_markdown, weighted_mean, write_predictions
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -52,3 +55,21 @@ def test_bag_of_words_cosine_is_binary_and_case_sensitive():
     assert bag_of_words_cosine("a a b", "a b") == pytest.approx(1.0)
     assert bag_of_words_cosine("A b", "a b") == pytest.approx(0.5)
     assert bag_of_words_cosine("", "a") == 0.0
+
+
+def test_undefined_pearson_is_nan_never_zero_and_all_says_what_it_left_out(tmp_path, caplog):
+    constant = pd.DataFrame({"track": ["en"] * 4, "year": [2016] * 4, "dataset": ["flat"] * 4,
+                             "gold": [1.0, 2.0, 3.0, None]})
+    varying = pd.DataFrame({"track": ["en"] * 3, "year": [2016] * 3, "dataset": ["fine"] * 3, "gold": [1.0, 2.0, 4.0]})
+    write_predictions([0.0, 0.0, 0.0, 0.0], tmp_path / "flat.txt")
+    write_predictions([1.0, 2.5, 3.0], tmp_path / "fine.txt")
+    assert math.isnan(pearson([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]))
+    with caplog.at_level(logging.WARNING):
+        scores = score_run("zeros", [constant, varying], [tmp_path / "flat.txt", tmp_path / "fine.txt"])
+    assert "run zeros, 2016/flat: Pearson is undefined" in caplog.text
+    rows = scores.set_index("dataset")
+    assert math.isnan(rows.loc["flat", "pearson"]) and rows.loc["flat", "undefined"] == 1
+    assert rows.loc["ALL", "pearson"] == pytest.approx(rows.loc["fine", "pearson"])  # flat is left out
+    assert rows.loc["ALL", "pairs"] == 3 and rows.loc["ALL", "undefined"] == 1
+    markdown = scores_markdown(scores)
+    assert "| flat | 3 | n/a |" in markdown and "ALL leaves out 1 dataset(s)" in markdown

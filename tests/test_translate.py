@@ -295,3 +295,48 @@ def test_marian_model_fingerprint_follows_the_weights(tmp_path):
 def test_missing_marian_model_says_how_to_configure(tmp_path):
     with pytest.raises(TranslationEngineError, match="translate.marian.models.en-es"):
         Marian({"en-es": str(tmp_path / "absent"), "es-en": str(tmp_path / "absent")})
+
+
+KILLED_TRANSLATION = """
+import sys, time
+sys.path.insert(0, {workflow!r})
+from stsynth.translate import TranslationCache, translate_cached
+
+class Slow:
+    name, version = "slow", "1"
+    def translate(self, sentences, direction):
+        time.sleep(0.3)
+        return [s.upper() for s in sentences]
+
+translate_cached([f"sentence {{i}}" for i in range(40)], "en-es", Slow(), TranslationCache({cache!r}), chunk_size=4)
+"""
+
+
+def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
+    """SIGKILL mid-way (no clean-up runs): the chunks committed so far are kept, the rest is translated."""
+    import signal
+    import sqlite3
+    import sys
+    import time
+
+    from conftest import REPO
+    cache_path = tmp_path / "cache.sqlite"
+    script = KILLED_TRANSLATION.format(workflow=str(REPO / "workflow"), cache=str(cache_path))
+    child = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 60
+    stored = 0
+    while stored < 8 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        if cache_path.exists():
+            with closing(sqlite3.connect(cache_path, timeout=5)) as db:
+                stored = db.execute("SELECT count(*) FROM translations").fetchone()[0]
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert 8 <= stored < 40, "the child must be killed part-way"
+    resumed = CountingTranslator()
+    resumed.name, resumed.version = "slow", "1"
+    sentences = [f"sentence {i}" for i in range(40)]
+    out, counts = translate_cached(sentences, "en-es", resumed, TranslationCache(cache_path), chunk_size=4)
+    from_cache = [s for s, t in zip(sentences, out) if t == s.upper()]  # what the killed process stored
+    assert len(from_cache) == counts["cached"] >= 8 and counts["cached"] + counts["translated"] == 40
+    assert resumed.asked == [s for s in sentences if s not in from_cache]  # only the missing ones, once each

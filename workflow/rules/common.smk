@@ -2,11 +2,15 @@
 import os
 import re
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for this file's helpers
 
+from stsynth.config_checks import check_config
 from stsynth.corpus import read_manifest
+from stsynth.encoder import ENCODER_FEATURES
+from stsynth.features import FEATURES
 from stsynth.pairs import Dataset
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
@@ -14,15 +18,12 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")]))
 )
 
-DATASETS = {(d["year"], d["name"]): Dataset.from_config(d) for d in config["datasets"]}
 MANIFEST = read_manifest(config["corpus"]["manifest"])
+# Every name that points at another part of the config, checked before any job (stsynth.config_checks).
+for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
+    logger.warning(_note)
+DATASETS = {(d["year"], d["name"]): Dataset.from_config(d) for d in config["datasets"]}
 ENV = "../../envs/stsynth.yaml"
-
-for _dataset in DATASETS.values():
-    for _relpath in (_dataset.input, _dataset.gold):
-        if _relpath not in MANIFEST:
-            raise ValueError(f"config.yaml: dataset {_dataset.year}/{_dataset.name} reads {_relpath}, "
-                             f"which {config['corpus']['manifest']} does not list")
 
 
 def _alternatives(values):
@@ -80,3 +81,16 @@ def round_trips_path(d):
 def per_set_model(d):
     """The paragram model of run synthetic-per-set for test set d (see PARAGRAM_MODELS)."""
     return f"synthetic-per-set-{d.year}-{d.name}"
+
+
+# Params are Snakemake's rerun trigger for config values: it compares them between runs when they
+# are plain Python values (a dataclass such as Dataset is silently left out), so rules get dicts.
+def dataset_entry(wc):
+    """The dataset's config entry, as the plain dict its rules take as a param."""
+    return asdict(dataset(wc))
+
+
+def manifest_facts(wc):
+    """What a corpus copy is (path, sha256, size); where it comes from is not part of it."""
+    entry = MANIFEST[wc.relpath]
+    return {"relpath": entry.relpath, "sha256": entry.sha256, "bytes": entry.bytes}

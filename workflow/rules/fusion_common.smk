@@ -1,21 +1,8 @@
 # Fusion helpers (rules in fusion.smk): run feature lists and the per-dataset read plans.
 from stsynth.encoder import ENCODER_FEATURES
-from stsynth.features import FEATURES
 
 FUSION = config["fusion"]
 FUSION_RUNS = FUSION["runs"]  # run -> feature groups
-
-for _group, _names in FUSION["groups"].items():
-    for _name in _names:
-        if _name not in FEATURES and _name not in FUSION["paragram"] and _name not in ENCODER_FEATURES:
-            raise ValueError(f"config.yaml: fusion group {_group} names {_name!r}, which is no feature "
-                             f"(stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder "
-                             f"similarity {ENCODER_FEATURES}")
-for _run, _groups in FUSION_RUNS.items():
-    for _group in _groups:
-        if _group not in FUSION["groups"]:
-            raise ValueError(f"config.yaml: fusion run {_run} uses group {_group!r}, not declared in fusion.groups")
-
 
 def fusion_features(run):
     """Feature names of a run, in group order."""

@@ -6,7 +6,7 @@ rule pair_table:
     output:
         "resources/pairs/{year}/{dataset}.parquet",
     params:
-        dataset=dataset,
+        dataset=dataset_entry,  # editing the dataset's config entry rebuilds its table
     log:
         "logs/pairs/{year}/{dataset}.log",
     benchmark:

@@ -8,6 +8,7 @@ REPORT_PLAN = stsynth_report.report_plan(
     rules.has,
     [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in datasets_with(role="test")],
     globals().get("paragram_model"),
+    [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in DATASETS.values()],
 )
 
 

@@ -12,7 +12,7 @@ rule round_trips:
     output:
         "resources/round_trips/{year}/{dataset}.parquet",
     params:
-        settings=config["translate"],
+        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     log:
         "logs/round_trips/{year}/{dataset}.log",
     benchmark:

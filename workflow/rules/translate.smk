@@ -2,6 +2,13 @@
 
 # GPUs a translation job asks the scheduler for: Marian on anything but the CPU takes one.
 TRANSLATION_GPUS = int(config["translate"]["backend"] == "marian" and config["translate"]["marian"]["device"] != "cpu")
+# The settings a translation depends on: the backend and its own section. Marian's batch size is
+# left out (batches are never padded, so it changes speed only), like the cache path and chunk size.
+TRANSLATION_ENGINE = {
+    "backend": config["translate"]["backend"],
+    config["translate"]["backend"]: {key: value for key, value in config["translate"][config["translate"]["backend"]].items()
+                                     if key != "batch_size"},
+}
 
 
 rule translate_pairs:
@@ -11,7 +18,7 @@ rule translate_pairs:
     output:
         "resources/translated/{year}/{dataset}.parquet",
     params:
-        settings=config["translate"],
+        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     wildcard_constraints:
         dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
     log:

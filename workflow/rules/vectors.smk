@@ -1,5 +1,5 @@
 # Word-vector sources: one uniform table per source (schema: stsynth.vectors).
-VECTOR_BASES = ["paragram-xxl", "glove-6b-50d", "minilm-static"]
+from stsynth.config_checks import VECTOR_BASES
 
 
 rule vectors_paragram_xxl:

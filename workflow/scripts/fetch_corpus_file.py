@@ -1,6 +1,8 @@
-from stsynth.corpus import fetch, mirrors_from
+from stsynth.corpus import ManifestEntry, fetch, mirrors_from, read_manifest
 from stsynth.logs import log_to
 
 log_to(snakemake.log[0])
-fetch(snakemake.params.entry, snakemake.output[0], mirrors_from(snakemake.params.mirrors),
-      timeout=snakemake.params.timeout)
+corpus = snakemake.config["corpus"]
+origin = read_manifest(corpus["manifest"])[snakemake.params.facts["relpath"]].origin
+fetch(ManifestEntry(**snakemake.params.facts, origin=origin), snakemake.output[0], mirrors_from(corpus["mirrors"]),
+      timeout=corpus["download_timeout"])

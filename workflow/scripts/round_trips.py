@@ -7,7 +7,7 @@ from stsynth.synthetic import round_trip_table
 from stsynth.translate import TranslationCache, make_translator
 
 log = log_to(snakemake.log[0])
-settings = snakemake.params.settings
+settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)
 pairs = pd.read_parquet(snakemake.input[0])
 translator = make_translator(settings, snakemake.threads)
 with closing(TranslationCache(settings["cache"])) as cache:

@@ -48,8 +48,14 @@ class Dataset:
                    entry["gold"], entry["fields"], entry.get("scored"))
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def _decoded_lines(path: str | Path) -> list[str]:
     raw = Path(path).read_bytes()
+    if raw.startswith(BOM):
+        log.info("%s starts with a UTF-8 byte-order mark: removed, not part of the first line", path)
+        raw = raw[len(BOM):]
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the final newline ends the last line rather than starting another
@@ -96,6 +102,18 @@ def read_gold(path: str | Path) -> list[float | None]:
     return scores
 
 
+def is_blank(sentence) -> bool:
+    """Empty or only white space (Unicode white space: a no-break space counts)."""
+    return not str(sentence).strip()
+
+
+def blank_counts(table: pd.DataFrame) -> dict[str, int]:
+    """Lines of a pair table whose s1 / s2 is blank, and how many of those are scored."""
+    blank1, blank2 = table["s1"].map(is_blank), table["s2"].map(is_blank)
+    return {"blank_s1": int(blank1.sum()), "blank_s2": int(blank2.sum()),
+            "blank_scored": int(((blank1 | blank2) & table["gold"].notna()).sum())}
+
+
 def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path) -> pd.DataFrame:
     sentences = read_sentences(input_path, dataset.fields)
     gold = read_gold(gold_path)
@@ -107,6 +125,12 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path) 
         raise InputFormatError(f"{gold_path}: {scored} scored pairs, config.yaml expects {dataset.scored}")
     log.info("%s/%s: read %d lines, %d scored, %d unscored", dataset.year, dataset.name,
              len(sentences), scored, len(sentences) - scored)
+    for side in (0, 1):
+        blank = [number for number, pair in enumerate(sentences, start=1) if is_blank(pair[side])]
+        if blank:
+            log.warning("%s: %d lines whose s%d is empty or only white space (kept: each still gets a "
+                        "prediction), lines %s", input_path, len(blank), side + 1,
+                        ", ".join(map(str, blank[:20])) + (", ..." if len(blank) > 20 else ""))
     table = pd.DataFrame({
         "year": pd.Series([dataset.year] * len(sentences), dtype="int16"),
         "dataset": pd.Series([dataset.name] * len(sentences), dtype="string"),

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from .pairs import blank_counts
 from .scoring import pearson, read_predictions
 
 # Hokamp & Arora (2016), STS 2016 English ALL per system, and the cross-lingual (es-en) runs.
@@ -51,17 +52,20 @@ TEST_YEAR = 2016
 
 # --- plan: what the report reads, decided when the workflow is parsed ---------------------------
 
-def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=None) -> dict:
+def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=None,
+                input_sets: list[dict] | None = None) -> dict:
     """Every file the report reads, by section, for the configured runs and the stages present.
 
     has_rule(name) says whether the workflow defines a rule; test_sets: {year, dataset, track,
-    pairs} per test dataset; resolve_model(name): a paragram model's settings (stage paragram).
+    pairs} per test dataset; resolve_model(name): a paragram model's settings (stage paragram);
+    input_sets: the same for every declared dataset (the input checks section).
     """
     settings = config["report"]
     runs = list(config["runs"])
     paragram_runs = {run: model for run, model in config.get("paragram", {}).get("runs", {}).items() if run in runs}
     fusion_runs = [run for run in runs if run in config.get("fusion", {}).get("runs", {})]
     plan = {"runs": runs, "scores": {run: f"results/scores/{run}.parquet" for run in runs}, "test_sets": test_sets,
+            "input_sets": input_sets or [],
             "predictions": {run: [f"results/predictions/{run}/{t['year']}/{t['dataset']}.txt" for t in test_sets]
                             for run in settings["scatter_runs"] if run in runs},
             "fusion_dev": {}, "importances": {}, "ablation": {}, "unknown_words": {}, "epochs": {},
@@ -126,6 +130,7 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
 def plan_files(plan: dict) -> list[str]:
     """The plan's files, flat, for the rule's input."""
     files = list(plan["scores"].values()) + [t["pairs"] for t in plan["test_sets"] if plan["predictions"]]
+    files += [t["pairs"] for t in plan["input_sets"]]
     files += [path for paths in plan["predictions"].values() for path in paths]
     files += [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language", "dev_check",
                                     "mt_comparison") if plan[key]]
@@ -150,8 +155,10 @@ def seeds(config, path: str = "") -> list[tuple[str, object]]:
 # --- tables ----------------------------------------------------------------------------------
 
 def _number(value, digits: int = 4) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    if value is None:
         return "—"
+    if isinstance(value, float) and np.isnan(value):
+        return "n/a"  # a correlation that does not exist (stsynth.scoring)
     return value if isinstance(value, str) else f"{value:.{digits}f}"
 
 
@@ -196,6 +203,18 @@ def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str
             + markdown_table(["system", *english, "paper ALL", "Δ"], en_rows)
             + "\n## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
             + markdown_table(["system", *crosslingual], es_rows))
+
+
+def input_checks_section(counts: list[dict]) -> str:
+    """Lines read per dataset, and the blank sentences kept in them (each still gets a prediction)."""
+    rows = [[f"{c['year']}/{c['dataset']}", c["lines"], c["scored"], c["blank_s1"], c["blank_s2"], c["blank_scored"]]
+            for c in counts]
+    blank = sum(c["blank_s1"] + c["blank_s2"] for c in counts)
+    return ("## Input checks\n\nLines read per dataset; *blank*: sentences that are empty or only white space, "
+            "kept so that the released line still gets a prediction (logged by rule `pair_table`). "
+            + (f"{blank} blank sentences in all.\n\n" if blank else "None is blank.\n\n")
+            + markdown_table(["dataset", "lines", "scored", "blank s1", "blank s2", "blank, scored"],
+                             [[cell if isinstance(cell, str) else str(cell) for cell in row] for row in rows]))
 
 
 def dev_table_section(table: pd.DataFrame) -> str:
@@ -574,6 +593,13 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
             file, links[run] = plot(f"scatter-{run}")
             plot_scatter(run, panels, file)
         sections.append(scatter_section(links))
+    if plan["input_sets"]:
+        counts = []
+        for entry in plan["input_sets"]:
+            table = pd.read_parquet(entry["pairs"])
+            counts.append({"year": entry["year"], "dataset": entry["dataset"], "lines": len(table),
+                           "scored": int(table["gold"].notna().sum()), **blank_counts(table)})
+        sections.append(input_checks_section(counts))
     if plan["dev_table"]:
         sections.append(dev_table_section(pd.read_parquet(plan["dev_table"])))
     if plan["fusion_dev"]:

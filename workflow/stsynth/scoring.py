@@ -14,12 +14,20 @@ run      string   run name
 track    string   ``en`` or ``es-en``
 year     int16    release year
 dataset  string   dataset name, or ``ALL`` for the track/year summary row
-pairs    int32    scored pairs (for ALL: their sum)
-pearson  float64  Pearson r over scored pairs; for ALL the pair-weighted mean
+pairs    int32    scored pairs (for ALL: the sum over the datasets it averages)
+pearson  float64  Pearson r over scored pairs, NaN where it is undefined (the predictions
+                  or the gold of the scored pairs do not vary); for ALL the pair-weighted
+                  mean over the datasets whose r is defined
+undefined int16   datasets whose r is undefined (0 or 1; for ALL: how many it leaves out)
 =======  =======  =============================================================
+
+An undefined correlation is never a made-up 0: it is NaN in the table, "n/a" in the Markdown,
+a warning naming the run and dataset in the log, and ALL says how many datasets it left out.
 """
 from __future__ import annotations
 
+import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -27,17 +35,20 @@ import pandas as pd
 
 from .pairs import InputFormatError
 
-SCORE_COLUMNS = ["run", "track", "year", "dataset", "pairs", "pearson"]
+log = logging.getLogger(__name__)
+
+SCORE_COLUMNS = ["run", "track", "year", "dataset", "pairs", "pearson", "undefined"]
 
 
 def pearson(x, y) -> float:
+    """Pearson r; NaN where it does not exist (a constant side), never 0."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
         raise ValueError(f"pearson needs two equal-length vectors of length >= 2, got {x.shape} and {y.shape}")
     dx, dy = x - x.mean(), y - y.mean()
     denominator = np.sqrt((dx * dx).sum() * (dy * dy).sum())
-    return float((dx * dy).sum() / denominator) if denominator > 0 else 0.0
+    return float((dx * dy).sum() / denominator) if denominator > 0 else math.nan
 
 
 def weighted_mean(values, weights) -> float:
@@ -79,24 +90,34 @@ def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[
     for table, path in zip(pair_tables, prediction_paths, strict=True):
         predictions = read_predictions(path, len(table))
         pairs, r = score_dataset(predictions, table["gold"])
-        rows.append((run, table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0], pairs, r))
+        track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
+        if math.isnan(r):
+            log.warning("run %s, %s/%s: Pearson is undefined (the predictions or the gold of its %d scored "
+                        "pairs are constant); shown as n/a and left out of ALL", run, year, name, pairs)
+        rows.append((run, track, year, name, pairs, r, int(math.isnan(r))))
     scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
-    summary = [
-        (run, track, year, "ALL", int(group["pairs"].sum()), weighted_mean(group["pearson"], group["pairs"]))
-        for (track, year), group in scores.groupby(["track", "year"], sort=True)
-    ]
+    summary = []
+    for (track, year), group in scores.groupby(["track", "year"], sort=True):
+        defined = group[group["undefined"] == 0]
+        mean = weighted_mean(defined["pearson"], defined["pairs"]) if len(defined) else math.nan
+        summary.append((run, track, year, "ALL", int(defined["pairs"].sum()), mean, int(group["undefined"].sum())))
     scores = pd.concat([scores, pd.DataFrame(summary, columns=SCORE_COLUMNS)], ignore_index=True)
     return scores.astype({"run": "string", "track": "string", "year": "int16", "dataset": "string",
-                          "pairs": "int32", "pearson": "float64"})
+                          "pairs": "int32", "pearson": "float64", "undefined": "int16"})
 
 
 def scores_markdown(scores: pd.DataFrame) -> str:
     lines = [f"# Scores: {scores['run'].iat[0]}", "", "| track | year | dataset | pairs | pearson |",
              "|---|---|---|---:|---:|"]
+    notes = []
     for row in scores.sort_values(["track", "year", "dataset"], key=_all_last).itertuples():
         name = f"**{row.dataset}**" if row.dataset == "ALL" else row.dataset
-        lines.append(f"| {row.track} | {row.year} | {name} | {row.pairs} | {row.pearson:.5f} |")
-    return "\n".join(lines) + "\n"
+        value = "n/a" if math.isnan(row.pearson) else f"{row.pearson:.5f}"
+        lines.append(f"| {row.track} | {row.year} | {name} | {row.pairs} | {value} |")
+        if row.dataset == "ALL" and row.undefined:
+            notes.append(f"- {row.track} {row.year} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
+                         "undefined (constant predictions or gold): the mean and its pairs are over the others.")
+    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
 
 
 def _all_last(column: pd.Series) -> pd.Series:

@@ -1,0 +1,70 @@
+"""stsynth.config_checks on the project's own config: clean as shipped, and each kind of dangling name
+reported with its key path (the workflow runs these checks before any job; tests/test_provenance.py
+shows that end to end)."""
+import copy
+
+import pytest
+import yaml
+
+from conftest import REPO
+from stsynth.config_checks import ConfigError, check_config
+from stsynth.corpus import read_manifest
+from stsynth.encoder import ENCODER_FEATURES
+from stsynth.features import FEATURES
+
+CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+MANIFEST = read_manifest(REPO / CONFIG["corpus"]["manifest"])
+KNOWN_FEATURES = {*FEATURES, *ENCODER_FEATURES}
+
+
+def problems(edit) -> str:
+    config = copy.deepcopy(CONFIG)
+    edit(config)
+    with pytest.raises(ConfigError) as error:
+        check_config(config, MANIFEST, KNOWN_FEATURES)
+    return str(error.value)
+
+
+def test_the_project_config_is_clean():
+    assert check_config(CONFIG, MANIFEST, KNOWN_FEATURES) == []
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda c: c["datasets"].append(dict(c["datasets"][3])), "datasets[29]: 2012/MSRpar is declared twice (first as datasets[3])"),
+    (lambda c: c["datasets"][0].update(gold="STS2012-train/missing.txt"), "datasets[0].gold: STS2012-train/missing.txt is not in the corpus manifest"),
+    (lambda c: c["paragram"]["models"]["task-internal"].update(pairs=["task-internal", "gold-typo"]),
+     "paragram.models.task-internal.pairs[1]: 'gold-typo' is not a paraphrase pair table"),
+    (lambda c: c["paragram"]["models"]["task-internal"].update(preset="fast"), "paragram.models.task-internal.preset: 'fast'"),
+    (lambda c: c["paragram"]["models"]["task-internal"].update(vectors="word2vec"), "paragram.models.task-internal.vectors: 'word2vec'"),
+    (lambda c: c["paragram"]["models"]["task-internal-dev"].update(dev_years=[2016]), "paragram.models.task-internal-dev.dev_years[0]: 2016 is a test year"),
+    (lambda c: c["paragram"]["models"]["raw"].update(exclude=["2015/imagez"]), "paragram.models.raw.exclude[0]: '2015/imagez'"),
+    (lambda c: c["paragram"]["runs"].update(synthetic="synthetic-v2"), "paragram.runs.synthetic: 'synthetic-v2' is not a model"),
+    (lambda c: c["paraphrase_pairs"]["sweep"].update(model="nope"), "paraphrase_pairs.sweep.model: 'nope'"),
+    (lambda c: c["paraphrase_pairs"]["tables"]["task-internal"].update(years=[2009]), "paraphrase_pairs.tables.task-internal.years: [2009] has no year"),
+    (lambda c: c["synthetic"].update(dev_check=["task-internal-dev", "synthetic-dve"]), "synthetic.dev_check[1]: 'synthetic-dve'"),
+    (lambda c: c["crosslingual"]["reference_translation"].update(runs=["fusion"]), "crosslingual.reference_translation.runs[0]: 'fusion' is not a run in paragram.runs"),
+    (lambda c: c["fusion"]["paragram"]["paraphrase_synthetic"].update(dev="synthetic-dev2"), "fusion.paragram.paraphrase_synthetic.dev: 'synthetic-dev2'"),
+    (lambda c: c["fusion"]["groups"]["cues"].append("sarcasm"), "fusion.groups.cues[2]: 'sarcasm' is not a feature"),
+    (lambda c: c["fusion"]["runs"]["fusion"].append("syntax"), "fusion.runs.fusion[11]: 'syntax' is not a group in fusion.groups"),
+    (lambda c: c["fusion"]["dev"].update(validate_years=[2016]), "fusion.dev.validate_years[0]: 2016 is a test year"),
+    (lambda c: c["fusion"]["dev_table"].update(run="fusion-xl"), "fusion.dev_table.run: 'fusion-xl'"),
+    (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
+    (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
+])
+def test_a_dangling_name_is_reported_with_its_key_path(edit, expected):
+    assert expected in problems(edit)
+
+
+def test_every_problem_is_listed_at_once():
+    def two(config):
+        config["paragram"]["runs"]["synthetic"] = "x"
+        config["fusion"]["dev_table"]["run"] = "y"
+    message = problems(two)
+    assert "2 problem(s)" in message and "paragram.runs.synthetic" in message and "fusion.dev_table.run" in message
+
+
+def test_a_year_without_any_dataset_is_a_note_not_an_error():
+    config = copy.deepcopy(CONFIG)
+    config["fusion"]["dev"]["train_years"] = [2011, 2012]
+    assert check_config(config, MANIFEST, KNOWN_FEATURES) == [
+        "config.yaml: fusion.dev.train_years: no datasets in [2011]; those years are skipped"]

@@ -1,0 +1,134 @@
+"""Start-up checks of config.yaml that its JSON schema cannot express: names that point at another
+part of the config (tables, models, runs, feature groups, years, datasets) and repeated datasets.
+
+``check_config`` collects every problem, each naming its key path, and raises one ConfigError, so a
+user fixes them all in one go instead of meeting them one by one as missing files deep in the DAG.
+"""
+from __future__ import annotations
+
+VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
+
+
+class ConfigError(ValueError):
+    """A config value that names something the config does not define."""
+
+
+def vector_sources() -> list[str]:
+    return [*VECTOR_BASES, *(f"ppdb-paragram-{base}" for base in VECTOR_BASES)]
+
+
+def check_config(config: dict, manifest: set[str] | dict, features: set[str] = frozenset(),
+                 config_name: str = "config.yaml") -> list[str]:
+    """Raise ConfigError listing every dangling reference or repeated entry; return notes to log.
+
+    manifest: the relative paths the corpus manifest lists; features: the names a fusion group may
+    use besides the paragram features (stsynth.features.FEATURES and the encoder similarities).
+    """
+    problems: list[str] = []
+    notes: list[str] = []
+    datasets = config.get("datasets", [])
+    seen: dict[tuple, int] = {}
+    for index, entry in enumerate(datasets):
+        key = (entry["year"], entry["name"])
+        if key in seen:
+            problems.append(f"datasets[{index}]: {entry['year']}/{entry['name']} is declared twice "
+                            f"(first as datasets[{seen[key]}])")
+        seen.setdefault(key, index)
+        for field in ("input", "gold"):
+            if entry[field] not in manifest:
+                problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
+                                f"({config.get('corpus', {}).get('manifest')})")
+    train_years = sorted({d["year"] for d in datasets if d["role"] == "train"})
+    names = {f"{d['year']}/{d['name']}" for d in datasets}
+
+    def need(path: str, value, known, what: str) -> None:
+        if value not in known:
+            choices = ", ".join(map(str, known)) or "none"
+            problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
+
+    test_years = sorted({d["year"] for d in datasets if d["role"] == "test"})
+
+    def need_years(path: str, years) -> None:
+        """Training or dev years: some must have training-role data, none may be a test year (test sets
+        never train or choose anything); a year with no data at all is skipped, with a note."""
+        for i, year in enumerate(years):
+            if year in test_years and year not in train_years:
+                problems.append(f"{path}[{i}]: {year} is a test year; only training-role years may train or choose settings")
+        missing = [year for year in years if year not in train_years]
+        if years and len(missing) == len(years):
+            problems.append(f"{path}: {missing} has no year with training-role datasets "
+                            f"(known: {', '.join(map(str, train_years)) or 'none'})")
+        elif missing:
+            notes.append(f"{path}: no datasets in {missing}; those years are skipped")
+
+    pairs = config.get("paraphrase_pairs", {})
+    tables = [*pairs.get("tables", {}), "synthetic", *(f"synthetic-{n.replace('/', '-')}" for n in sorted(names))]
+    for table, entry in pairs.get("tables", {}).items():
+        need_years(f"paraphrase_pairs.tables.{table}.years", entry.get("years", []))
+
+    paragram = config.get("paragram", {})
+    models = paragram.get("models", {})
+    for model, entry in models.items():
+        where = f"paragram.models.{model}"
+        for i, table in enumerate(entry.get("pairs", [])):
+            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, "
+                 "synthetic or synthetic-<year>-<dataset>)")
+        if "preset" in entry:
+            need(f"{where}.preset", entry["preset"], list(paragram.get("presets", {})), "a paragram preset")
+        if "vectors" in entry:
+            need(f"{where}.vectors", entry["vectors"], vector_sources(), "a word-vector source")
+        need_years(f"{where}.dev_years", entry.get("dev_years", []))
+        for i, name in enumerate(entry.get("exclude", [])):
+            need(f"{where}.exclude[{i}]", name, sorted(names), "a declared dataset (year/name)")
+    defaults = paragram.get("defaults", {})
+    if "preset" in defaults:
+        need("paragram.defaults.preset", defaults["preset"], list(paragram.get("presets", {})), "a paragram preset")
+    if "vectors" in defaults:
+        need("paragram.defaults.vectors", defaults["vectors"], vector_sources(), "a word-vector source")
+    for run, model in paragram.get("runs", {}).items():
+        need(f"paragram.runs.{run}", model, list(models), "a model in paragram.models")
+    if "sweep" in pairs:
+        need("paraphrase_pairs.sweep.model", pairs["sweep"]["model"], list(models), "a model in paragram.models")
+        need_years("paraphrase_pairs.sweep.years", pairs["sweep"].get("years", []))
+    compare = paragram.get("compare_sources", {})
+    for i, source in enumerate(compare.get("sources", [])):
+        need(f"paragram.compare_sources.sources[{i}]", source, vector_sources(), "a word-vector source")
+    need_years("paragram.compare_sources.dev_years", compare.get("dev_years", []))
+
+    for i, model in enumerate(config.get("synthetic", {}).get("dev_check", [])):
+        need(f"synthetic.dev_check[{i}]", model, list(models), "a model in paragram.models")
+    reference = config.get("crosslingual", {}).get("reference_translation", {})
+    for i, run in enumerate(reference.get("runs", [])):
+        need(f"crosslingual.reference_translation.runs[{i}]", run, list(paragram.get("runs", {})),
+             "a run in paragram.runs")
+
+    fusion = config.get("fusion", {})
+    for feature, entry in fusion.get("paragram", {}).items():
+        for protocol in ("final", "dev"):
+            need(f"fusion.paragram.{feature}.{protocol}", entry[protocol], list(models), "a model in paragram.models")
+    known_features = sorted({*features, *fusion.get("paragram", {})})
+    for group, members in fusion.get("groups", {}).items():
+        for i, name in enumerate(members):
+            need(f"fusion.groups.{group}[{i}]", name, known_features,
+                 "a feature (stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder similarity")
+    for run, groups in fusion.get("runs", {}).items():
+        for i, group in enumerate(groups):
+            need(f"fusion.runs.{run}[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
+    if "dev" in fusion:
+        need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
+        need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
+    if "dev_table" in fusion:
+        need("fusion.dev_table.run", fusion["dev_table"]["run"], list(fusion.get("runs", {})), "a run in fusion.runs")
+        for i, model in enumerate(fusion["dev_table"].get("paragram_models", [])):
+            need(f"fusion.dev_table.paragram_models[{i}]", model, list(models), "a model in paragram.models")
+    if "features" in config:
+        need("features.vectors", config["features"]["vectors"], vector_sources(), "a word-vector source")
+
+    report = config.get("report", {})
+    for run, models_of_run in report.get("training_curves", {}).items():
+        for i, model in enumerate(models_of_run):
+            need(f"report.training_curves.{run}[{i}]", model, list(models), "a model in paragram.models")
+
+    if problems:
+        raise ConfigError(f"{config_name}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+    return [f"{config_name}: {note}" for note in notes]

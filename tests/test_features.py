@@ -207,3 +207,30 @@ def test_real_wordnet_tagger_and_extract(nltk_data):
     assert table.loc[1, "number_f1"] == 1.0 and table.loc[1, "ngram_lemma_1"] > table.loc[1, "ngram_lemma_2"]
     assert table.loc[2, "length_difference"] == 1.0
     assert np.isfinite(table[list(FEATURES)].to_numpy()).all()
+
+
+HASH_SEED_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from stsynth.features import Resources, Side, pair_features
+words = [f"w{i}" for i in range(40)]
+ic = {w: 0.1 + i / 7 for i, w in enumerate(words)}  # sums of these depend on their order
+resources = Resources(ic=ic.get, path_similarity=lambda a, b, pos: 0.0, vectors={})
+def side(tokens):
+    return Side.build(tokens, tokens, ["NOUN"] * len(tokens), " ".join(tokens), resources)
+values = pair_features(side(words[:30]), side(words[5:]))
+print(repr(values["weighted_word_match"]), repr(values["cosine_icf"]))
+"""
+
+
+def test_features_do_not_depend_on_string_hashing():
+    """Set order follows PYTHONHASHSEED, which differs per process: sums over sets must not."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+    outputs = {subprocess.run([sys.executable, "-c", HASH_SEED_SCRIPT, str(REPO / "workflow")], check=True,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+               for seed in range(6)}
+    assert len(outputs) == 1, outputs

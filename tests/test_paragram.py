@@ -1,4 +1,6 @@
 """Paragram model, trainer and gold-score filter; end to end on the tiny fixture corpus."""
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -10,6 +12,8 @@ from stsynth.paragram import (Paragram, SentenceModel, build_model, choose_negat
                               unknown_word_table, word_weights)
 from stsynth.paraphrase_pairs import InputFormatError, fold_of, gold_filter, gold_pairs, select_pairs
 from stsynth.vectors import WordVectors
+
+from conftest import REPO
 
 SETTINGS = {"weighting": "mean", "sif_a": 1e-3, "punctuation_frequency": 1e-2, "remove_components": 0,
             "unknown": "rare", "unknown_rare_fraction": 0.5, "delta": 0.4, "lambda": 1e-5, "optimizer": "adam",
@@ -107,6 +111,17 @@ def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     loaded = SentenceModel.load(tmp_path / "m.safetensors")
     np.testing.assert_array_equal(loaded.cosines(a, b), first.cosines(a, b))
     assert loaded.unknown == first.unknown and loaded.settings == settings
+    # The same model is the same bytes in every process: safetensors writes its metadata map in a
+    # per-process random order, so the file holds one metadata key.
+    from safetensors import safe_open
+    with safe_open(str(tmp_path / "m.safetensors"), framework="pt") as handle:
+        assert list(handle.metadata()) == ["stsynth"]
+    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.paragram import SentenceModel; "
+              "SentenceModel.load(sys.argv[2]).save(sys.argv[3])")
+    for copy in range(3):
+        subprocess.run([sys.executable, "-c", resave, str(REPO / "workflow"), str(tmp_path / "m.safetensors"),
+                        str(tmp_path / f"m{copy}.safetensors")], check=True)
+        assert (tmp_path / f"m{copy}.safetensors").read_bytes() == (tmp_path / "m.safetensors").read_bytes()
     # The removed component is orthogonal to every sentence vector.
     component = loaded.paragram.components[0].numpy()
     assert np.abs(loaded.vectors(unlabeled) @ component).max() < 1e-4

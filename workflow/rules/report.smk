@@ -27,7 +27,7 @@ rule report:
     params:
         plan=REPORT_PLAN,
         settings=config["report"],
-        translate=config.get("translate") if rules.has("translate_pairs") else None,
+        translate=globals().get("TRANSLATION_ENGINE"),  # engine settings only: the cache path and chunk size do not show
         seeds=stsynth_report.seeds(config),
         paper_threshold=config.get("paraphrase_pairs", {}).get("threshold"),
         benchmark_patterns=[(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],

@@ -166,8 +166,9 @@ def weighted_word_match(a: Side, b: Side) -> float:
     if not x or not y:
         return 0.0
     ic = a.resources.ic
-    shared = sum(ic(w) for w in x & y)
-    return harmonic_mean(shared / sum(ic(w) for w in y), shared / sum(ic(w) for w in x))
+    # fsum: a set's order changes from process to process (string hashing), a float sum's last bit with it
+    shared = math.fsum(ic(w) for w in x & y)
+    return harmonic_mean(shared / math.fsum(ic(w) for w in y), shared / math.fsum(ic(w) for w in x))
 
 
 def wordnet_match(a: Side, b: Side) -> float:
@@ -265,7 +266,7 @@ def bow_cosine_icf(a: Side, b: Side) -> float:
 def _count_cosine(x: Counter, y: Counter, weight: Callable[[str], float]) -> float:
     if not x or not y:
         return 0.0
-    dot = sum(x[w] * y[w] * weight(w) ** 2 for w in x.keys() & y.keys())
+    dot = math.fsum(x[w] * y[w] * weight(w) ** 2 for w in x.keys() & y.keys())  # set order: see weighted_word_match
     norm_x = math.sqrt(sum((c * weight(w)) ** 2 for w, c in x.items()))
     norm_y = math.sqrt(sum((c * weight(w)) ** 2 for w, c in y.items()))
     return dot / (norm_x * norm_y) if norm_x * norm_y > 0 else 0.0

@@ -14,8 +14,8 @@ Model files (never pickle):
 
 * ``resources/models/{model}.safetensors``: ``embeddings`` float32 [V, d], ``weights`` float32 [V]
   (the word's weight in the sentence mean: 1, or a / (a + p(w)) for SIF), ``components``
-  float32 [k, d]; string metadata ``settings`` (JSON) and ``unknown_word`` (row that unknown
-  words map to; empty when unknown words are skipped).
+  float32 [k, d]; one metadata string ``stsynth``: JSON of ``settings`` and ``unknown_word`` (row
+  that unknown words map to; null when unknown words are skipped).
 * ``resources/models/{model}.vocab.parquet``: ``word`` string, one row per embedding row.
 * ``resources/models/{model}.epochs.parquet``: ``epoch`` int32, ``loss`` float64 (mean batch
   loss), ``seconds`` float64, ``pairs`` int32, then ``dev_<year>_<dataset>`` / ``dev_ALL``
@@ -172,8 +172,9 @@ class SentenceModel:
         tensors = {name: tensor.detach().contiguous() for name, tensor in
                    [("embeddings", self.paragram.embeddings), ("weights", self.paragram.weights),
                     ("components", self.paragram.components)]}
-        metadata = {"settings": json.dumps(self.settings),
-                    "unknown_word": "" if self.unknown is None else str(self.unknown)}
+        # One metadata key: safetensors writes its metadata map in a per-process random order, so
+        # two keys would make the same model's bytes differ from run to run.
+        metadata = {"stsynth": json.dumps({"settings": self.settings, "unknown_word": self.unknown}, sort_keys=True)}
         save_file(tensors, str(path), metadata=metadata)
         pd.DataFrame({"word": pd.Series(self.words, dtype="string")}).to_parquet(vocabulary_path(path), index=False)
 
@@ -184,9 +185,13 @@ class SentenceModel:
         with safe_open(str(path), framework="pt") as handle:
             metadata = handle.metadata()
         words = pd.read_parquet(vocabulary_path(path))["word"].tolist()
-        unknown = int(metadata["unknown_word"]) if metadata["unknown_word"] else None
-        return cls(Paragram(tensors["embeddings"], tensors["weights"], tensors["components"]), words, unknown,
-                   json.loads(metadata["settings"]))
+        if "stsynth" in metadata:
+            stored = json.loads(metadata["stsynth"])
+            unknown, settings = stored["unknown_word"], stored["settings"]
+        else:  # written before the single key
+            unknown = int(metadata["unknown_word"]) if metadata["unknown_word"] else None
+            settings = json.loads(metadata["settings"])
+        return cls(Paragram(tensors["embeddings"], tensors["weights"], tensors["components"]), words, unknown, settings)
 
 
 def vocabulary_path(model_path: str | Path) -> Path:

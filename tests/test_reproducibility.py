@@ -32,3 +32,11 @@ def test_a_changed_prediction_or_translation_is_named(tmp_path, capsys):
     assert main([str(a), str(b), "results/predictions/**/*.txt"]) == 1
     out = capsys.readouterr().out
     assert "differs: results/predictions/run/2016/set.txt" in out and "different rows" in out
+
+
+def test_a_partial_build_is_compared_on_what_both_have(tmp_path):
+    a = tree(tmp_path / "a", "1.5\n", ROWS)
+    b = tree(tmp_path / "b", "1.5\n", ROWS)
+    (a / "results/predictions/run/2016/only-in-a.txt").write_text("3\n")
+    assert not compare(a, b, ["results/predictions/**/*.txt"])[1]
+    assert compare(a, b, ["results/predictions/**/*.txt"], common_only=True)[1]

@@ -1,8 +1,9 @@
 """Compare two build trees file by file: is every output the same, byte for byte?
 
-    python -m stsynth.reproducibility TREE_A TREE_B [PATTERN ...]
+    python -m stsynth.reproducibility [--common] TREE_A TREE_B [PATTERN ...]
 
-PATTERN is a glob relative to a tree (default: DEFAULT_PATTERNS). Files are compared by sha256;
+PATTERN is a glob relative to a tree (default: DEFAULT_PATTERNS); --common compares only the files
+both trees have (one of them a partial build). Files are compared by sha256;
 the translation cache, a SQLite file whose bytes depend on insertion order, is compared by its
 rows. Prints one line per pattern (files, identical, different, only in one tree) and the paths
 that differ; exits 1 when anything differs or is missing from one tree.
@@ -35,7 +36,7 @@ def cache_rows(path: Path) -> list[tuple]:
         return sorted(db.execute("SELECT backend, version, direction, source, target FROM translations"))
 
 
-def compare(tree_a: Path, tree_b: Path, patterns: list[str]) -> tuple[list[str], bool]:
+def compare(tree_a: Path, tree_b: Path, patterns: list[str], common_only: bool = False) -> tuple[list[str], bool]:
     """Report lines and whether the trees agree on every pattern."""
     lines, same = [], True
     for pattern in patterns:
@@ -43,7 +44,7 @@ def compare(tree_a: Path, tree_b: Path, patterns: list[str]) -> tuple[list[str],
         files_b = {p.relative_to(tree_b) for p in tree_b.glob(pattern) if p.is_file()}
         common = sorted(files_a & files_b)
         different = [f for f in common if digest(tree_a / f) != digest(tree_b / f)]
-        only = sorted(files_a ^ files_b)
+        only = [] if common_only else sorted(files_a ^ files_b)
         lines.append(f"{pattern}: {len(common)} files in both, {len(common) - len(different)} identical, "
                      f"{len(different)} different, {len(only)} in one tree only")
         lines += [f"  differs: {f}" for f in different] + [f"  in one tree only: {f}" for f in only]
@@ -57,10 +58,12 @@ def compare(tree_a: Path, tree_b: Path, patterns: list[str]) -> tuple[list[str],
 
 
 def main(argv: list[str]) -> int:
+    common_only = "--common" in argv
+    argv = [arg for arg in argv if arg != "--common"]
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    lines, same = compare(Path(argv[0]), Path(argv[1]), argv[2:] or DEFAULT_PATTERNS)
+    lines, same = compare(Path(argv[0]), Path(argv[1]), argv[2:] or DEFAULT_PATTERNS, common_only)
     print("\n".join(lines))
     return 0 if same else 1
 

@@ -3,12 +3,13 @@
 # The module under its own name: rule files share one namespace (fusion.smk has a plan_files too).
 import stsynth.report as stsynth_report
 
+_REPORT_SETS = {d: {"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in DATASETS.values()}
 REPORT_PLAN = stsynth_report.report_plan(
     config,
     rules.has,
-    [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in datasets_with(role="test")],
+    [entry for d, entry in _REPORT_SETS.items() if d.role == "test"],
     globals().get("paragram_model"),
-    [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in DATASETS.values()],
+    list(_REPORT_SETS.values()),
 )
 
 

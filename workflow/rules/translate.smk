@@ -4,11 +4,9 @@
 TRANSLATION_GPUS = int(config["translate"]["backend"] == "marian" and config["translate"]["marian"]["device"] != "cpu")
 # The settings a translation depends on: the backend and its own section. Marian's batch size is
 # left out (batches are never padded, so it changes speed only), like the cache path and chunk size.
-TRANSLATION_ENGINE = {
-    "backend": config["translate"]["backend"],
-    config["translate"]["backend"]: {key: value for key, value in config["translate"][config["translate"]["backend"]].items()
-                                     if key != "batch_size"},
-}
+_BACKEND = config["translate"]["backend"]
+TRANSLATION_ENGINE = {"backend": _BACKEND,
+                      _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"}}
 
 
 rule translate_pairs:

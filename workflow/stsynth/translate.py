@@ -254,15 +254,18 @@ class Marian:
 
     def translate(self, sentences: list[str], direction: str) -> list[str]:
         _check_direction(direction)
+        if not sentences:
+            return []
         tokenizer, model = self.tokenizers[direction], self.models[direction]
         translations: list[str] = [""] * len(sentences)
         # A batch holds sentences of one token length only, so no sentence is ever padded and its
         # translation cannot depend on the batch it lands in (padding changes the encoder's sums).
-        for batch in _same_length_batches(sentences, tokenizer, self.max_length, self.batch_size):
-            encoded = tokenizer([sentences[i] for i in batch], return_tensors="pt", truncation=True,
-                                max_length=self.max_length).to(self.device)
+        ids = tokenizer(sentences, truncation=True, max_length=self.max_length)["input_ids"]
+        for batch in _same_length_batches([len(i) for i in ids], self.batch_size):
+            input_ids = self.torch.tensor([ids[i] for i in batch], device=self.device)
             with self.torch.inference_mode():
-                generated = model.generate(**encoded, num_beams=self.num_beams, do_sample=False,
+                generated = model.generate(input_ids=input_ids, attention_mask=self.torch.ones_like(input_ids),
+                                           num_beams=self.num_beams, do_sample=False,
                                            max_new_tokens=self.max_length,
                                            decoder_start_token_id=model.config.pad_token_id)
             for i, text in zip(batch, tokenizer.batch_decode(generated, skip_special_tokens=True)):
@@ -270,11 +273,10 @@ class Marian:
         return translations
 
 
-def _same_length_batches(sentences: list[str], tokenizer, max_length: int, batch_size: int) -> list[list[int]]:
-    """Indices of sentences in batches of at most batch_size whose token sequences are equally long."""
-    lengths = [len(ids) for ids in tokenizer(sentences, truncation=True, max_length=max_length)["input_ids"]]
+def _same_length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Indices in batches of at most batch_size whose token sequences are equally long."""
     by_length: dict[int, list[int]] = {}
-    for index in sorted(range(len(sentences)), key=lambda i: lengths[i]):
+    for index in sorted(range(len(lengths)), key=lambda i: lengths[i]):
         by_length.setdefault(lengths[index], []).append(index)
     return [group[start:start + batch_size] for group in by_length.values()
             for start in range(0, len(group), batch_size)]

@@ -1,4 +1,5 @@
-# Two entry points: `make all` runs the pipeline, `make test` runs the tests. Both set up what they need.
+# Entry points: `make all` runs the pipeline, `make test` runs the tests, `make bench` times a cold
+# build, a rerun and a dry run on a scratch copy, `make rulegraph` draws docs/rulegraph.svg. Each sets up what it needs.
 VENV ?= .venv
 CORES ?= 8
 PYTHON ?= python3
@@ -7,7 +8,8 @@ SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all test env lint
+.PHONY: all test env lint bench rulegraph
+BENCH_CORES ?= 2
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -17,6 +19,17 @@ test: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"
 	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/pytest
+
+# Cold `snakemake all`, the no-op dry run and a gold-threshold rerun on a scratch copy (workflow/bench.py).
+bench: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(VENV)/bin/python workflow/bench.py --cores $(BENCH_CORES)
+
+# The stage-level DAG (one node per rule) as docs/rulegraph.svg; needs Graphviz's dot.
+rulegraph: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="graphviz"
+	$(VENV)/bin/snakemake all --rulegraph dot > docs/rulegraph.dot
+	dot -Tsvg docs/rulegraph.dot -o docs/rulegraph.svg && rm docs/rulegraph.dot
 
 env: $(VENV)/.installed
 

@@ -38,16 +38,15 @@ def test_the_project_config_is_clean():
     (lambda c: c["paragram"]["models"]["task-internal"].update(vectors="word2vec"), "paragram.models.task-internal.vectors: 'word2vec'"),
     (lambda c: c["paragram"]["models"]["task-internal-dev"].update(dev_years=[2016]), "paragram.models.task-internal-dev.dev_years[0]: 2016 is a test year"),
     (lambda c: c["paragram"]["models"]["raw"].update(exclude=["2015/imagez"]), "paragram.models.raw.exclude[0]: '2015/imagez'"),
-    (lambda c: c["paragram"]["runs"].update(synthetic="synthetic-v2"), "paragram.runs.synthetic: 'synthetic-v2' is not a model"),
+    (lambda c: c["runs"]["synthetic"].update(model="synthetic-v2"), "runs.synthetic.model: 'synthetic-v2' is not a model"),
     (lambda c: c["paraphrase_pairs"]["sweep"].update(model="nope"), "paraphrase_pairs.sweep.model: 'nope'"),
     (lambda c: c["paraphrase_pairs"]["tables"]["task-internal"].update(years=[2009]), "paraphrase_pairs.tables.task-internal.years: [2009] has no year"),
     (lambda c: c["synthetic"].update(dev_check=["task-internal-dev", "synthetic-dve"]), "synthetic.dev_check[1]: 'synthetic-dve'"),
-    (lambda c: c["crosslingual"]["reference_translation"].update(runs=["fusion"]), "crosslingual.reference_translation.runs[0]: 'fusion' is not a run in paragram.runs"),
+    (lambda c: c["crosslingual"]["reference_translation"].update(models=["fusion"]), "crosslingual.reference_translation.models[0]: 'fusion' is not a model"),
     (lambda c: c["fusion"]["paragram"]["paraphrase_synthetic"].update(dev="synthetic-dev2"), "fusion.paragram.paraphrase_synthetic.dev: 'synthetic-dev2'"),
     (lambda c: c["fusion"]["groups"]["cues"].append("sarcasm"), "fusion.groups.cues[2]: 'sarcasm' is not a feature"),
-    (lambda c: c["fusion"]["runs"]["fusion"].append("syntax"), "fusion.runs.fusion[11]: 'syntax' is not a group in fusion.groups"),
+    (lambda c: c["runs"]["fusion"]["groups"].append("syntax"), "runs.fusion.groups[11]: 'syntax' is not a group in fusion.groups"),
     (lambda c: c["fusion"]["dev"].update(validate_years=[2016]), "fusion.dev.validate_years[0]: 2016 is a test year"),
-    (lambda c: c["fusion"]["dev_table"].update(run="fusion-xl"), "fusion.dev_table.run: 'fusion-xl'"),
     (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
     (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
 ])
@@ -57,10 +56,17 @@ def test_a_dangling_name_is_reported_with_its_key_path(edit, expected):
 
 def test_every_problem_is_listed_at_once():
     def two(config):
-        config["paragram"]["runs"]["synthetic"] = "x"
-        config["fusion"]["dev_table"]["run"] = "y"
+        config["runs"]["synthetic"]["model"] = "x"
+        config["fusion"]["dev_table"]["paragram_models"] = ["y"]
     message = problems(two)
-    assert "2 problem(s)" in message and "paragram.runs.synthetic" in message and "fusion.dev_table.run" in message
+    assert "2 problem(s)" in message and "runs.synthetic.model" in message and "fusion.dev_table.paragram_models" in message
+
+
+def test_a_dev_table_run_that_is_not_built_is_a_note():
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config["fusion"]["dev_table"]["run"] = "fusion-xl"
+    notes = check_config(config, MANIFEST, KNOWN_FEATURES)
+    assert any("fusion.dev_table.run: 'fusion-xl' is not a fusion run in runs" in note for note in notes)
 
 
 def test_a_year_without_any_dataset_is_a_note_not_an_error():

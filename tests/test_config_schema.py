@@ -52,7 +52,7 @@ def test_misspelt_key_is_named(project_config, path, rename_to, expected):
 
 
 @pytest.mark.parametrize("path, value, expected", [
-    (("runs",), ["baseline", "no-such-run"], "'no-such-run' is not one of"),
+    (("runs", "baseline", "stage"), "no-such-stage", "'no-such-stage' is not one of"),
     (("tokenize", "lowercase"), "yes", "'yes' is not of type 'boolean'"),
     (("corpus", "download_timeout"), -5, "-5 is less than or equal to the minimum of 0"),
 ])
@@ -68,7 +68,7 @@ def test_dataset_entry_with_unknown_role_is_named(project_config):
 
 @pytest.mark.parametrize("path, change, expected", [
     (("tokenize", "lowercase"), {"rename_to": "lowercse"}, "'lowercse' was unexpected"),
-    (("runs",), {"value": ["no-such-run"]}, "'no-such-run' is not one of"),
+    (("runs", "encoder", "stage"), {"value": "no-such-stage"}, "'no-such-stage' is not one of"),
 ])
 def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, tmp_path, path, change, expected):
     config = broken(project_config, path, change.get("value"), rename_to=change.get("rename_to"))

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from stsynth import fusion as Fu
+from stsynth.plots import plot_importances
 from stsynth.paraphrase_pairs import fold_of
 
 
@@ -75,7 +76,7 @@ def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
                                    rtol=0, atol=1e-12)
     importances = Fu.importances(model, ["x1", "x2", "x3"], {"strong": ["x1"], "rest": ["x2", "x3"]})
     assert importances["feature"].iat[0] == "x1" and importances["importance"].sum() == pytest.approx(1.0)
-    Fu.plot_importances(importances, tmp_path / "importances.png", "test")
+    plot_importances(importances, tmp_path / "importances.png", "test")
     assert (tmp_path / "importances.png").stat().st_size > 1000
 
 
@@ -172,3 +173,18 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     assert table["system"].tolist() == ["features only (GBR)", "paragram task-internal (5 x cosine)",
                                         "features + paragram (GBR)"]
     assert "Nothing to be done" in workspace.snakemake(*targets).stderr
+
+
+def test_a_grid_point_stops_after_patience_with_the_rows_of_a_full_fit():
+    rng = np.random.default_rng(3)
+    train = synthetic_frame(rng, [(2012, "a", "en")], rows=200, noise=1.5)
+    validate = synthetic_frame(rng, [(2015, "c", "en"), (2015, "d", "en")], rows=80, noise=1.5)
+    grid = {**GRID, "max_depth": [3], "learning_rate": [0.3], "subsample": [0.8], "max_estimators": 300, "step": 10}
+    full = Fu.dev_search(train, validate, ["x1", "x2", "x3"], {**grid, "patience": None}, seed=1)
+    stopped = Fu.dev_search(train, validate, ["x1", "x2", "x3"], {**grid, "patience": 50}, seed=1)
+    assert len(full) == 30 and 5 < len(stopped) < 30  # the curve peaks early and declines (overfitting)
+    best = int(stopped.loc[stopped["pearson_ALL"].idxmax(), "n_estimators"])
+    assert stopped["n_estimators"].max() == best + 50  # no better score for 50 trees: stop
+    pd.testing.assert_frame_equal(stopped.drop(columns="chosen"),
+                                  full.iloc[:len(stopped)].drop(columns="chosen"))  # the same trees, bit for bit
+    assert full[full["chosen"]]["n_estimators"].iat[0] == stopped[stopped["chosen"]]["n_estimators"].iat[0]

@@ -1,11 +1,10 @@
 """The MT-quality diagnostic: reading a released file's extra field, and scoring one model with two
 translations of s1 (stsynth.mt_quality)."""
 import numpy as np
-import pandas as pd
 import pytest
 
 from stsynth.mt_quality import comparison, comparison_markdown, read_field
-from stsynth.paragram import build_model
+from stsynth.sentence_model import build_model
 from stsynth.pairs import InputFormatError
 from test_paragram import SETTINGS, toy_pairs, toy_vectors
 

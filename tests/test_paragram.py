@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.paragram import (Paragram, SentenceModel, build_model, choose_negatives, fit, margin_loss, objective,
-                              unknown_word_table, word_weights)
+from stsynth.paragram import Paragram, choose_negatives, margin_loss, objective
+from stsynth.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
 from stsynth.paraphrase_pairs import InputFormatError, fold_of, gold_filter, gold_pairs, select_pairs
 from stsynth.vectors import WordVectors
 
@@ -116,7 +116,7 @@ def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     from safetensors import safe_open
     with safe_open(str(tmp_path / "m.safetensors"), framework="pt") as handle:
         assert list(handle.metadata()) == ["stsynth"]
-    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.paragram import SentenceModel; "
+    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.sentence_model import SentenceModel; "
               "SentenceModel.load(sys.argv[2]).save(sys.argv[3])")
     for copy in range(3):
         subprocess.run([sys.executable, "-c", resave, str(REPO / "workflow"), str(tmp_path / "m.safetensors"),

@@ -39,7 +39,7 @@ def test_editing_a_dataset_entry_rebuilds_its_table(workspace):
     workspace.snakemake(BASELINE)
     dataset_entry(workspace, "tinytest")["scored"] = 5  # wrong: 6 lines are scored
     workspace.write_config()
-    assert dry_run(workspace) == {"pair_table": 1, "baseline_predict": 1, "score_run": 1}
+    assert dry_run(workspace) == {"pair_table": 1, "predict": 1, "score_run": 1}
     result = workspace.snakemake(BASELINE, check=False)
     assert result.returncode != 0  # the count check runs again, as on a clean build
     log = (workspace.path / "logs/pairs/2016/tinytest.log").read_text()
@@ -55,7 +55,7 @@ def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
     gold.write_text("\n".join(lines) + "\n")
     workspace.manifest.write_text(workspace.manifest.read_text().replace(
         old_digest, hashlib.sha256(gold.read_bytes()).hexdigest()))
-    assert dry_run(workspace) == {"fetch_corpus_file": 1, "pair_table": 1, "baseline_predict": 1, "score_run": 1}
+    assert dry_run(workspace) == {"fetch_corpus_file": 1, "pair_table": 1, "predict": 1, "score_run": 1}
     workspace.snakemake(BASELINE)
     assert pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")["gold"].iat[0] == 1.0
 
@@ -70,15 +70,13 @@ def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
 
 
 def test_a_model_setting_retrains_that_model_only(workspace):
-    workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "runs": {"task-internal": "task-internal"},
-                                         "presets": {"dev-chosen": {"epochs": 1}}}})
+    workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "presets": {"dev-chosen": {"epochs": 1}}}})
     target = "results/scores/task-internal.parquet"
     workspace.snakemake(target)
     assert dry_run(workspace, target) == {}
     workspace.config["paragram"]["models"]["task-internal"]["delta"] = 0.4
     workspace.write_config()
-    assert dry_run(workspace, target) == {"paragram_train": 1, "paragram_similarity": 2, "paragram_predict": 2,
-                                          "score_run": 1}
+    assert dry_run(workspace, target) == {"paragram_train": 1, "paragram_similarity": 1, "predict": 1, "score_run": 1}
 
 
 @pytest.mark.parametrize("edit, expected", [
@@ -89,8 +87,8 @@ def test_a_model_setting_retrains_that_model_only(workspace):
      "fusion.dev.validate_years: [2013] has no year with training-role datasets"),
     (lambda c: c["fusion"]["dev"].update(validate_years=[2015, 2016]),
      "fusion.dev.validate_years[1]: 2016 is a test year"),
-    (lambda c: c["paragram"]["runs"].update({"task-internal": "no-such-model"}),
-     "paragram.runs.task-internal: 'no-such-model' is not a model in paragram.models"),
+    (lambda c: c["runs"]["task-internal"].update(model="no-such-model"),
+     "runs.task-internal.model: 'no-such-model' is not a model in paragram.models"),
 ])
 def test_a_name_that_points_nowhere_stops_before_any_job(workspace, edit, expected):
     edit(workspace.config)

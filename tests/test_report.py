@@ -136,19 +136,19 @@ def test_every_section_from_documented_schemas(study):
 
 def test_plan_wires_present_stages_and_lists_the_rest():
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config["runs"] = ["baseline"]
+    config["runs"] = {"baseline": {"stage": "baseline"}}
     tests = [{"year": 2016, "dataset": "news", "track": "es-en", "pairs": "resources/pairs/2016/news.parquet"}]
     nothing = report_plan(config, lambda rule: False, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
     assert len(nothing["waiting"]) == 9 and all("needs rule" in item for item in nothing["waiting"])
-    assert plan_files(nothing) == ["results/scores/baseline.parquet", "resources/pairs/2016/news.parquet",
-                                   "results/predictions/baseline/2016/news.txt"]
+    assert plan_files(nothing) == {"scores": ["results/scores/baseline.parquet"],
+                                   "pairs": ["resources/pairs/2016/news.parquet"],
+                                   "predictions": ["results/predictions/baseline/2016/news.txt"]}
 
-    config["runs"] = ["baseline", "task-internal", "synthetic", "fusion"]
-    config.setdefault("paragram", {}).setdefault("runs", {}).update({"task-internal": "task-internal",
-                                                                     "synthetic": "synthetic"})
-    config.setdefault("fusion", {}).setdefault("runs", {})["fusion"] = ["paragram"]
+    config["runs"] = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"},
+                      "synthetic": {"stage": "paragram", "model": "synthetic"},
+                      "fusion": {"stage": "fusion", "groups": ["paragram"]}}
     config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
     models = {model: {"vectors": "minilm-static"}
@@ -186,14 +186,15 @@ def test_stage_times_match_benchmarks_to_rules(tmp_path):
 
 
 def test_report_rule_and_html_report_on_tiny_corpus(workspace):
-    workspace.write_config({"runs": ["baseline"]})
+    workspace.config["runs"] = {"baseline": {"stage": "baseline"}}
+    workspace.write_config()
     workspace.snakemake("results/report.md")
     work = workspace.path
     markdown = (work / "results/report.md").read_text()
     assert "| **baseline** |" in markdown and "tinytest" in markdown and "tinynews" in markdown
     assert "![baseline: predicted vs gold](report/scatter-baseline.png)" in markdown
     assert (work / "results/report/scatter-baseline.png").stat().st_size > 5000
-    assert "| baseline_predict | 2 |" in markdown  # wall time from this run's own benchmark files
+    assert "| predict | 1 |" in markdown  # wall time from this run's own benchmark files
     assert "Table 4 analog" in markdown.split("## Not in this report yet")[1]
     workspace.snakemake("--report", "results/report.html")
     html = (work / "results/report.html").read_text()

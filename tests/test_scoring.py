@@ -8,7 +8,7 @@ from scipy.stats import pearsonr
 
 from stsynth.baseline import bag_of_words_cosine
 from stsynth.pairs import InputFormatError
-from stsynth.scoring import pearson, score_run, scores_markdown, weighted_mean, write_predictions
+from stsynth.scoring import correlations, pearson, score_run, scores_markdown, weighted_mean, write_predictions
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -73,3 +73,17 @@ def test_undefined_pearson_is_nan_never_zero_and_all_says_what_it_left_out(tmp_p
     assert rows.loc["ALL", "pairs"] == 3 and rows.loc["ALL", "undefined"] == 1
     markdown = scores_markdown(scores)
     assert "| flat | 3 | n/a |" in markdown and "ALL leaves out 1 dataset(s)" in markdown
+
+
+def test_correlations_are_per_dataset_then_pair_weighted_over_the_defined_ones():
+    rng = np.random.default_rng(4)
+    gold_a, gold_b = rng.uniform(0, 5, 30), np.append(rng.uniform(0, 5, 20), [np.nan] * 5)
+    pred_a, pred_b = gold_a + rng.normal(0, 1, 30), np.nan_to_num(gold_b) + rng.normal(0, 2, 25)
+    rows = correlations([("a", pred_a, gold_a), ("b", pred_b, gold_b), ("flat", np.ones(10), rng.uniform(0, 5, 10))])
+    (name_a, n_a, r_a), (_, n_b, r_b), (_, n_flat, r_flat), (all_name, n_all, r_all) = rows
+    assert (name_a, n_a, n_b, n_flat, all_name) == ("a", 30, 20, 10, "ALL")
+    assert r_a == pytest.approx(pearsonr(pred_a, gold_a)[0], abs=1e-12)
+    assert r_b == pytest.approx(pearsonr(pred_b[:20], gold_b[:20])[0], abs=1e-12)  # unscored rows left out
+    assert math.isnan(r_flat) and n_all == 50  # the undefined set is out of ALL
+    assert r_all == pytest.approx((30 * r_a + 20 * r_b) / 50)
+    assert math.isnan(correlations([("flat", np.ones(5), np.arange(5.0))])[-1][2])

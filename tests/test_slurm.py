@@ -33,9 +33,9 @@ from cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_n
 
 SWITCH = "STSYNTH_SLURM_TEST"
 # Run -> rules whose jobs must go through Slurm (seen by the job comment the executor sets).
-RUNS = {"baseline": {"baseline_predict", "score_run"},
+RUNS = {"baseline": {"predict", "score_run"},
         "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity",
-                          "paragram_predict", "score_run"}}
+                          "predict", "score_run"}}
 # Kept fast, the same for both runs: 50-d GloVe (from a PyPI package) instead of the MiniLM
 # vectors, and one training epoch. Equality of the scores is what is tested, not their level.
 FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "models": {"task-internal": {"epochs": 1}}}}
@@ -66,7 +66,7 @@ def runs_in_workflow(config: dict) -> list[str]:
     unknown = set(wanted) - set(RUNS)
     if unknown:
         pytest.fail(f"STSYNTH_SLURM_RUNS names {sorted(unknown)}; this test knows {sorted(RUNS)}")
-    return [run for run in wanted if run == "baseline" or run in config.get("paragram", {}).get("runs", {})]
+    return [run for run in wanted if config["runs"].get(run, {}).get("stage") in ("baseline", "paragram")]
 
 
 def write_config(workdir: Path, corpus: Path) -> dict:

@@ -45,7 +45,7 @@ def rules(workdir):
 def declared_threads(rule) -> bool:
     """Whether the rule's own block has a threads: line (the parsed rule always has a default)."""
     lines = Path(rule.snakefile).read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if re.match(rf"(rule|checkpoint)\s+{rule.name}\s*:", line))
+    start = next(i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line))
     for line in lines[start + 1:]:
         if line.strip() and not line.startswith((" ", "\t")):
             return False

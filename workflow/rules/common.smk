@@ -1,17 +1,22 @@
-# Shared helpers: dataset table, manifest, wildcard constraints, output paths.
+# The one helper file of the rule files (config checks, the datasets and runs, wildcard
+# constraints, and wildcard-level wrappers of stsynth.plan, which decides every path a job reads).
 import os
 import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for this file's helpers
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
 
-from stsynth.config_checks import check_config
+import stsynth.report as stsynth_report
+from stsynth import plan
+from stsynth.config_checks import VECTOR_BASES, check_config
 from stsynth.corpus import read_manifest
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
-from stsynth.pairs import Dataset
+from stsynth.lexicon import WORDNET_FILES
+from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
+                          pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path)
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
 os.environ.update(
@@ -22,65 +27,45 @@ MANIFEST = read_manifest(config["corpus"]["manifest"])
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
 for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
     logger.warning(_note)
-DATASETS = {(d["year"], d["name"]): Dataset.from_config(d) for d in config["datasets"]}
+ALL_DATASETS = plan.datasets_of(config)
+DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
+RUNS = plan.runs_of(config)
+PARAGRAM = config["paragram"]
+PARAGRAM_MODELS = plan.paragram_models(config, ALL_DATASETS)
+FUSION = config["fusion"]
 ENV = "../../envs/stsynth.yaml"
+
+# What shapes a translation: the backend and its own section. Marian's batch size is left out
+# (batches are never padded, so it changes speed only), like the cache path and chunk size.
+_BACKEND = config["translate"]["backend"]
+TRANSLATION_ENGINE = {"backend": _BACKEND,
+                      _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"}}
+# GPUs a translation job asks the scheduler for: Marian on anything but the CPU takes one.
+TRANSLATION_GPUS = int(_BACKEND == "marian" and config["translate"]["marian"]["device"] != "cpu")
 
 
 def _alternatives(values):
-    return "|".join(re.escape(str(v)) for v in sorted(set(values)))
+    return "|".join(re.escape(str(v)) for v in sorted(set(values))) or "^$"
 
 
 wildcard_constraints:
     year=_alternatives(year for year, _ in DATASETS),
     dataset=_alternatives(name for _, name in DATASETS),
     relpath=_alternatives(MANIFEST),
+    run=_alternatives(RUNS),
+    fusion_run=_alternatives(run.name for run in RUNS.values() if run.stage == "fusion"),
+    model=rf"({_alternatives(PARAGRAM_MODELS)})(\.fold\d+of\d+)?",
 
 
 def dataset(wildcards):
     return DATASETS[(int(wildcards.year), wildcards.dataset)]
 
 
-def datasets_with(role=None, track=None):
-    return [d for d in DATASETS.values() if role in (None, d.role) and track in (None, d.track)]
+def datasets_with(role=None, track=None, years=None):
+    return plan.select(ALL_DATASETS, role, track, years)
 
 
-def pairs_path(d):
-    return f"resources/pairs/{d.year}/{d.name}.parquet"
-
-
-def tokens_path(d):
-    return f"resources/pairs/{d.year}/{d.name}.tokens.parquet"
-
-
-def predictions_path(run, d):
-    return f"results/predictions/{run}/{d.year}/{d.name}.txt"
-
-
-def english_tokens_path(d):
-    """The token table that English-only models read for dataset d.
-
-    es-en sets are routed through translation (rules translate_pairs, tokenize_translated in
-    translate.smk: s1 translated to English with config `translate`), so every model-based run
-    reads one English table per dataset.
-    """
-    if d.track == "es-en":
-        return f"resources/translated/{d.year}/{d.name}.tokens.parquet"
-    return tokens_path(d)
-
-
-def english_pairs_path(d):
-    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
-    return f"resources/translated/{d.year}/{d.name}.parquet" if d.track == "es-en" else pairs_path(d)
-
-
-def round_trips_path(d):
-    """English -> Spanish -> English round trips of both sides of every line (synthetic.smk)."""
-    return f"resources/round_trips/{d.year}/{d.name}.parquet"
-
-
-def per_set_model(d):
-    """The paragram model of run synthetic-per-set for test set d (see PARAGRAM_MODELS)."""
-    return f"synthetic-per-set-{d.year}-{d.name}"
+TEST_SETS = datasets_with(role="test")
 
 
 # Params are Snakemake's rerun trigger for config values: it compares them between runs when they
@@ -94,3 +79,45 @@ def manifest_facts(wc):
     """What a corpus copy is (path, sha256, size); where it comes from is not part of it."""
     entry = MANIFEST[wc.relpath]
     return {"relpath": entry.relpath, "sha256": entry.sha256, "bytes": entry.bytes}
+
+
+def gold_filter_datasets(table):
+    return datasets_with(role="train", years=config["paraphrase_pairs"]["tables"][table]["years"])
+
+
+def paragram_model(name):
+    return plan.paragram_settings(config, PARAGRAM_MODELS, name)
+
+
+def paragram_training_inputs(wc):
+    return plan.training_inputs(paragram_model(wc.model), ALL_DATASETS)
+
+
+def fusion_splits(run_name, in_sample=False):
+    return plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
+
+
+def report_plan():
+    """What the report reads (stsynth.report.report_plan). Called by the report rule's input and params
+    functions, i.e. once every rule file is parsed, so it does not depend on the include order."""
+    sets = [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in ALL_DATASETS]
+    tests = [entry for entry, d in zip(sets, ALL_DATASETS) if d.role == "test"]
+    return stsynth_report.report_plan(config, rules.has, tests, paragram_model, sets)
+
+
+def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
+    """Input function: the files of the named splits of a fusion run (`run`, else the wildcard's),
+    one named input per split (stsynth.plan.fusion_splits), plus the run's dev table."""
+
+    def inputs(wc):
+        name = run or wc.fusion_run
+        splits = fusion_splits(name)
+        files = {split: plan.split_files(splits[split]) for split in split_names}
+        if in_sample and plan.fusion_uses_folds(config, RUNS[name]):
+            files.update({f"{split}_in_sample": plan.split_files(entries)
+                          for split, entries in fusion_splits(name, in_sample=True).items()})
+        if dev:
+            files["dev"] = f"results/fusion/{name}/dev.parquet"
+        return files
+
+    return inputs

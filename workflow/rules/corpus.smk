@@ -1,3 +1,6 @@
+# Corpus files (stsynth.corpus): each from the first mirror that has it, else its origin URL.
+
+
 rule fetch_corpus_file:
     """One corpus file from the first mirror that has it, else its origin URL; sha256-verified."""
     output:

@@ -1,19 +1,21 @@
-# Sentence-encoder cosines (schema: stsynth.encoder) and the zero-shot run `encoder`.
+# Sentence-encoder similarities (schema: stsynth.encoder): pooled cosine and token-level F1.
 ENCODER = config["encoder"]
 
 
 rule encoder_similarity:
-    """all-MiniLM-L6-v2 cosine of every pair of one dataset (English sentences; es-en translated)."""
+    """all-MiniLM-L6-v2 cosine and token F1 of every pair of every declared dataset (English
+    sentences; es-en translated), in one job: the model loads once."""
     input:
-        lambda wc: english_pairs_path(dataset(wc)),
+        [english_pairs_path(d) for d in ALL_DATASETS],
     output:
-        "resources/encoder/{year}/{dataset}.parquet",
+        [encoder_path(d) for d in ALL_DATASETS],
     params:
         settings=ENCODER,
     log:
-        "logs/encoder/{year}/{dataset}.log",
+        "logs/encoder/encoder.log",
     benchmark:
-        "benchmarks/encoder/{year}/{dataset}.tsv"
+        "benchmarks/encoder/encoder.tsv"
+    priority: 10  # one long job: started early, it runs beside the paragram trainings
     threads: ENCODER["threads"]
     resources:
         mem_mb=2000,
@@ -22,23 +24,3 @@ rule encoder_similarity:
         ENV
     script:
         "../scripts/encoder_similarity.py"
-
-
-rule encoder_predict:
-    """The zero-shot run `encoder`: 5 x cosine."""
-    input:
-        "resources/encoder/{year}/{dataset}.parquet",
-    output:
-        "results/predictions/encoder/{year}/{dataset}.txt",
-    log:
-        "logs/predict/encoder/{year}/{dataset}.log",
-    benchmark:
-        "benchmarks/predict/encoder/{year}/{dataset}.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    conda:
-        ENV
-    script:
-        "../scripts/encoder_predict.py"

@@ -1,6 +1,4 @@
 # Pair features (schema: stsynth.features) and the offline WordNet they need (stsynth.lexicon).
-from stsynth.lexicon import WORDNET_FILES
-
 FEATURE_SETTINGS = config["features"]
 WORDNET_DIR = f"{FEATURE_SETTINGS['nltk_data']}/corpora/wordnet"
 
@@ -27,24 +25,25 @@ rule wordnet:
 
 
 rule features:
-    """TakeLab-style and the paper's pair features of one dataset (English side(s); es-en translated)."""
+    """TakeLab-style and the paper's pair features of every declared dataset (English sides; es-en
+    translated), in one job: loading the tagger and WordNet takes longer than most datasets."""
     input:
-        pairs=lambda wc: english_pairs_path(dataset(wc)),
-        tokens=lambda wc: english_tokens_path(dataset(wc)),
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
         vectors=f"resources/vectors/{FEATURE_SETTINGS['vectors']}.parquet",
         wordnet=f"{WORDNET_DIR}/lexnames",
     output:
-        "resources/features/{year}/{dataset}.parquet",
+        [features_path(d) for d in ALL_DATASETS],
     params:
         settings=FEATURE_SETTINGS,
     log:
-        "logs/features/{year}/{dataset}.log",
+        "logs/features/features.log",
     benchmark:
-        "benchmarks/features/{year}/{dataset}.tsv"
+        "benchmarks/features/features.tsv"
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=30,
+        runtime=60,
     conda:
         ENV
     script:

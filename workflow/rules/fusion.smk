@@ -1,26 +1,26 @@
-# The fusion regressor (schema: stsynth.fusion): dev search, final fit + run predictions,
-# importances, ablation, and the paper's Table 1 on the dev protocol.
-include: "fusion_common.smk"
+# The fusion regressor (schema: stsynth.fusion): dev search, final fit (the run's scores, read by
+# rule predict), importances, ablation, and the paper's Table 1 on the dev protocol. What each job
+# reads per dataset is stsynth.plan.fusion_splits; each split is one named input.
 
 
 rule fusion_dev:
     """Hyperparameter grid on the dev protocol: fit on 2012-2014, Pearson on the 2015 sets."""
     input:
-        lambda wc: fusion_plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("dev_train", "dev_validate"))),
+        unpack(fusion_inputs("dev_train", "dev_validate", dev=False)),
     output:
         table="results/fusion/{fusion_run}/dev.parquet",
         markdown="results/fusion/{fusion_run}/dev.md",
     params:
-        plans=lambda wc: fusion_plans(wc.fusion_run),
-        features=lambda wc: fusion_features(wc.fusion_run),
+        splits=lambda wc: fusion_splits(wc.fusion_run),
+        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/dev.log",
     benchmark:
         "benchmarks/fusion/{fusion_run}/dev.tsv"
-    threads: 1
+    threads: 2  # grid points are fitted in parallel processes
     resources:
-        mem_mb=3000,
+        mem_mb=4000,
         runtime=120,
     conda:
         ENV
@@ -29,19 +29,18 @@ rule fusion_dev:
 
 
 rule fusion_fit:
-    """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters; the run's
-    predictions, the model as plain arrays, Gini importances (table and plot)."""
+    """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters: the run's
+    predictions on the test sets, the model as plain arrays, Gini importances (table and plot)."""
     input:
-        plan_files=lambda wc: fusion_plan_files(*(fusion_plans(wc.fusion_run)[k] for k in ("train", "test"))),
-        dev="results/fusion/{fusion_run}/dev.parquet",
+        unpack(fusion_inputs("train", "test")),
     output:
-        predictions=[predictions_path("{fusion_run}", d) for d in datasets_with(role="test")],
+        predictions="results/fusion/{fusion_run}/predictions.parquet",
         model="results/fusion/{fusion_run}/model.npz",
         importances="results/fusion/{fusion_run}/importances.parquet",
         plot="results/fusion/{fusion_run}/importances.png",
     params:
-        plans=lambda wc: fusion_plans(wc.fusion_run),
-        features=lambda wc: fusion_features(wc.fusion_run),
+        splits=lambda wc: fusion_splits(wc.fusion_run),
+        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/fit.log",
@@ -60,25 +59,23 @@ rule fusion_fit:
 rule fusion_ablation:
     """Each feature group removed in turn (and in-sample paragram cosines when folds are used)."""
     input:
-        plan_files=lambda wc: fusion_plan_files(*fusion_plans(wc.fusion_run).values(),
-                                         *(fusion_in_sample_plans(wc.fusion_run).values()
-                                           if fusion_uses_folds(wc.fusion_run) else [])),
-        dev="results/fusion/{fusion_run}/dev.parquet",
+        unpack(fusion_inputs("dev_train", "dev_validate", "train", "test", in_sample=True)),
     output:
         table="results/fusion/{fusion_run}/ablation.parquet",
         markdown="results/fusion/{fusion_run}/ablation.md",
     params:
-        plans=lambda wc: fusion_plans(wc.fusion_run),
-        in_sample=lambda wc: fusion_in_sample_plans(wc.fusion_run) if fusion_uses_folds(wc.fusion_run) else None,
-        features=lambda wc: fusion_features(wc.fusion_run),
+        splits=lambda wc: fusion_splits(wc.fusion_run),
+        in_sample=lambda wc: fusion_splits(wc.fusion_run, in_sample=True)
+        if plan.fusion_uses_folds(config, RUNS[wc.fusion_run]) else None,
+        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/ablation.log",
     benchmark:
         "benchmarks/fusion/{fusion_run}/ablation.tsv"
-    threads: 1
+    threads: 2  # variants are fitted in parallel processes
     resources:
-        mem_mb=3000,
+        mem_mb=4000,
         runtime=120,
     conda:
         ENV
@@ -86,26 +83,35 @@ rule fusion_ablation:
         "../scripts/fusion_ablation.py"
 
 
-rule fusion_dev_table:
-    """Paper Table 1 on the 2015 sets: features only vs paragram cosines vs features + paragram."""
-    input:
-        unpack(dev_table_inputs),
-    output:
-        table="results/fusion/dev_table.parquet",
-        markdown="results/fusion/dev_table.md",
-    params:
-        plans=lambda wc: fusion_plans(FUSION["dev_table"]["run"]),
-        features=lambda wc: fusion_features(FUSION["dev_table"]["run"]),
-        settings=FUSION,
-    log:
-        "logs/fusion/dev_table.log",
-    benchmark:
-        "benchmarks/fusion/dev_table.tsv"
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=60,
-    conda:
-        ENV
-    script:
-        "../scripts/fusion_dev_table.py"
+DEV_TABLE_RUN = FUSION["dev_table"]["run"]
+DEV_TABLE_SETS = datasets_with(role="train", years=FUSION["dev"]["validate_years"])
+
+
+if DEV_TABLE_RUN in RUNS:  # a config without that fusion run has no dev table (a start-up note says so)
+
+    rule fusion_dev_table:
+        """Paper Table 1 on the 2015 sets: features only vs paragram cosines vs features + paragram."""
+        input:
+            unpack(fusion_inputs("dev_train", "dev_validate", run=DEV_TABLE_RUN)),
+            cosines=[similarity_path(model, d) for model in FUSION["dev_table"]["paragram_models"] for d in DEV_TABLE_SETS],
+        output:
+            table="results/fusion/dev_table.parquet",
+            markdown="results/fusion/dev_table.md",
+        params:
+            splits=fusion_splits(DEV_TABLE_RUN),
+            features=plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
+            cosines={model: [similarity_path(model, d) for d in DEV_TABLE_SETS]
+                     for model in FUSION["dev_table"]["paragram_models"]},
+            settings=FUSION,
+        log:
+            "logs/fusion/dev_table.log",
+        benchmark:
+            "benchmarks/fusion/dev_table.tsv"
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=60,
+        conda:
+            ENV
+        script:
+            "../scripts/fusion_dev_table.py"

@@ -1,3 +1,6 @@
+# Pair tables (stsynth.pairs) and their Moses tokens (stsynth.tokens), one of each per dataset.
+
+
 rule pair_table:
     """Released input + gold files -> one checked pair table (schema: stsynth.pairs)."""
     input:

@@ -1,4 +1,8 @@
-# Paragram models (schema: stsynth.paragram): training, per-dataset cosines, runs, dev sweeps.
+# Paragram models (schema: stsynth.paragram): training, per-dataset cosines, and the studies on
+# them: unknown words, the gold-threshold sweep, word-vector sources, the synthetic dev check and
+# the cross-lingual MT comparison.
+
+
 rule paragram_train:
     """Tune word vectors with the margin loss on a model's paraphrase pairs (epochs 0: raw vectors)."""
     input:
@@ -7,8 +11,6 @@ rule paragram_train:
         model="resources/models/{model}.safetensors",
         vocabulary="resources/models/{model}.vocab.parquet",
         epochs="resources/models/{model}.epochs.parquet",
-    wildcard_constraints:
-        model=PARAGRAM_MODEL_PATTERN,
     params:
         settings=lambda wc: paragram_model(wc.model),
     log:
@@ -26,19 +28,18 @@ rule paragram_train:
 
 
 rule paragram_similarity:
-    """Cosine of the two sentence vectors of every pair of one dataset."""
+    """A model's cosine of the two sentence vectors of every pair, for every declared dataset in one
+    job (a job per dataset would be mostly Python start-up)."""
     input:
         model="resources/models/{model}.safetensors",
         vocabulary="resources/models/{model}.vocab.parquet",
-        tokens=lambda wc: english_tokens_path(dataset(wc)),
+        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
     output:
-        "resources/similarity/{model}/{year}/{dataset}.parquet",
-    wildcard_constraints:
-        model=_alternatives(PARAGRAM_MODELS),
+        [similarity_path("{model}", d) for d in ALL_DATASETS],
     log:
-        "logs/paragram/similarity/{model}/{year}/{dataset}.log",
+        "logs/paragram/similarity/{model}.log",
     benchmark:
-        "benchmarks/paragram/similarity/{model}/{year}/{dataset}.tsv"
+        "benchmarks/paragram/similarity/{model}.tsv"
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=2000,
@@ -47,56 +48,6 @@ rule paragram_similarity:
         ENV
     script:
         "../scripts/paragram_similarity.py"
-
-
-rule paragram_fold_similarity:
-    """A fold model's cosines on every training-role dataset in one job (only the fusion's
-    out-of-fold rows read them; one job per dataset would be mostly Python start-up)."""
-    input:
-        model="resources/models/{model}.fold{fold}of{folds}.safetensors",
-        vocabulary="resources/models/{model}.fold{fold}of{folds}.vocab.parquet",
-        tokens=[english_tokens_path(d) for d in datasets_with(role="train")],
-    output:
-        [f"resources/similarity/{{model}}.fold{{fold}}of{{folds}}/{d.year}/{d.name}.parquet"
-         for d in datasets_with(role="train")],
-    wildcard_constraints:
-        model=_alternatives(PARAGRAM_MODELS),
-        fold=r"\d+",
-        folds=r"\d+",
-    log:
-        "logs/paragram/similarity/{model}.fold{fold}of{folds}.log",
-    benchmark:
-        "benchmarks/paragram/similarity/{model}.fold{fold}of{folds}.tsv"
-    threads: PARAGRAM["threads"]
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        ENV
-    script:
-        "../scripts/paragram_similarity.py"
-
-
-rule paragram_predict:
-    """A paragram run's predictions: 5 x cosine."""
-    input:
-        lambda wc: f"resources/similarity/{PARAGRAM_RUNS[wc.run]}/{wc.year}/{wc.dataset}.parquet",
-    output:
-        "results/predictions/{run}/{year}/{dataset}.txt",
-    wildcard_constraints:
-        run=_alternatives(PARAGRAM_RUNS),
-    log:
-        "logs/predict/{run}/{year}/{dataset}.log",
-    benchmark:
-        "benchmarks/predict/{run}/{year}/{dataset}.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    conda:
-        ENV
-    script:
-        "../scripts/paragram_predict.py"
 
 
 rule paragram_unknown_words:
@@ -107,8 +58,6 @@ rule paragram_unknown_words:
     output:
         table="results/paragram/{model}/unknown_words.parquet",
         markdown="results/paragram/{model}/unknown_words.md",
-    wildcard_constraints:
-        model=PARAGRAM_MODEL_PATTERN,
     log:
         "logs/paragram/unknown_words/{model}.log",
     benchmark:
@@ -126,7 +75,7 @@ rule paragram_unknown_words:
 rule paragram_threshold_sweep:
     """Dev protocol: per threshold t, train on the sweep years' gold pairs >= t, score the dev years."""
     input:
-        unpack(threshold_sweep_inputs),
+        unpack(lambda wc: plan.threshold_sweep_inputs(config, PARAGRAM_MODELS, ALL_DATASETS)),
     output:
         table="results/paragram/threshold_sweep.parquet",
         plot="results/paragram/threshold_sweep.png",
@@ -137,6 +86,7 @@ rule paragram_threshold_sweep:
         "logs/paragram/threshold_sweep.log",
     benchmark:
         "benchmarks/paragram/threshold_sweep.tsv"
+    priority: 10  # long and needed by the report only: started early, it runs beside the trainings
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=4000,
@@ -150,18 +100,19 @@ rule paragram_threshold_sweep:
 rule paragram_source_comparison:
     """Every word-vector source untuned (mean, SIF, SIF + component removal) on the dev years and the English test sets."""
     input:
-        unpack(source_comparison_inputs),
+        unpack(lambda wc: plan.source_comparison_inputs(config, ALL_DATASETS)),
     output:
         table="results/paragram/sources.parquet",
         markdown="results/paragram/sources.md",
     params:
         settings={**PARAGRAM["defaults"], **PARAGRAM["presets"][PARAGRAM["defaults"]["preset"]]},
         variants=PARAGRAM["compare_sources"]["variants"],
-        splits=source_comparison_splits(),
+        splits=[split for split, _ in plan.source_comparison_sets(config, ALL_DATASETS)],
     log:
         "logs/paragram/sources.log",
     benchmark:
         "benchmarks/paragram/sources.tsv"
+    priority: 10  # needed by the report only: started early, it fills a core
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=6000,
@@ -170,3 +121,59 @@ rule paragram_source_comparison:
         ENV
     script:
         "../scripts/paragram_sources.py"
+
+
+rule synthetic_dev_check:
+    """Dev Pearson per epoch of the dev-check models (training-role dev sets only, never 2016)."""
+    input:
+        [f"resources/models/{model}.epochs.parquet" for model in config["synthetic"]["dev_check"]],
+    output:
+        table="results/synthetic/dev_check.parquet",
+        markdown="results/synthetic/dev_check.md",
+    params:
+        models=config["synthetic"]["dev_check"],
+    log:
+        "logs/synthetic/dev_check.log",
+    benchmark:
+        "benchmarks/synthetic/dev_check.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_dev_check.py"
+
+
+rule crosslingual_mt_comparison:
+    """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
+    that the redistributed input files carry (config crosslingual.reference_translation)."""
+    input:
+        models=[model_path(model) for model in config["crosslingual"]["reference_translation"]["models"]],
+        vocabularies=[f"resources/models/{model}.vocab.parquet"
+                      for model in config["crosslingual"]["reference_translation"]["models"]],
+        pairs=[pairs_path(d) for d in datasets_with(role="test", track="es-en")],
+        tokens=[english_tokens_path(d) for d in datasets_with(role="test", track="es-en")],
+        released=[f"resources/corpus/{d.input}" for d in datasets_with(role="test", track="es-en")],
+    output:
+        table="results/crosslingual/mt_comparison.parquet",
+        markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
+                        category="Cross-lingual"),
+    params:
+        settings=config["crosslingual"]["reference_translation"],
+        fields=[d.fields for d in datasets_with(role="test", track="es-en")],
+        backend=config["translate"]["backend"],
+        tokenize=config["tokenize"],
+    log:
+        "logs/crosslingual/mt_comparison.log",
+    benchmark:
+        "benchmarks/crosslingual/mt_comparison.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/crosslingual_mt_comparison.py"

@@ -1,4 +1,5 @@
-# Paraphrase pair tables (schema: stsynth.paraphrase_pairs): the gold-score filter.
+# Paraphrase pair tables (schema: stsynth.paraphrase_pairs): gold pairs above a threshold
+# (task-internal) and round trips paired with their source sentences (synthetic; stsynth.synthetic).
 
 
 rule gold_paraphrase_pairs:
@@ -26,3 +27,55 @@ rule gold_paraphrase_pairs:
         ENV
     script:
         "../scripts/gold_paraphrase_pairs.py"
+
+
+# Any declared set can have its own synthetic table: synthetic-<year>-<dataset>.
+SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
+
+
+rule synthetic_pairs:
+    """Round trips of every test set -> one synthetic paraphrase pair table."""
+    input:
+        [round_trips_path(d) for d in datasets_with(role="test")],
+    output:
+        table="resources/paraphrase_pairs/synthetic.parquet",
+        counts="results/synthetic/synthetic.counts.md",
+    params:
+        settings=config["tokenize"],
+    log:
+        "logs/synthetic_pairs/synthetic.log",
+    benchmark:
+        "benchmarks/synthetic_pairs/synthetic.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_pairs.py"
+
+
+rule synthetic_pairs_of_set:
+    """Round trips of one set -> its own synthetic paraphrase pair table."""
+    input:
+        lambda wc: round_trips_path(SYNTHETIC_SETS[wc.set]),
+    output:
+        table="resources/paraphrase_pairs/synthetic-{set}.parquet",
+        counts="results/synthetic/synthetic-{set}.counts.md",
+    params:
+        settings=config["tokenize"],
+    wildcard_constraints:
+        set=_alternatives(SYNTHETIC_SETS),
+    log:
+        "logs/synthetic_pairs/synthetic-{set}.log",
+    benchmark:
+        "benchmarks/synthetic_pairs/synthetic-{set}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/synthetic_pairs.py"

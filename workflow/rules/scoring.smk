@@ -1,3 +1,6 @@
+# The official score of every run (stsynth.scoring): Pearson per test set, ALL pair-weighted.
+
+
 rule score_run:
     """Pearson per test dataset and the pair-weighted mean per track and year (schema: stsynth.scoring)."""
     input:

@@ -1,13 +1,6 @@
-# Translation (stsynth.translate) and language identification (stsynth.language) for the es-en track.
-
-# GPUs a translation job asks the scheduler for: Marian on anything but the CPU takes one.
-TRANSLATION_GPUS = int(config["translate"]["backend"] == "marian" and config["translate"]["marian"]["device"] != "cpu")
-# The settings a translation depends on: the backend and its own section. Marian's batch size is
-# left out (batches are never padded, so it changes speed only), like the cache path and chunk size.
-_BACKEND = config["translate"]["backend"]
-TRANSLATION_ENGINE = {"backend": _BACKEND,
-                      _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"}}
-
+# Machine translation (stsynth.translate): the es-en sets' Spanish side into English, and the English
+# -> Spanish -> English round trips of every set (the synthetic paraphrases' raw material);
+# language identification (stsynth.language) checked on the es-en sets.
 
 rule translate_pairs:
     """es-en pair table -> the same table with s1 translated to English (original kept in s1_source)."""
@@ -101,35 +94,24 @@ rule language_report:
         "../scripts/language_report.py"
 
 
-rule crosslingual_mt_comparison:
-    """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
-    that the redistributed input files carry (config crosslingual.reference_translation)."""
+rule round_trips:
+    """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.synthetic)."""
     input:
-        models=[f"resources/models/{PARAGRAM_RUNS[run]}.safetensors"
-                for run in config["crosslingual"]["reference_translation"]["runs"]],
-        vocabularies=[f"resources/models/{PARAGRAM_RUNS[run]}.vocab.parquet"
-                      for run in config["crosslingual"]["reference_translation"]["runs"]],
-        pairs=[pairs_path(d) for d in datasets_with(role="test", track="es-en")],
-        tokens=[english_tokens_path(d) for d in datasets_with(role="test", track="es-en")],
-        released=[f"resources/corpus/{d.input}" for d in datasets_with(role="test", track="es-en")],
+        lambda wc: english_pairs_path(dataset(wc)),
     output:
-        table="results/crosslingual/mt_comparison.parquet",
-        markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
-                        category="Cross-lingual"),
+        "resources/round_trips/{year}/{dataset}.parquet",
     params:
-        settings=config["crosslingual"]["reference_translation"],
-        fields=[d.fields for d in datasets_with(role="test", track="es-en")],
-        backend=config["translate"]["backend"],
-        tokenize=config["tokenize"],
+        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     log:
-        "logs/crosslingual/mt_comparison.log",
+        "logs/round_trips/{year}/{dataset}.log",
     benchmark:
-        "benchmarks/crosslingual/mt_comparison.tsv"
-    threads: 1
+        "benchmarks/round_trips/{year}/{dataset}.tsv"
+    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=120,
+        gpu=TRANSLATION_GPUS,
     conda:
         ENV
     script:
-        "../scripts/crosslingual_mt_comparison.py"
+        "../scripts/round_trips.py"

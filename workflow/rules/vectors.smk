@@ -1,6 +1,4 @@
 # Word-vector sources: one uniform table per source (schema: stsynth.vectors).
-from stsynth.config_checks import VECTOR_BASES
-
 
 rule vectors_paragram_xxl:
     """Wieting's paragram-phrase XXL text vectors, fetched from the configured URL."""
@@ -52,6 +50,7 @@ rule vectors_minilm_static:
         "logs/vectors/minilm-static.log",
     benchmark:
         "benchmarks/vectors/minilm-static.tsv"
+    priority: 50  # every paragram model waits for these vectors
     threads: config["vectors"]["threads"]
     resources:
         mem_mb=3000,

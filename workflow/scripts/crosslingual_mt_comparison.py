@@ -4,13 +4,13 @@ import pandas as pd
 
 from stsynth.logs import log_to
 from stsynth.mt_quality import comparison, comparison_markdown, read_field
-from stsynth.paragram import SentenceModel
+from stsynth.sentence_model import SentenceModel
 from stsynth.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
-models = {run: SentenceModel.load(path) for run, path in zip(settings["runs"], snakemake.input.models, strict=True)}
+models = {name: SentenceModel.load(path) for name, path in zip(settings["models"], snakemake.input.models, strict=True)}
 sets = [{"pairs": pd.read_parquet(pairs), "tokens": pd.read_parquet(tokens),
          "reference": read_field(released, fields, settings["field"])}
         for pairs, tokens, released, fields in zip(snakemake.input.pairs, snakemake.input.tokens,

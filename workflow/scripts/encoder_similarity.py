@@ -11,8 +11,10 @@ use_threads(snakemake.threads)
 settings = snakemake.params.settings
 folder = model_directory(settings["package"], settings["model_dir"])
 tokenizer, model = load_encoder(folder)
-pairs = pd.read_parquet(snakemake.input[0])
-start = time.perf_counter()
-table = cosine_table(pairs, tokenizer, model, settings["batch_size"], settings["max_length"])
-table.to_parquet(snakemake.output[0], index=False)
-log.info("encoded %d pairs with %s in %.1f s", len(table), folder, time.perf_counter() - start)
+for pairs_path, output in zip(snakemake.input, snakemake.output, strict=True):
+    start = time.perf_counter()
+    pairs = pd.read_parquet(pairs_path)
+    # one dataset per call: its sentences batched as before, so every value stays what it was
+    table = cosine_table(pairs, tokenizer, model, settings["batch_size"], settings["max_length"])
+    table.to_parquet(output, index=False)
+    log.info("%s: encoded %d pairs with %s in %.1f s", pairs_path, len(table), folder, time.perf_counter() - start)

@@ -4,14 +4,17 @@ import pandas as pd
 
 from stsynth.features import check_aligned, extract
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
 from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
-start = time.perf_counter()
-pairs = pd.read_parquet(snakemake.input.pairs)
-tokens = pd.read_parquet(snakemake.input.tokens)
-check_aligned(pairs, tokens, snakemake.input.pairs, snakemake.input.tokens)
+use_threads(snakemake.threads)
 settings = snakemake.params.settings
-table = extract(pairs, tokens, read_vectors(snakemake.input.vectors), settings, settings["nltk_data"])
-table.to_parquet(snakemake.output[0], index=False)
-log.info("%d pairs, %d features, %.1f s", len(table), table.shape[1] - 3, time.perf_counter() - start)
+vectors = read_vectors(snakemake.input.vectors)
+for pairs_path, tokens_path, output in zip(snakemake.input.pairs, snakemake.input.tokens, snakemake.output, strict=True):
+    start = time.perf_counter()
+    pairs, tokens = pd.read_parquet(pairs_path), pd.read_parquet(tokens_path)
+    check_aligned(pairs, tokens, pairs_path, tokens_path)
+    table = extract(pairs, tokens, vectors, settings, settings["nltk_data"])  # tagger and WordNet load once
+    table.to_parquet(output, index=False)
+    log.info("%s: %d pairs, %d features, %.1f s", pairs_path, len(table), table.shape[1] - 3, time.perf_counter() - start)

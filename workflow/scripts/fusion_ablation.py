@@ -2,20 +2,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.fusion import ablation, chosen_parameters, load_split, table_markdown
+from stsynth.fusion import ablation, chosen_parameters, load_split
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
+from stsynth.tables import markdown_table
 
 log = log_to(snakemake.log[0])
-settings, plans = snakemake.params.settings, snakemake.params.plans
+use_threads(1)  # one BLAS thread per process: the rule's threads are its worker processes
+settings, splits = snakemake.params.settings, snakemake.params.splits
 run = snakemake.wildcards.fusion_run
 params = chosen_parameters(pd.read_parquet(snakemake.input.dev))
-splits = {name: load_split(plan) for name, plan in plans.items()}
+loaded = {name: load_split(splits[name], snakemake.input[name]) for name in ("dev_train", "dev_validate", "train", "test")}
 variants = {}
 if snakemake.params.in_sample:
-    in_sample = {name: load_split(plan) for name, plan in snakemake.params.in_sample.items()}
+    in_sample = {name: load_split(split, snakemake.input[f"{name}_in_sample"])
+                 for name, split in snakemake.params.in_sample.items()}
     variants["paragram in-sample"] = (in_sample["train"], in_sample["dev_train"])
-table = ablation(splits["dev_train"], splits["dev_validate"], splits["train"], splits["test"],
-                 snakemake.params.features, settings["groups"], params, settings["seed"], variants)
+table = ablation(loaded["dev_train"], loaded["dev_validate"], loaded["train"], loaded["test"],
+                 snakemake.params.features, settings["groups"], params, settings["seed"], variants, snakemake.threads)
 table.to_parquet(snakemake.output.table, index=False)
-Path(snakemake.output.markdown).write_text(table_markdown(
+Path(snakemake.output.markdown).write_text(markdown_table(
     table, f"Fusion {run}: ablation (each feature group removed; dev = 2015, test = 2016)"))

@@ -3,13 +3,17 @@ from pathlib import Path
 import pandas as pd
 
 from stsynth.encoder import ENCODER_FEATURES
-from stsynth.fusion import chosen_parameters, fit, load_split, per_dataset_pearson, table_markdown
+from stsynth.fusion import chosen_parameters, fit, load_split, per_dataset_pearson
 from stsynth.logs import log_to
+from stsynth.threads import use_threads
+from stsynth.tables import markdown_table
 
 log = log_to(snakemake.log[0])
-settings, plans, features = snakemake.params.settings, snakemake.params.plans, snakemake.params.features
+use_threads(snakemake.threads)
+settings, splits, features = snakemake.params.settings, snakemake.params.splits, snakemake.params.features
 params = chosen_parameters(pd.read_parquet(snakemake.input.dev))
-train, validate = load_split(plans["dev_train"]), load_split(plans["dev_validate"])
+train = load_split(splits["dev_train"], snakemake.input.dev_train)
+validate = load_split(splits["dev_validate"], snakemake.input.dev_validate)
 rows = []
 
 
@@ -20,10 +24,9 @@ def add(system, predictions):
 paragram_features = [f for f in features if f in settings["paragram"]]
 features_only = [f for f in features if f not in paragram_features and f not in ENCODER_FEATURES]
 add("features only (GBR)", fit(train, features_only, params, settings["seed"]).predict(validate[features_only].to_numpy()))
-models = settings["dev_table"]["paragram_models"]
-per_model = len(snakemake.input.similarity) // len(models)
-for index, model in enumerate(models):
-    paths = snakemake.input.similarity[index * per_model:(index + 1) * per_model]
+for model, paths in snakemake.params.cosines.items():
+    if not set(paths) <= set(snakemake.input.cosines):
+        raise ValueError(f"cosine tables of {model} are not among the job's declared inputs")
     cosines = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     if not (cosines[["year", "dataset", "line"]].astype(str).to_numpy() ==
             validate[["year", "dataset", "line"]].astype(str).to_numpy()).all():
@@ -33,5 +36,5 @@ with_paragram = [f for f in features if f not in ENCODER_FEATURES]
 add("features + paragram (GBR)", fit(train, with_paragram, params, settings["seed"]).predict(validate[with_paragram].to_numpy()))
 table = pd.DataFrame(rows).astype({"system": "string"})
 table.to_parquet(snakemake.output.table, index=False)
-Path(snakemake.output.markdown).write_text(table_markdown(
+Path(snakemake.output.markdown).write_text(markdown_table(
     table, f"Dev protocol (fit 2012-2014, validate {settings['dev']['validate_years']}): paper Table 1"))

@@ -2,7 +2,7 @@ import pandas as pd
 
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
-from stsynth.paragram import SentenceModel, similarity_table
+from stsynth.sentence_model import SentenceModel, similarity_table
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

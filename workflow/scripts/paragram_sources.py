@@ -3,8 +3,10 @@ from pathlib import Path
 import pandas as pd
 
 from stsynth.logs import log_to
+from stsynth.tables import markdown_rows
 from stsynth.threads import use_threads
-from stsynth.paragram import dev_set, source_comparison, unlabeled_sentences
+from stsynth.paragram_studies import source_comparison
+from stsynth.sentence_model import dev_set, unlabeled_sentences
 from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
@@ -18,9 +20,7 @@ table = source_comparison([read_vectors(path) for path in snakemake.input.vector
 table.to_parquet(snakemake.output.table, index=False)
 summary = table[table["dataset"] == "ALL"].pivot_table(index=["source", "variant"], columns="split",
                                                         values="pearson", sort=False)
-Path(snakemake.output.markdown).write_text(
-    "| source | variant | " + " | ".join(f"{c} ALL" for c in summary.columns) + " |\n|---|---|"
-    + "---:|" * len(summary.columns) + "\n"
-    + "".join(f"| {s} | {v} | " + " | ".join(f"{x:.4f}" for x in row) + " |\n"
-              for (s, v), row in summary.iterrows()))
+Path(snakemake.output.markdown).write_text(markdown_rows(
+    ["source", "variant", *(f"{c} ALL" for c in summary.columns)],
+    [[source, variant, *map(float, row)] for (source, variant), row in summary.iterrows()], "ll" + "r" * len(summary.columns)))
 log.info("\n%s", summary.to_string())

@@ -3,7 +3,9 @@ import pandas as pd
 
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
-from stsynth.paragram import dev_set, plot_threshold_sweep, threshold_sweep, unlabeled_sentences
+from stsynth.paragram_studies import threshold_sweep
+from stsynth.plots import plot_sweep
+from stsynth.sentence_model import dev_set, unlabeled_sentences
 from stsynth.paraphrase_pairs import gold_pairs
 from stsynth.vectors import read_vectors
 
@@ -21,5 +23,5 @@ thresholds = np.round(np.arange(sweep["start"], sweep["stop"] + sweep["step"] / 
 table = threshold_sweep(read_vectors(snakemake.input.vectors), gold_tables, unlabeled, snakemake.params.settings,
                         dev_sets, thresholds)
 table.to_parquet(snakemake.output.table, index=False)
-plot_threshold_sweep(table, snakemake.output.plot)
+plot_sweep(table, snakemake.output.plot)
 log.info("\n%s", table.to_string(index=False))

@@ -2,7 +2,7 @@ import pandas as pd
 
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
-from stsynth.paragram import dev_set, fit, unlabeled_sentences
+from stsynth.sentence_model import dev_set, fit, unlabeled_sentences
 from stsynth.paraphrase_pairs import conform, select_pairs
 from stsynth.vectors import read_vectors
 

@@ -85,8 +85,10 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
         need("paragram.defaults.preset", defaults["preset"], list(paragram.get("presets", {})), "a paragram preset")
     if "vectors" in defaults:
         need("paragram.defaults.vectors", defaults["vectors"], vector_sources(), "a word-vector source")
-    for run, model in paragram.get("runs", {}).items():
-        need(f"paragram.runs.{run}", model, list(models), "a model in paragram.models")
+    runs = config.get("runs", {})
+    for run, entry in runs.items():
+        if entry.get("stage") == "paragram":
+            need(f"runs.{run}.model", entry.get("model"), list(models), "a model in paragram.models")
     if "sweep" in pairs:
         need("paraphrase_pairs.sweep.model", pairs["sweep"]["model"], list(models), "a model in paragram.models")
         need_years("paraphrase_pairs.sweep.years", pairs["sweep"].get("years", []))
@@ -98,9 +100,8 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     for i, model in enumerate(config.get("synthetic", {}).get("dev_check", [])):
         need(f"synthetic.dev_check[{i}]", model, list(models), "a model in paragram.models")
     reference = config.get("crosslingual", {}).get("reference_translation", {})
-    for i, run in enumerate(reference.get("runs", [])):
-        need(f"crosslingual.reference_translation.runs[{i}]", run, list(paragram.get("runs", {})),
-             "a run in paragram.runs")
+    for i, model in enumerate(reference.get("models", [])):
+        need(f"crosslingual.reference_translation.models[{i}]", model, list(models), "a model in paragram.models")
 
     fusion = config.get("fusion", {})
     for feature, entry in fusion.get("paragram", {}).items():
@@ -111,14 +112,17 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
         for i, name in enumerate(members):
             need(f"fusion.groups.{group}[{i}]", name, known_features,
                  "a feature (stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder similarity")
-    for run, groups in fusion.get("runs", {}).items():
-        for i, group in enumerate(groups):
-            need(f"fusion.runs.{run}[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
+    fusion_runs = [name for name, entry in runs.items() if entry.get("stage") == "fusion"]
+    for run in fusion_runs:
+        for i, group in enumerate(runs[run].get("groups", [])):
+            need(f"runs.{run}.groups[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
     if "dev" in fusion:
         need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
         need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
     if "dev_table" in fusion:
-        need("fusion.dev_table.run", fusion["dev_table"]["run"], list(fusion.get("runs", {})), "a run in fusion.runs")
+        if fusion["dev_table"]["run"] not in fusion_runs:
+            notes.append(f"fusion.dev_table.run: {fusion['dev_table']['run']!r} is not a fusion run in runs "
+                         f"(known: {', '.join(fusion_runs) or 'none'}); the dev-protocol table is not built")
         for i, model in enumerate(fusion["dev_table"].get("paragram_models", [])):
             need(f"fusion.dev_table.paragram_models[{i}]", model, list(models), "a model in paragram.models")
     if "features" in config:

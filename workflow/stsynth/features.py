@@ -398,7 +398,7 @@ def extract(pairs: pd.DataFrame, tokens: pd.DataFrame, vectors, settings: dict, 
     ``settings``: config ``features`` (tagger, ic_min_frequency, ic_language, tag_batch_size)."""
     from functools import partial
 
-    from .lexicon import PathSimilarity, information_content, load_tagger, load_wordnet, tag
+    from .lexicon import information_content, load_tagger, path_similarity, tag
 
     vocabulary = {w for column in ("tokens1", "tokens2") for tokens_ in tokens[column] for w in tokens_}
     index = vectors.index()
@@ -408,5 +408,5 @@ def extract(pairs: pd.DataFrame, tokens: pd.DataFrame, vectors, settings: dict, 
     tagged = tag(nlp, [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]],
                  batch_size=settings["tag_batch_size"])
     ic = partial(information_content, min_frequency=settings["ic_min_frequency"], language=settings["ic_language"])
-    resources = Resources(ic, PathSimilarity(load_wordnet(nltk_data)), known)
+    resources = Resources(ic, path_similarity(str(nltk_data)), known)
     return feature_table(pairs, tokens, tagged, resources)

@@ -4,7 +4,8 @@ Protocols (2016 never chooses anything):
 
 * dev: fit on the gold pairs of ``dev.train_years`` (2012-2014), score on ``dev.validate_years``
   (2015) for every point of the hyperparameter grid; the number of trees is read off the staged
-  predictions, so one fit per grid point covers every ``n_estimators`` step.
+  predictions, so one fit per grid point covers every ``n_estimators`` step; a grid point stops
+  early once ``grid.patience`` trees have brought no better validation score (:class:`DevCurve`).
 
 The boosting starts from ``init``: scikit-learn's default constant (the mean gold score), or a
 least-squares line over a few named features (the grid's ``init`` entries), passed to
@@ -45,7 +46,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -53,7 +53,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 
 from .pairs import InputFormatError
 from .paraphrase_pairs import fold_of
-from .scoring import pearson, weighted_mean
+from .scoring import correlations
 
 log = logging.getLogger(__name__)
 
@@ -114,15 +114,12 @@ def make_regressor(params: dict, seed: int, features: list[str]) -> GradientBoos
 
 
 def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
-    """Pearson per (year, dataset) over scored rows and their pair-weighted mean ``ALL``."""
-    scores, sizes = {}, []
-    scored = frame["gold"].notna().to_numpy()
-    for (year, name), index in frame.groupby(["year", "dataset"], sort=True).indices.items():
-        index = index[scored[index]]
-        scores[f"{year}_{name}"] = pearson(predictions[index], frame["gold"].to_numpy()[index])
-        sizes.append(len(index))
-    scores["ALL"] = weighted_mean(list(scores.values()), sizes)
-    return scores
+    """Pearson per (year, dataset) over scored rows and their pair-weighted mean ``ALL``
+    (stsynth.scoring.correlations)."""
+    gold = frame["gold"].to_numpy()
+    groups = frame.groupby(["year", "dataset"], sort=True).indices.items()
+    return {name: r for name, _, r in correlations((f"{year}_{name}", predictions[index], gold[index])
+                                                    for (year, name), index in groups)}
 
 
 def grid_points(grid: dict, features: list[str]) -> list[dict]:
@@ -133,21 +130,66 @@ def grid_points(grid: dict, features: list[str]) -> list[dict]:
             for init in inits for values in itertools.product(*(grid[k] for k in keys))]
 
 
-def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int) -> pd.DataFrame:
-    """Every grid point, every ``grid.step``-th number of trees up to ``grid.max_estimators``:
-    validation Pearson; the best ``pearson_ALL`` is marked ``chosen``."""
-    train = gold_rows(train)
+def parallel_map(function, items: list, processes: int = 1) -> list:
+    """``[function(item) for item in items]``, in up to ``processes`` forked worker processes
+    (each fit is single-threaded; the rule's ``threads:`` says how many run at once)."""
+    if processes <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(function, items))
+
+
+class DevCurve:
+    """A GradientBoostingRegressor ``monitor``: the validation ALL every ``step`` trees, and a stop
+    once ``patience`` trees have passed without a better one (None: never). Boosting adds trees in
+    order, so the trees it did fit are exactly those of a full-length fit."""
+
+    def __init__(self, validate: pd.DataFrame, features: list[str], step: int, patience: int | None):
+        self.validate, self.step, self.patience = validate, step, patience
+        self.X = validate[features].to_numpy(dtype=np.float32)  # what scikit-learn predicts on
+        self.raw = None
+        self.best, self.best_trees = -np.inf, 0
+
+    def __call__(self, iteration: int, model: GradientBoostingRegressor, _locals) -> bool:
+        if self.raw is None:
+            self.raw = model.init_.predict(self.X).astype(np.float64)
+        self.raw += model.learning_rate * model.estimators_[iteration, 0].predict(self.X)
+        trees = iteration + 1
+        if trees % self.step:
+            return False
+        score = per_dataset_pearson(self.validate, self.raw)["ALL"]
+        if score > self.best:
+            self.best, self.best_trees = score, trees
+        return self.patience is not None and trees - self.best_trees >= self.patience
+
+
+def _grid_point_rows(point: dict, train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict,
+                     seed: int) -> list[dict]:
+    model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed, features)
+    model.fit(train[features].to_numpy(), train["gold"].to_numpy(),
+              monitor=DevCurve(validate, features, grid["step"], grid.get("patience")))
+    label = {**point, "init": ",".join(point["init"])}
     rows = []
-    for point in grid_points(grid, features):
-        model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed, features)
-        model.fit(train[features].to_numpy(), train["gold"].to_numpy())
-        label = {**point, "init": ",".join(point["init"])}
-        first = len(rows)
-        for trees, predictions in enumerate(model.staged_predict(validate[features].to_numpy()), start=1):
-            if trees % grid["step"] == 0:
-                scores = per_dataset_pearson(validate, predictions)
-                rows.append({**label, "n_estimators": trees, **{f"pearson_{k}": v for k, v in scores.items()}})
-        log.info("dev grid point %s: best ALL %.5f", label, max(r["pearson_ALL"] for r in rows[first:]))
+    for trees, predictions in enumerate(model.staged_predict(validate[features].to_numpy()), start=1):
+        if trees % grid["step"] == 0:
+            scores = per_dataset_pearson(validate, predictions)
+            rows.append({**label, "n_estimators": trees, **{f"pearson_{k}": v for k, v in scores.items()}})
+    log.info("dev grid point %s: best ALL %.5f", label, max(r["pearson_ALL"] for r in rows))
+    return rows
+
+
+def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int,
+               processes: int = 1) -> pd.DataFrame:
+    """Every grid point, every ``grid.step``-th number of trees up to ``grid.max_estimators`` (or
+    until ``grid.patience`` trees passed without a better validation ALL): validation Pearson; the
+    best ``pearson_ALL`` is marked ``chosen``."""
+    from functools import partial
+
+    score = partial(_grid_point_rows, train=gold_rows(train), validate=validate, features=features, grid=grid, seed=seed)
+    rows = [row for rows in parallel_map(score, grid_points(grid, features), processes) for row in rows]
     table = pd.DataFrame(rows)
     best = table.sort_values(["pearson_ALL", "n_estimators"], ascending=[False, True], kind="stable").index[0]
     table["chosen"] = table.index == best
@@ -176,22 +218,6 @@ def importances(model: GradientBoostingRegressor, features: list[str], groups: d
                           "importance": model.feature_importances_})
     return table.sort_values("importance", ascending=False, kind="stable").reset_index(drop=True).astype(
         {"feature": "string", "group": "string", "importance": "float64"})
-
-
-def plot_importances(table: pd.DataFrame, path: str | Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ordered = table.sort_values("importance")
-    figure, axes = plt.subplots(figsize=(7, 0.28 * len(ordered) + 1.2))
-    axes.barh(ordered["feature"], ordered["importance"], color="#4477aa")
-    axes.set_xlabel("Gini importance (impurity decrease, sums to 1)")
-    axes.set_title(title)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
 
 
 def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[str, np.ndarray]:
@@ -248,12 +274,19 @@ def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float
     return scores
 
 
-def load_split(plan: list[dict], folds_column: str = "cosine") -> pd.DataFrame:
-    """Rows of every dataset of a plan entry list (built by rules/fusion.smk): each entry names the
+def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -> pd.DataFrame:
+    """Rows of every dataset of a split (stsynth.plan.fusion_split): each entry names the
     ``pairs``, ``features`` and (optional) ``encoder`` tables of one dataset and, per paragram
-    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`)."""
+    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`).
+    ``declared``: the job's input files for this split; a file the split names outside it is an error."""
+    from .plan import split_files
+
+    if declared is not None:
+        undeclared = [path for path in split_files(split) if path not in set(declared)]
+        if undeclared:
+            raise ValueError(f"split files not among the job's declared inputs: {undeclared[:3]}")
     frames = []
-    for entry in plan:
+    for entry in split:
         pairs = pd.read_parquet(entry["pairs"])
         features = pd.read_parquet(entry["features"])
         check_rows(features, pairs, entry["features"])
@@ -269,39 +302,36 @@ def load_split(plan: list[dict], folds_column: str = "cosine") -> pd.DataFrame:
             columns[name] = out_of_fold(pairs, tables, folds_column) if len(tables) > 1 else tables[0][folds_column]
         frames.append(dataset_frame(pairs, features, columns))
     frame = pd.concat(frames, ignore_index=True)
-    log.info("read %d datasets: %d rows, %d scored", len(plan), len(frame), frame["gold"].notna().sum())
+    log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())
     return frame
+
+
+def _ablation_row(job: tuple, dev_validate: pd.DataFrame, test: pd.DataFrame, params: dict, seed: int) -> dict:
+    name, kept, final_train, dev_fit = job
+    # a removed group leaves the linear start too
+    kept_params = {**params, "init": [f for f in params.get("init", []) if f in kept]}
+    dev = fit(dev_fit, kept, kept_params, seed).predict(dev_validate[kept].to_numpy())
+    final = fit(final_train, kept, kept_params, seed).predict(test[kept].to_numpy())
+    log.info("ablation %s: %d features", name, len(kept))
+    return {"removed": name, "features": len(kept), "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
+            **test_scores(test, final)}
 
 
 def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame,
              features: list[str], groups: dict[str, list[str]], params: dict, seed: int,
-             variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> pd.DataFrame:
+             variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None, processes: int = 1) -> pd.DataFrame:
     """The run's model with nothing removed, then with each of its feature groups removed in turn
     (chosen hyperparameters throughout): dev Pearson and test Pearson per track. ``variants``:
     extra rows named by their key, the full feature set fitted on another (train, dev_train) pair."""
-    def row(name, kept, final_train, dev_fit):
-        # a removed group leaves the linear start too
-        kept_params = {**params, "init": [f for f in params.get("init", []) if f in kept]}
-        dev = fit(dev_fit, kept, kept_params, seed).predict(dev_validate[kept].to_numpy())
-        final = fit(final_train, kept, kept_params, seed).predict(test[kept].to_numpy())
-        log.info("ablation %s: %d features", name, len(kept))
-        return {"removed": name, "features": len(kept), "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
-                **test_scores(test, final)}
+    from functools import partial
 
-    rows = [row("none", features, train, dev_train)]
+    jobs = [("none", features, train, dev_train)]
     for group, names in groups.items():
         kept = [f for f in features if f not in names]
         if len(kept) < len(features) and kept:
-            rows.append(row(group, kept, train, dev_train))
+            jobs.append((group, kept, train, dev_train))
     for name, (variant_train, variant_dev_train) in (variants or {}).items():
-        rows.append(row(name, features, variant_train, variant_dev_train))
+        jobs.append((name, features, variant_train, variant_dev_train))
+    rows = parallel_map(partial(_ablation_row, dev_validate=dev_validate, test=test, params=params, seed=seed),
+                        jobs, processes)
     return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})
-
-
-def table_markdown(table: pd.DataFrame, title: str) -> str:
-    header = "| " + " | ".join(table.columns) + " |"
-    rule = "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(table[c]) else "---" for c in table.columns) + "|"
-    lines = [f"# {title}", "", header, rule]
-    for values in table.itertuples(index=False):
-        lines.append("| " + " | ".join(f"{v:.5f}" if isinstance(v, float) else str(v) for v in values) + " |")
-    return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ import logging
 
 import pandas as pd
 
+from .tables import markdown_rows
 from stsynth.tokens import TRACK_LANGUAGES
 
 log = logging.getLogger(__name__)
@@ -67,12 +68,8 @@ def accuracy_table(tables: list[pd.DataFrame]) -> pd.DataFrame:
 
 def accuracy_markdown(report: pd.DataFrame, languages: list[str] | None) -> str:
     candidates = ", ".join(languages) if languages else "all 97 py3langid languages"
-    lines = [f"Language identification (py3langid; candidates: {candidates})", "",
-             "| year | dataset | side | expected | sentences | correct | accuracy |",
-             "|---|---|---|---|---|---|---|"]
-    for _, row in report.iterrows():
-        year = "" if pd.isna(row["year"]) else int(row["year"])
-        side = "" if pd.isna(row["side"]) else f"s{int(row['side'])}"
-        lines.append(f"| {year} | {row['dataset']} | {side} | {row['expected']} | {row['sentences']} | "
-                     f"{row['correct']} | {row['accuracy']:.4f} |")
-    return "\n".join(lines) + "\n"
+    rows = [["" if pd.isna(row["year"]) else str(int(row["year"])), row["dataset"],
+             "" if pd.isna(row["side"]) else f"s{int(row['side'])}", row["expected"], str(row["sentences"]),
+             str(row["correct"]), float(row["accuracy"])] for _, row in report.iterrows()]
+    return (f"Language identification (py3langid; candidates: {candidates})\n\n"
+            + markdown_rows(["year", "dataset", "side", "expected", "sentences", "correct", "accuracy"], rows, "llllrrr"))

@@ -109,8 +109,10 @@ def information_content(word: str, min_frequency: float = 1e-9, language: str = 
     return -math.log(max(word_frequency(word, language), min_frequency))
 
 
+@lru_cache(maxsize=None)
 def load_tagger(model: str):
-    """The spaCy pipeline ``model`` (an installed package name or a folder) without parser and NER."""
+    """The spaCy pipeline ``model`` (an installed package name or a folder) without parser and NER,
+    loaded once per process (the features job tags every dataset with it)."""
     import spacy
 
     return spacy.load(model, exclude=["parser", "ner", "senter"])
@@ -186,3 +188,10 @@ class PathSimilarity:
                     best = max(best, 1.0 / (1.0 + distance))
             self._similarity[key] = best
         return self._similarity[key]
+
+
+@lru_cache(maxsize=None)
+def path_similarity(nltk_data: str) -> PathSimilarity:
+    """One memoised :class:`PathSimilarity` per WordNet copy and process: loading WordNet takes
+    seconds, and the lemma pairs of one dataset recur in the next."""
+    return PathSimilarity(load_wordnet(nltk_data))

@@ -6,7 +6,7 @@ machine translation of field 1 made by a third party with another (statistical o
 Scoring the same paragram models with that translation in place of ours measures what a better
 translator would be worth. It is a diagnostic only: no run reads field 3.
 
-Comparison table (``results/crosslingual/mt_comparison.parquet``): ``run`` string, ``translation``
+Comparison table (``results/crosslingual/mt_comparison.parquet``): ``model`` string, ``translation``
 string (``backend:<name>`` or ``field <n> of the input file``), ``year`` int16, ``dataset`` string
 (``ALL`` = the pair-weighted mean), ``pairs`` int32 (scored), ``pearson`` float64.
 """
@@ -18,7 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from .pairs import read_field_lines
-from .scoring import pearson, weighted_mean
+from .scoring import correlations
+from .tables import markdown_rows
 from .tokens import tokenize
 
 log = logging.getLogger(__name__)
@@ -34,43 +35,37 @@ def read_field(path: str | Path, fields: int, field: int) -> list[str]:
 def comparison(models: dict, sets: list[dict], backend: str, field: int, tokenize_settings: dict) -> pd.DataFrame:
     """Pearson of each model with s1 as translated by ``backend`` and as given in ``field``.
 
-    ``models``: run -> stsynth.paragram.SentenceModel. ``sets``: per es-en dataset ``pairs`` (its
+    ``models``: name -> stsynth.sentence_model.SentenceModel. ``sets``: per es-en dataset ``pairs`` (its
     pair table, for gold), ``tokens`` (the token table the runs read: backend-translated s1,
     English s2) and ``reference`` (field ``field`` of each line, row-aligned).
     """
     backend_name, reference_name = f"backend:{backend}", f"field {field} of the input file"
-    prepared = []  # per set: gold of the scored rows, tokens2, and tokens1 per translation (tokenized once)
+    prepared = []  # per set: year, name, gold (NaN: unscored), tokens2, and tokens1 per translation (tokenized once)
     for s in sets:
         pairs, tokens = s["pairs"], s["tokens"]
         if len(s["reference"]) != len(pairs) or len(tokens) != len(pairs):
             raise ValueError(f"{pairs['dataset'].iat[0]}: {len(s['reference'])} reference lines, "
                              f"{len(tokens)} token rows and {len(pairs)} pairs")
-        scored = pairs["gold"].notna().to_numpy()
         tokens1 = {backend_name: [list(t) for t in tokens["tokens1"]],
                    reference_name: [tokenize(text, "en", **tokenize_settings) for text in s["reference"]]}
-        prepared.append((int(pairs["year"].iat[0]), pairs["dataset"].iat[0], scored,
-                         pairs["gold"].to_numpy()[scored], [list(t) for t in tokens["tokens2"]], tokens1))
+        prepared.append((int(pairs["year"].iat[0]), pairs["dataset"].iat[0], pairs["gold"].to_numpy(),
+                         [list(t) for t in tokens["tokens2"]], tokens1))
     rows = []
-    for run, model in models.items():
+    for name_of_model, model in models.items():
         for translation in (backend_name, reference_name):
-            scores, sizes = [], []
-            for year, dataset, scored, gold, tokens2, tokens1 in prepared:
-                cosines = model.cosines(tokens1[translation], tokens2)
-                scores.append(pearson(cosines[scored], gold))
-                sizes.append(int(scored.sum()))
-                rows.append((run, translation, year, dataset, sizes[-1], scores[-1]))
-            rows.append((run, translation, prepared[0][0], "ALL", sum(sizes), weighted_mean(scores, sizes)))
-            log.info("%s with %s: ALL %.5f", run, translation, rows[-1][-1])
-    return pd.DataFrame(rows, columns=["run", "translation", "year", "dataset", "pairs", "pearson"]).astype(
-        {"run": "string", "translation": "string", "year": "int16", "dataset": "string", "pairs": "int32",
+            results = correlations(((year, dataset), model.cosines(tokens1[translation], tokens2), gold)
+                                   for year, dataset, gold, tokens2, tokens1 in prepared)
+            rows += [(name_of_model, translation, *(name if name != "ALL" else (prepared[0][0], "ALL")), pairs, r)
+                     for name, pairs, r in results]
+            log.info("%s with %s: ALL %.5f", name_of_model, translation, rows[-1][-1])
+    return pd.DataFrame(rows, columns=["model", "translation", "year", "dataset", "pairs", "pearson"]).astype(
+        {"model": "string", "translation": "string", "year": "int16", "dataset": "string", "pairs": "int32",
          "pearson": "float64"})
 
 
 def comparison_markdown(table: pd.DataFrame) -> str:
-    wide = table.pivot_table(index=["run", "translation"], columns="dataset", values="pearson", sort=False)
+    wide = table.pivot_table(index=["model", "translation"], columns="dataset", values="pearson", sort=False)
     columns = [c for c in wide.columns if c != "ALL"] + ["ALL"]
-    lines = ["Spanish-English scores by translation of s1 (same models; the runs use the backend's)", "",
-             "| run | translation | " + " | ".join(columns) + " |", "|---|---|" + "---:|" * len(columns)]
-    for (run, translation), values in wide[columns].iterrows():
-        lines.append(f"| {run} | {translation} | " + " | ".join(f"{v:.5f}" for v in values) + " |")
-    return "\n".join(lines) + "\n"
+    rows = [[model, translation, *map(float, values)] for (model, translation), values in wide[columns].iterrows()]
+    return ("Spanish-English scores by translation of s1 (same models; the runs use the backend's)\n\n"
+            + markdown_rows(["model", "translation", *columns], rows, "ll" + "r" * len(columns), digits=5))

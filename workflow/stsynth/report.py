@@ -35,7 +35,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .pairs import blank_counts
-from .scoring import pearson, read_predictions
+from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
+from .scoring import read_predictions
+from .tables import markdown_rows as markdown_table
 
 # Hokamp & Arora (2016), STS 2016 English ALL per system, and the cross-lingual (es-en) runs.
 PAPER_EN_ALL = {"task-internal": "0.699", "synthetic": "0.713", "fusion": "0.717"}
@@ -62,8 +64,8 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
     """
     settings = config["report"]
     runs = list(config["runs"])
-    paragram_runs = {run: model for run, model in config.get("paragram", {}).get("runs", {}).items() if run in runs}
-    fusion_runs = [run for run in runs if run in config.get("fusion", {}).get("runs", {})]
+    paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
+    fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
     plan = {"runs": runs, "scores": {run: f"results/scores/{run}.parquet" for run in runs}, "test_sets": test_sets,
             "input_sets": input_sets or [],
             "predictions": {run: [f"results/predictions/{run}/{t['year']}/{t['dataset']}.txt" for t in test_sets]
@@ -127,16 +129,16 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
     return plan
 
 
-def plan_files(plan: dict) -> list[str]:
-    """The plan's files, flat, for the rule's input."""
-    files = list(plan["scores"].values()) + [t["pairs"] for t in plan["test_sets"] if plan["predictions"]]
-    files += [t["pairs"] for t in plan["input_sets"]]
-    files += [path for paths in plan["predictions"].values() for path in paths]
-    files += [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                    "mt_comparison") if plan[key]]
+def plan_files(plan: dict) -> dict[str, list[str]]:
+    """The plan's files by section (the rule's named inputs; empty sections left out)."""
+    files = {"scores": list(plan["scores"].values()),
+             "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
+             "predictions": [path for paths in plan["predictions"].values() for path in paths],
+             "studies": [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language", "dev_check",
+                                               "mt_comparison") if plan[key]]}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
-        files += list(plan[key].values())
-    return list(dict.fromkeys(files))
+        files[key] = list(plan[key].values())
+    return {key: paths for key, paths in files.items() if paths}
 
 
 def seeds(config, path: str = "") -> list[tuple[str, object]]:
@@ -153,23 +155,6 @@ def seeds(config, path: str = "") -> list[tuple[str, object]]:
 
 
 # --- tables ----------------------------------------------------------------------------------
-
-def _number(value, digits: int = 4) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float) and np.isnan(value):
-        return "n/a"  # a correlation that does not exist (stsynth.scoring)
-    return value if isinstance(value, str) else f"{value:.{digits}f}"
-
-
-def markdown_table(header: list[str], rows: list[list], align: str | None = None) -> str:
-    align = align or "l" + "r" * (len(header) - 1)
-    rule = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
-    lines += ["| " + " | ".join(_number(cell) if not isinstance(cell, str) else cell for cell in row) + " |"
-              for row in rows]
-    return "\n".join(lines) + "\n"
-
 
 def score_columns(test_sets: list[dict], track: str) -> list[str]:
     """The track's 2016 datasets in config order, then ALL."""
@@ -482,87 +467,6 @@ def provenance_section(*, requirements: str, debian_packages: list[str], transla
 
 # --- plots -----------------------------------------------------------------------------------
 
-def _pyplot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
-def plot_scatter(run: str, panels: list[tuple[str, np.ndarray, np.ndarray]], path: str | Path) -> None:
-    """Predicted vs gold, one panel per test set (scored pairs only)."""
-    plt = _pyplot()
-    columns = min(4, len(panels))
-    rows = -(-len(panels) // columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(3.2 * columns, 3.0 * rows), squeeze=False)
-    for axis, (name, gold, predicted) in zip(axes.flat, panels):
-        axis.scatter(gold, predicted, s=6, alpha=0.5)
-        axis.set_title(f"{name}\nr = {pearson(predicted, gold):.3f}", fontsize=9)
-        axis.set_xlabel("gold")
-        axis.set_ylabel("predicted")
-        axis.set_xlim(-0.2, 5.2)
-    for axis in list(axes.flat)[len(panels):]:
-        axis.axis("off")
-    figure.suptitle(run)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-
-
-def plot_importances(run: str, table: pd.DataFrame, path: str | Path) -> None:
-    plt = _pyplot()
-    ranked = table.sort_values("importance")
-    groups = list(dict.fromkeys(table.sort_values("importance", ascending=False)["group"]))
-    colours = {group: plt.get_cmap("tab20")(i % 20) for i, group in enumerate(groups)}
-    figure, axis = plt.subplots(figsize=(7, 0.22 * len(ranked) + 1.2))
-    axis.barh(ranked["feature"], ranked["importance"], color=[colours[g] for g in ranked["group"]])
-    axis.set_xlabel("Gini importance")
-    axis.set_title(f"{run}: feature importances")
-    axis.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[g]) for g in groups], labels=groups,
-                fontsize=7, loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-
-
-def plot_sweep(table: pd.DataFrame, path: str | Path, paper_threshold: float | None) -> None:
-    plt = _pyplot()
-    figure, left = plt.subplots(figsize=(6, 3.5))
-    for column in [c for c in table.columns if c.startswith("dev_")]:
-        left.plot(table["threshold"], table[column], marker="o" if column == "dev_ALL" else None,
-                  linewidth=2 if column == "dev_ALL" else 0.8, label=column.removeprefix("dev_"))
-    if paper_threshold is not None:
-        left.axvline(paper_threshold, color="gray", linestyle=":", label=f"paper ({paper_threshold})")
-    left.set_xlabel("gold threshold t (training pairs: gold ≥ t)")
-    left.set_ylabel("dev Pearson r")
-    left.legend(fontsize=7)
-    right = left.twinx()
-    right.plot(table["threshold"], table["pairs"], linestyle="--", color="black", alpha=0.4)
-    right.set_ylabel("training pairs (dashed)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-
-
-def plot_training(epochs: dict[str, pd.DataFrame], path: str | Path) -> None:
-    plt = _pyplot()
-    figure, (loss, dev) = plt.subplots(1, 2, figsize=(10, 3.5))
-    for model, table in epochs.items():
-        trained = table[table["epoch"] > 0]
-        if len(trained):
-            loss.plot(trained["epoch"], trained["loss"], marker="o", label=model)
-        if "dev_ALL" in table.columns:
-            dev.plot(table["epoch"], table["dev_ALL"], marker="o", label=model)
-    loss.set(xlabel="epoch", ylabel="mean batch loss", title="training loss")
-    dev.set(xlabel="epoch (0 = untuned)", ylabel="Pearson r", title="dev ALL")
-    for axis in (loss, dev):
-        if axis.lines:
-            axis.legend(fontsize=7)
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
-
-
 # --- the whole report ------------------------------------------------------------------------
 
 def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
@@ -609,7 +513,7 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
         links = {}
         for run, table in tables.items():
             file, links[run] = plot(f"importances-{run}")
-            plot_importances(run, table, file)
+            plot_importances(table, file, f"{run}: feature importances")
         sections.append(importance_section(tables, settings["top_features"], links))
     if plan["ablation"]:
         sections.append(ablation_section({run: pd.read_parquet(p) for run, p in plan["ablation"].items()}))

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .pairs import InputFormatError
+from .tables import markdown_rows
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,20 @@ def weighted_mean(values, weights) -> float:
     return float((values * weights).sum() / weights.sum())
 
 
+def correlations(sets) -> list[tuple[str, int, float]]:
+    """The official aggregate, the one place it is computed: for each ``(name, predictions, gold)``,
+    Pearson over its scored pairs (gold not NaN) as ``(name, pairs, r)``, then ``("ALL", pairs, r)``:
+    the mean of the defined r weighted by their scored pairs (NaN when none is defined)."""
+    rows = []
+    for name, predictions, gold in sets:
+        predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+        scored = ~np.isnan(gold)
+        rows.append((name, int(scored.sum()), pearson(predictions[scored], gold[scored])))
+    defined = [(pairs, r) for _, pairs, r in rows if not math.isnan(r)]
+    total = weighted_mean([r for _, r in defined], [pairs for pairs, _ in defined]) if defined else math.nan
+    return rows + [("ALL", sum(pairs for pairs, _ in defined), total)]
+
+
 def write_predictions(scores, path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,44 +95,40 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
     return np.asarray(values)
 
 
-def score_dataset(predictions: np.ndarray, gold: pd.Series) -> tuple[int, float]:
-    scored = gold.notna().to_numpy()
-    return int(scored.sum()), pearson(predictions[scored], gold.to_numpy()[scored])
-
-
 def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path]) -> pd.DataFrame:
-    rows = []
+    """The scores table (module docstring) of a run's prediction files, one per pair table: the
+    datasets in the given order, then ALL per (track, year)."""
+    by_group = {}
     for table, path in zip(pair_tables, prediction_paths, strict=True):
-        predictions = read_predictions(path, len(table))
-        pairs, r = score_dataset(predictions, table["gold"])
         track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
+        by_group.setdefault((track, year), []).append((name, read_predictions(path, len(table)), table["gold"]))
+    scored = {group: correlations(sets) for group, sets in by_group.items()}
+    rows = []
+    for table in pair_tables:
+        track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
+        pairs, r = next((pairs, r) for n, pairs, r in scored[(track, year)][:-1] if n == name)
         if math.isnan(r):
             log.warning("run %s, %s/%s: Pearson is undefined (the predictions or the gold of its %d scored "
                         "pairs are constant); shown as n/a and left out of ALL", run, year, name, pairs)
         rows.append((run, track, year, name, pairs, r, int(math.isnan(r))))
-    scores = pd.DataFrame(rows, columns=SCORE_COLUMNS)
-    summary = []
-    for (track, year), group in scores.groupby(["track", "year"], sort=True):
-        defined = group[group["undefined"] == 0]
-        mean = weighted_mean(defined["pearson"], defined["pairs"]) if len(defined) else math.nan
-        summary.append((run, track, year, "ALL", int(defined["pairs"].sum()), mean, int(group["undefined"].sum())))
-    scores = pd.concat([scores, pd.DataFrame(summary, columns=SCORE_COLUMNS)], ignore_index=True)
-    return scores.astype({"run": "string", "track": "string", "year": "int16", "dataset": "string",
-                          "pairs": "int32", "pearson": "float64", "undefined": "int16"})
+    for (track, year), results in sorted(scored.items()):
+        _, pairs, r = results[-1]
+        rows.append((run, track, year, "ALL", pairs, r, sum(math.isnan(r_) for *_, r_ in results[:-1])))
+    return pd.DataFrame(rows, columns=SCORE_COLUMNS).astype(
+        {"run": "string", "track": "string", "year": "int16", "dataset": "string", "pairs": "int32",
+         "pearson": "float64", "undefined": "int16"})
 
 
 def scores_markdown(scores: pd.DataFrame) -> str:
-    lines = [f"# Scores: {scores['run'].iat[0]}", "", "| track | year | dataset | pairs | pearson |",
-             "|---|---|---|---:|---:|"]
-    notes = []
+    rows, notes = [], []
     for row in scores.sort_values(["track", "year", "dataset"], key=_all_last).itertuples():
-        name = f"**{row.dataset}**" if row.dataset == "ALL" else row.dataset
-        value = "n/a" if math.isnan(row.pearson) else f"{row.pearson:.5f}"
-        lines.append(f"| {row.track} | {row.year} | {name} | {row.pairs} | {value} |")
+        rows.append([row.track, str(row.year), f"**{row.dataset}**" if row.dataset == "ALL" else row.dataset,
+                     str(row.pairs), float(row.pearson)])
         if row.dataset == "ALL" and row.undefined:
             notes.append(f"- {row.track} {row.year} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
                          "undefined (constant predictions or gold): the mean and its pairs are over the others.")
-    return "\n".join(lines + ([""] + notes if notes else [])) + "\n"
+    table = markdown_rows(["track", "year", "dataset", "pairs", "pearson"], rows, "lllrr", digits=5)
+    return f"# Scores: {scores['run'].iat[0]}\n\n" + table + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
 def _all_last(column: pd.Series) -> pd.Series:

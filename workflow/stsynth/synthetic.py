@@ -29,6 +29,7 @@ import logging
 import pandas as pd
 
 from stsynth.paraphrase_pairs import conform
+from .tables import markdown_rows, markdown_table
 from stsynth.tokens import tokenize
 from stsynth.translate import TranslationCache, Translator, round_trip
 
@@ -85,11 +86,7 @@ def synthetic_pairs(round_trips: list[pd.DataFrame], tokenize_settings: dict) ->
 def counts_markdown(counts: pd.DataFrame) -> str:
     """Per set: round trips, empty sides, round trips identical to the source (text; tokens, dropped),
     repeats of a kept pair (dropped), pairs kept."""
-    header = list(counts.columns)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for _, row in counts.iterrows():
-        lines.append("| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |")
-    return "\n".join(lines) + "\n"
+    return markdown_table(counts)
 
 
 def dev_check(epochs: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -108,11 +105,10 @@ def dev_check(epochs: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 def dev_check_markdown(table: pd.DataFrame) -> str:
     """Per model and dev set: Pearson before tuning, after the last epoch, and the best epoch."""
-    lines = ["| model | dev set | epoch 0 | last epoch | pearson (last) | best epoch | pearson (best) |",
-             "|---|---|---|---|---|---|---|"]
+    rows = []
     for (model, dev), group in table.groupby(["model", "dev"], sort=False):
         first, last = group.iloc[0], group.iloc[-1]
         best = group.loc[group["pearson"].idxmax()]
-        lines.append(f"| {model} | {dev} | {first['pearson']:.4f} | {last['epoch']} | {last['pearson']:.4f} | "
-                     f"{best['epoch']} | {best['pearson']:.4f} |")
-    return "\n".join(lines) + "\n"
+        rows.append([model, dev, first["pearson"], int(last["epoch"]), last["pearson"], int(best["epoch"]), best["pearson"]])
+    return markdown_rows(["model", "dev set", "epoch 0", "last epoch", "pearson (last)", "best epoch", "pearson (best)"],
+                         rows, "llrrrrr")

@@ -1,0 +1,85 @@
+"""stsynth.plan: where each run's scores come from, model settings, fusion splits (no Snakemake)."""
+import copy
+
+import pytest
+import yaml
+
+from conftest import REPO
+from stsynth import plan
+
+CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+DATASETS = plan.datasets_of(CONFIG)
+MODELS = plan.paragram_models(CONFIG, DATASETS)
+TEST = {d.name: d for d in plan.select(DATASETS, role="test")}
+
+
+def test_every_run_names_the_table_its_predictions_come_from():
+    runs = plan.runs_of(CONFIG)
+    news, headlines = TEST["news"], TEST["headlines"]
+    assert plan.run_source(runs["baseline"], headlines) == "resources/pairs/2016/headlines.parquet"
+    assert plan.run_source(runs["synthetic"], news) == "resources/similarity/synthetic/2016/news.parquet"
+    assert plan.run_source(runs["synthetic-per-set"], news) == \
+        "resources/similarity/synthetic-per-set-2016-news/2016/news.parquet"
+    assert plan.run_source(runs["encoder"], news) == "resources/encoder/2016/news.parquet"
+    assert plan.run_source(runs["fusion-encoder"], news) == "results/fusion/fusion-encoder/predictions.parquet"
+    assert {run.stage for run in runs.values()} == set(plan.RUN_STAGES)
+
+
+def test_an_unknown_stage_is_named():
+    config = copy.deepcopy(CONFIG)
+    config["runs"]["odd"] = {"stage": "ensemble"}
+    with pytest.raises(ValueError, match="runs.odd.stage: 'ensemble' is not one of"):
+        plan.runs_of(config)
+
+
+def test_model_settings_are_defaults_then_preset_then_entry():
+    settings = plan.paragram_settings(CONFIG, MODELS, "task-internal-paper")
+    paper = CONFIG["paragram"]["presets"]["paper"]
+    assert settings["optimizer"] == paper["optimizer"] == "adadelta" and settings["preset"] == "paper"
+    assert settings["vectors"] == CONFIG["paragram"]["defaults"]["vectors"]
+    assert settings["pairs"] == ["task-internal"] and settings["holdout"] is None
+    raw = plan.paragram_settings(CONFIG, MODELS, "raw")
+    assert raw["epochs"] == 0 and raw["optimizer"] == "adam"
+
+
+def test_a_fold_model_holds_out_its_fold_and_scores_no_dev_sets():
+    settings = plan.paragram_settings(CONFIG, MODELS, "synthetic-dev.fold2of5")
+    assert settings["holdout"] == {"folds": 5, "fold": 2} and settings["dev_years"] == []
+    assert plan.paragram_settings(CONFIG, MODELS, "synthetic-dev")["dev_years"] == [2015]
+    with pytest.raises(ValueError, match="fold 5 is not in 0..4"):
+        plan.paragram_settings(CONFIG, MODELS, "synthetic.fold5of5")
+    with pytest.raises(KeyError, match="'nope' is not a paragram model"):
+        plan.paragram_settings(CONFIG, MODELS, "nope.fold1of5")
+
+
+def test_each_test_set_has_its_own_per_set_model():
+    per_set = [name for name in MODELS if name.startswith(plan.PER_SET_PREFIX)]
+    assert len(per_set) == len(TEST)
+    assert MODELS["synthetic-per-set-2016-news"]["pairs"] == ["synthetic-2016-news"]
+
+
+def test_training_inputs_follow_the_model():
+    inputs = plan.training_inputs(plan.paragram_settings(CONFIG, MODELS, "task-internal-dev"), DATASETS)
+    assert inputs["pairs"] == ["resources/paraphrase_pairs/task-internal-dev.parquet"]
+    assert inputs["vectors"] == "resources/vectors/minilm-static.parquet"
+    assert all("/2015/" in path for path in inputs["dev_pairs"]) and len(inputs["dev_pairs"]) == 5
+    assert not any("/2016/" in path for path in inputs["unlabeled"])
+
+
+def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
+    runs = plan.runs_of(CONFIG)
+    splits = plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
+    assert [len(splits[k]) for k in ("dev_train", "dev_validate", "train", "test")] == [17, 5, 22, 7]
+    first_train = splits["train"][0]["paragram"]["paraphrase_synthetic"]
+    assert first_train == [f"resources/similarity/synthetic.fold{i}of5/2012/MSRpar-train.parquet" for i in range(5)]
+    news = next(entry for entry in splits["test"] if entry["dataset"] == "news")
+    assert news["paragram"]["paraphrase_synthetic"] == ["resources/similarity/synthetic/2016/news.parquet"]
+    assert news["encoder"] == "resources/encoder/2016/news.parquet"
+    validate = splits["dev_validate"][0]["paragram"]["paraphrase_task_internal"]
+    assert validate == ["resources/similarity/task-internal-dev/2015/answers-forums.parquet"]
+    assert plan.fusion_split(CONFIG, runs["fusion"], DATASETS[:1], "final", False)[0]["encoder"] is None
+    in_sample = plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample=True)
+    assert in_sample["train"][0]["paragram"]["paraphrase_synthetic"] == \
+        ["resources/similarity/synthetic/2012/MSRpar-train.parquet"]
+    files = plan.split_files(splits["test"])
+    assert len(files) == len(set(files)) and "resources/features/2016/news.parquet" in files

@@ -1,0 +1,14 @@
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.predict import run_predictions
+from stsynth.scoring import write_predictions
+
+log = log_to(snakemake.log[0])
+stage = snakemake.params.stage
+for pairs_path, source_path, output in zip(snakemake.input.pairs, snakemake.input.sources, snakemake.output,
+                                           strict=True):
+    pairs = pd.read_parquet(pairs_path)
+    predictions = run_predictions(stage, pairs, pd.read_parquet(source_path), source_path)
+    write_predictions(predictions, output)
+    log.info("%s: %d predictions (stage %s, from %s)", output, len(predictions), stage, source_path)

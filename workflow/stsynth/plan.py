@@ -1,0 +1,260 @@
+"""What each job reads and writes, worked out from config.yaml: paths, runs, paragram models, fusion splits.
+
+The rule files (workflow/rules/*.smk) only call these functions; everything that decides which
+file a job reads lives here, as plain functions of the config and the declared datasets, with
+unit tests (tests/test_plan.py).
+
+Runs. ``runs:`` in config.yaml is the one place that says where a run's scores come from; its
+``stage`` is one of :data:`RUN_STAGES`. Every run's predictions are written by rule ``predict``
+(workflow/rules/predict.smk) from the table :func:`run_source` names:
+
+====================  ==============================================  ===========================
+stage                 table read per test set                         produced by (rule; module)
+====================  ==============================================  ===========================
+``baseline``          the pair table                                  pair_table; stsynth.baseline
+``paragram``          ``resources/similarity/{model}/...``            paragram_similarity; stsynth.paragram
+``paragram-per-set``  same, model ``synthetic-per-set-<year>-<name>``  paragram_similarity
+``encoder``           ``resources/encoder/...``                       encoder_similarity; stsynth.encoder
+``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.fusion
+====================  ==============================================  ===========================
+
+Paragram models. A model's settings are ``paragram.defaults``, then its preset
+(``paragram.presets``), then its own entry; ``<model>.fold<i>of<k>`` is ``<model>`` trained without
+the pairs of fold ``i`` of ``k`` (for out-of-fold cosines of the fusion's training rows; a fold
+model is never scored per epoch). ``synthetic-per-set-<year>-<name>`` is declared for every test
+set from ``synthetic.per_set``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .pairs import Dataset
+
+RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion")
+PER_SET_PREFIX = "synthetic-per-set-"
+FOLD_NAME = re.compile(r"(.+)\.fold(\d+)of(\d+)")
+
+
+# --- datasets and their files -----------------------------------------------------------------
+
+def datasets_of(config: dict) -> list[Dataset]:
+    return [Dataset.from_config(entry) for entry in config["datasets"]]
+
+
+def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
+    return [d for d in datasets if role in (None, d.role) and track in (None, d.track)
+            and (years is None or d.year in years)]
+
+
+def dataset_file(folder: str, d: Dataset, suffix: str = ".parquet") -> str:
+    """``{folder}/{year}/{name}{suffix}``: where every per-dataset table lives."""
+    return f"{folder}/{d.year}/{d.name}{suffix}"
+
+
+def pairs_path(d: Dataset) -> str:
+    return dataset_file("resources/pairs", d)
+
+
+def tokens_path(d: Dataset) -> str:
+    return dataset_file("resources/pairs", d, ".tokens.parquet")
+
+
+def english_pairs_path(d: Dataset) -> str:
+    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
+    return dataset_file("resources/translated", d) if d.track == "es-en" else pairs_path(d)
+
+
+def english_tokens_path(d: Dataset) -> str:
+    """The token table that English-only models read: es-en sets' s1 translated (rule translate_pairs)."""
+    return dataset_file("resources/translated", d, ".tokens.parquet") if d.track == "es-en" else tokens_path(d)
+
+
+def round_trips_path(d: Dataset) -> str:
+    return dataset_file("resources/round_trips", d)
+
+
+def similarity_path(model: str, d: Dataset) -> str:
+    return dataset_file(f"resources/similarity/{model}", d)
+
+
+def features_path(d: Dataset) -> str:
+    return dataset_file("resources/features", d)
+
+
+def encoder_path(d: Dataset) -> str:
+    return dataset_file("resources/encoder", d)
+
+
+def predictions_path(run: str, d: Dataset) -> str:
+    return dataset_file(f"results/predictions/{run}", d, ".txt")
+
+
+def model_path(model: str) -> str:
+    return f"resources/models/{model}.safetensors"
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    stage: str
+    model: str | None = None  # paragram runs
+    groups: tuple[str, ...] = ()  # fusion runs
+
+
+def runs_of(config: dict) -> dict[str, Run]:
+    runs = {}
+    for name, entry in config["runs"].items():
+        if entry["stage"] not in RUN_STAGES:
+            raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
+        runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())))
+    return runs
+
+
+def per_set_model(d: Dataset) -> str:
+    return f"{PER_SET_PREFIX}{d.year}-{d.name}"
+
+
+def run_model(run: Run, d: Dataset) -> str | None:
+    """The paragram model whose cosines are the run's scores on test set d (None: not a paragram run)."""
+    return {"paragram": run.model, "paragram-per-set": per_set_model(d)}.get(run.stage)
+
+
+def run_source(run: Run, d: Dataset) -> str:
+    """The table rule ``predict`` turns into the run's predictions for test set d."""
+    if run.stage == "baseline":
+        return pairs_path(d)
+    if run.stage in ("paragram", "paragram-per-set"):
+        return similarity_path(run_model(run, d), d)
+    if run.stage == "encoder":
+        return encoder_path(d)
+    return f"results/fusion/{run.name}/predictions.parquet"
+
+
+def runs_of_stage(config: dict, *stages: str) -> list[Run]:
+    return [run for run in runs_of(config).values() if run.stage in stages]
+
+
+# --- paragram models --------------------------------------------------------------------------
+
+def paragram_models(config: dict, datasets: list[Dataset]) -> dict[str, dict]:
+    """The declared models plus one per test set for stage paragram-per-set (keys: synthetic.per_set)."""
+    per_set = config.get("synthetic", {}).get("per_set", {"pairs": []})
+    return {**config["paragram"]["models"],
+            **{per_set_model(d): {**per_set, "pairs": [*per_set["pairs"], f"synthetic-{d.year}-{d.name}"]}
+               for d in select(datasets, role="test")}}
+
+
+def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
+    """Resolved settings of a model: defaults, then its preset, then its own keys (fold names too)."""
+    paragram = config["paragram"]
+    match = FOLD_NAME.fullmatch(name)
+    base = match.group(1) if match else name
+    if base not in models:
+        raise KeyError(f"{base!r} is not a paragram model (paragram.models, or {PER_SET_PREFIX}<year>-<dataset>)")
+    entry = models[base]
+    preset = entry.get("preset", paragram["defaults"]["preset"])
+    settings = {"dev_years": [], "exclude": [], "holdout": None,
+                **paragram["defaults"], **paragram["presets"][preset], **entry, "preset": preset}
+    if match:
+        fold, folds = int(match.group(2)), int(match.group(3))
+        if not 0 <= fold < folds:
+            raise ValueError(f"paragram model {name}: fold {fold} is not in 0..{folds - 1}")
+        # a fold model only feeds out-of-fold cosines: nothing reads per-epoch dev scores of it
+        settings.update(holdout={"folds": folds, "fold": fold}, dev_years=[])
+    return settings
+
+
+def training_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
+    """What a paragram training job reads: its pair tables, word vectors, the unlabeled training
+    sentences (for component removal) and its dev sets."""
+    dev = select(datasets, role="train", years=settings["dev_years"])
+    return {
+        "pairs": [f"resources/paraphrase_pairs/{table}.parquet" for table in settings["pairs"]],
+        "vectors": f"resources/vectors/{settings['vectors']}.parquet",
+        "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
+        "dev_pairs": [pairs_path(d) for d in dev],
+        "dev_tokens": [english_tokens_path(d) for d in dev],
+    }
+
+
+def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list[Dataset]) -> dict:
+    """The sweep model's training inputs, with the sweep years' pair and token tables as its pairs."""
+    sweep = config["paraphrase_pairs"]["sweep"]
+    train = select(datasets, role="train", years=sweep["years"])
+    return {**training_inputs(paragram_settings(config, models, sweep["model"]), datasets),
+            "pairs": [pairs_path(d) for d in train], "pair_tokens": [english_tokens_path(d) for d in train]}
+
+
+def source_comparison_sets(config: dict, datasets: list[Dataset]) -> list[tuple[str, Dataset]]:
+    """(split, dataset): the dev years' sets, then the English test sets."""
+    dev = select(datasets, role="train", years=config["paragram"]["compare_sources"]["dev_years"])
+    return [("dev", d) for d in dev] + [("test", d) for d in select(datasets, role="test", track="en")]
+
+
+def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
+    sets = [d for _, d in source_comparison_sets(config, datasets)]
+    return {"vectors": [f"resources/vectors/{s}.parquet" for s in config["paragram"]["compare_sources"]["sources"]],
+            "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
+            "pairs": [pairs_path(d) for d in sets], "tokens": [english_tokens_path(d) for d in sets]}
+
+
+# --- fusion -----------------------------------------------------------------------------------
+
+def fusion_features(config: dict, run: Run) -> list[str]:
+    """Feature names of a fusion run, in group order."""
+    return [name for group in run.groups for name in config["fusion"]["groups"][group]]
+
+
+def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool) -> list[dict]:
+    """What the fusion reads per dataset: pairs, features, encoder similarities (if the run uses
+    them) and per paragram feature the cosines of its ``protocol`` model (final or dev), or with
+    out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample)."""
+    from .encoder import ENCODER_FEATURES
+
+    fusion = config["fusion"]
+    names = fusion_features(config, run)
+    folds = fusion["folds"] if out_of_fold else 0
+    split = []
+    for d in datasets:
+        paragram = {}
+        for feature, models in fusion["paragram"].items():
+            if feature in names:
+                model = models[protocol]
+                paragram[feature] = ([similarity_path(f"{model}.fold{i}of{folds}", d) for i in range(folds)]
+                                     if folds else [similarity_path(model, d)])
+        split.append({"year": d.year, "dataset": d.name, "pairs": pairs_path(d), "features": features_path(d),
+                      "encoder": encoder_path(d) if set(names) & set(ENCODER_FEATURES) else None,
+                      "paragram": paragram})
+    return split
+
+
+def fusion_splits(config: dict, run: Run, datasets: list[Dataset], in_sample: bool = False) -> dict[str, list[dict]]:
+    """dev_train (dev.train_years, out of fold), dev_validate (dev.validate_years, dev models),
+    train (every training year, out of fold) and test (final models); with in_sample the two
+    training splits with in-sample cosines instead (the ablation's comparison row)."""
+    dev = config["fusion"]["dev"]
+    train = select(datasets, role="train")
+    dev_train = select(train, years=dev["train_years"])
+    if in_sample:
+        return {"train": fusion_split(config, run, train, "final", False),
+                "dev_train": fusion_split(config, run, dev_train, "dev", False)}
+    return {"dev_train": fusion_split(config, run, dev_train, "dev", True),
+            "dev_validate": fusion_split(config, run, select(train, years=dev["validate_years"]), "dev", False),
+            "train": fusion_split(config, run, train, "final", True),
+            "test": fusion_split(config, run, select(datasets, role="test"), "final", False)}
+
+
+def fusion_uses_folds(config: dict, run: Run) -> bool:
+    return config["fusion"]["folds"] > 0 and any(f in fusion_features(config, run) for f in config["fusion"]["paragram"])
+
+
+def split_files(split: list[dict]) -> list[str]:
+    """Every file a split names, in order, once."""
+    files = []
+    for entry in split:
+        files += [entry["pairs"], entry["features"], *([entry["encoder"]] if entry["encoder"] else [])]
+        files += [path for paths in entry["paragram"].values() for path in paths]
+    return list(dict.fromkeys(files))

@@ -1,0 +1,30 @@
+"""A run's predictions from the table its stage wrote (stsynth.plan.run_source says which):
+the organizers' baseline from the pair table, 5 x cosine for paragram and encoder runs (the STS
+scale is 0-5), the fusion's own predictions for fusion runs."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .baseline import predict as baseline_predict
+from .pairs import InputFormatError
+
+SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction"}
+
+
+def predictions_from_cosines(cosines) -> np.ndarray:
+    return 5.0 * np.asarray(cosines, dtype=np.float64)
+
+
+def run_predictions(stage: str, pairs: pd.DataFrame, source: pd.DataFrame, source_name: str) -> np.ndarray:
+    """One score per line of ``pairs`` (a test set's pair table); ``source``: the stage's table,
+    whose rows for this dataset must be the pair table's lines in order."""
+    if stage == "baseline":
+        return baseline_predict(pairs)
+    year, name = int(pairs["year"].iat[0]), pairs["dataset"].iat[0]
+    rows = source[(source["year"].astype(int) == year) & (source["dataset"] == name)]
+    if len(rows) != len(pairs) or not (rows["line"].to_numpy() == pairs["line"].to_numpy()).all():
+        raise InputFormatError(f"{source_name}: {len(rows)} rows for {year}/{name}, not aligned with its "
+                               f"pair table's {len(pairs)} lines")
+    values = rows[SCORE_COLUMN[stage]].to_numpy(dtype=np.float64)
+    return values if stage == "fusion" else predictions_from_cosines(values)

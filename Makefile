@@ -8,12 +8,19 @@ SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all test env lint bench rulegraph
+.PHONY: all stsb test env lint bench rulegraph
 BENCH_CORES ?= 2
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/snakemake --cores $(CORES) all
+
+# The same system on the STS Benchmark protocol (config/stsb.yaml over config.yaml), in its own
+# working directory so its results never mix with the STS 2016 ones.
+STSB_DIR ?= runs/stsb
+stsb: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(VENV)/bin/snakemake --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
 
 test: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"

@@ -32,5 +32,9 @@ rule all:
         [tokens_path(d) for d in ALL_DATASETS],
         expand("results/scores/{run}.parquet", run=RUNS),
         expand("results/scores/{run}.md", run=RUNS),
+        [predictions_path(run, d) for run in RUNS for d in TEST_SETS],  # predict sets (no gold) too
+        ["results/scores/comparisons.md"] if plan.run_comparisons(config) else [],
+        # every paragram run's model as a sentence-transformers folder, checked against the pipeline
+        [f"results/paragram/{run.model}/export_check.md" for run in RUNS.values() if run.stage == "paragram"],
         "results/report.md",
-        "results/crosslingual/mt_comparison.md",
+        ["results/crosslingual/mt_comparison.md"] if REFERENCE_TRANSLATION_SETS else [],

@@ -142,11 +142,19 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
                    "dev_table": {"paragram_models": ["task-internal"]}},
     })
     workspace.config["fusion"]["paragram"].pop("paraphrase_synthetic")
+    # A predict set (no scores), a local file: every stage treats it as a test set, nothing scores it.
+    unlabeled = tmp_path / "unlabeled.tsv"
+    unlabeled.write_text("left\tright\nA boy is kicking a ball.\tA boy kicks a ball.\nThe cat sleeps.\tRain.\n")
+    workspace.config["datasets"].append({"year": 2016, "name": "unlabeled", "role": "test", "track": "en",
+                                         "format": "table", "path": str(unlabeled), "delimiter": "\t",
+                                         "columns": {"sentence1": "left", "sentence2": "right"}})
     workspace.write_config()
     targets = ["results/scores/encoder.parquet", "results/scores/fusion-encoder.parquet",
-               "results/fusion/fusion-encoder/ablation.parquet", "results/fusion/dev_table.parquet"]
+               "results/fusion/fusion-encoder/ablation.parquet", "results/fusion/dev_table.parquet",
+               "results/predictions/fusion-encoder/2016/unlabeled.txt"]
     workspace.snakemake(*targets)
     work = workspace.path
+    assert len(np.loadtxt(work / "results/predictions/fusion-encoder/2016/unlabeled.txt")) == 2
     features = pd.read_parquet(work / "resources/features/2016/tinynews.parquet")
     assert list(features.columns) == ["year", "dataset", "line", *FEATURES] and len(features) == 5
     translated = pd.read_parquet(work / "resources/translated/2016/tinynews.parquet")
@@ -157,7 +165,8 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
                                5 * encoder["encoder"], rtol=1e-12)
     for run in ("encoder", "fusion-encoder"):
         scores = pd.read_parquet(work / f"results/scores/{run}.parquet").set_index("dataset")
-        assert set(scores.index) == {"tinytest", "tinynews", "ALL"} and scores["pearson"].notna().all()
+        assert set(scores.index) == {"tinytest", "tinynews", "ALL", "ALL (mean)", "ALL (pooled)"}
+        assert scores["pearson"].notna().all()
     fold_log = (work / "logs/paragram/train/task-internal.fold1of2.log")
     assert fold_log.is_file()  # training rows' paragram cosines came out of fold
     dev = pd.read_parquet(work / "results/fusion/fusion-encoder/dev.parquet")

@@ -190,7 +190,8 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     work = workspace.path
     for run in ("task-internal", "paragram-raw"):
         scores = pd.read_parquet(work / f"results/scores/{run}.parquet").set_index("dataset")
-        assert set(scores.index) == {"tinytest", "tinynews", "ALL"} and scores["pearson"].notna().all()
+        assert set(scores.index) == {"tinytest", "tinynews", "ALL", "ALL (mean)", "ALL (pooled)"}
+        assert scores["pearson"].notna().all()
     predictions = np.loadtxt(work / "results/predictions/task-internal/2016/tinytest.txt")
     similarity = pd.read_parquet(work / "resources/similarity/task-internal/2016/tinytest.parquet")
     assert len(predictions) == 9 and list(similarity.columns) == ["year", "dataset", "line", "cosine"]

@@ -20,11 +20,21 @@ TEST_SETS = [("answer-answer", "en", 30), ("headlines", "en", 25), ("news", "es-
 
 
 def scores_table(run: str, pearsons: dict[str, float]) -> pd.DataFrame:
-    rows = [(run, track, 2016, name, n, pearsons[name]) for name, track, n in TEST_SETS]
+    """A scores table in stsynth.scoring's schema (Spearman = Pearson - 0.01; mean and pooled ALL
+    made-up values of their own, so a section showing the wrong one is caught)."""
+    rows = [(run, track, "2016", 2016, name, n, pearsons[name]) for name, track, n in TEST_SETS]
     en = [r for r in rows if r[1] == "en"]
-    rows.append((run, "en", 2016, "ALL", sum(r[4] for r in en), sum(r[4] * r[5] for r in en) / sum(r[4] for r in en)))
-    rows.append((run, "es-en", 2016, "ALL", 20, pearsons["news"]))
-    return pd.DataFrame(rows, columns=["run", "track", "year", "dataset", "pairs", "pearson"])
+    official = sum(r[5] * r[6] for r in en) / sum(r[5] for r in en)
+    rows += [(run, "en", "2016", 2016, "ALL", 55, official), (run, "en", "2016", 2016, "ALL (mean)", 55, 0.111),
+             (run, "en", "2016", 2016, "ALL (pooled)", 55, 0.222),
+             (run, "es-en", "2016", 2016, "ALL", 20, pearsons["news"]),
+             (run, "es-en", "2016", 2016, "ALL (mean)", 20, pearsons["news"]),
+             (run, "es-en", "2016", 2016, "ALL (pooled)", 20, pearsons["news"])]
+    table = pd.DataFrame(rows, columns=["run", "track", "group", "year", "dataset", "pairs", "pearson"])
+    official_rows = table["dataset"] == "ALL"
+    return table.assign(spearman=table["pearson"] - 0.01, undefined=0,
+                        ci_low=np.where(official_rows, table["pearson"] - 0.05, np.nan),
+                        ci_high=np.where(official_rows, table["pearson"] + 0.05, np.nan))
 
 
 @pytest.fixture
@@ -80,6 +90,10 @@ def study(tmp_path):
                                                 "split": ["dev", "test"], "dataset": ["ALL", "ALL"],
                                                 "pairs": [100, 200], "pearson": [.5, .45]})),
         "language": None, "vectors": {}, "waiting": [],
+        "comparisons": put("comparisons", pd.DataFrame({
+            "run": ["fusion", "baseline"], "against": ["task-internal"] * 2, "track": ["en"] * 2, "group": ["2016"] * 2,
+            "pairs": [55, 55], "all_run": [.68, .48], "all_against": [.61, .61], "difference": [.07, -.13],
+            "ci_low": [.03, -.2], "ci_high": [.11, -.06], "p_value": [.0004, 0.0], "significant": [True, True]})),
         "dev_check": put("dev_check", pd.DataFrame({
             "model": ["task-internal-dev"] * 2 + ["synthetic-dev"] * 2, "epoch": [0, 10, 0, 10],
             "dev": ["2015_images"] * 4, "pearson": [.8428, .8724, .8428, .7944]})),
@@ -117,6 +131,11 @@ def test_every_section_from_documented_schemas(study):
     assert "| 2016 median team | — | — | 0.689 |" in markdown
     assert "| organizers' baseline (official) | 0.41133 | 0.54073 | 0.51334 |" in markdown
     assert "| paper: cross-lingual run2 | — | 0.846 |" in markdown
+    # Every convention, with the official ALL's interval, and which differences are significant.
+    assert (f"| **fusion** | en | 2016 | {fusion_all:.4f} | [{fusion_all - 0.05:.4f}, {fusion_all + 0.05:.4f}] | "
+            f"{fusion_all - 0.01:.4f} | 0.1110 | 0.1010 | 0.2220 | 0.2120 |") in markdown
+    assert "| fusion | task-internal | en | 2016 | +0.0700 | [+0.0300, +0.1100] | < 0.001 | **yes** |" in markdown
+    assert "2 of 2 differences have an interval that excludes 0" in markdown
     for heading in ["Table 1 analog", "hyperparameters chosen", "Table 4 analog", "ablation", "Table 5 analog",
                     "threshold sweep", "Training curves", "Word-vector sources", "Predicted vs gold"]:
         assert heading.lower() in markdown.lower(), heading
@@ -141,7 +160,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     nothing = report_plan(config, lambda rule: False, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
-    assert len(nothing["waiting"]) == 9 and all("needs rule" in item for item in nothing["waiting"])
+    assert len(nothing["waiting"]) == 10 and all("needs rule" in item for item in nothing["waiting"])
     assert plan_files(nothing) == {"scores": ["results/scores/baseline.parquet"],
                                    "pairs": ["resources/pairs/2016/news.parquet"],
                                    "predictions": ["results/predictions/baseline/2016/news.txt"]}
@@ -161,6 +180,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     assert list(everything["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
     assert everything["dev_check"] == "results/synthetic/dev_check.parquet"
     assert everything["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
+    assert everything["comparisons"] == "results/scores/comparisons.parquet"  # each run against task-internal
     assert everything["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
                                      "minilm-static": "resources/vectors/minilm-static.parquet"}
     with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):

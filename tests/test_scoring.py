@@ -87,3 +87,73 @@ def test_correlations_are_per_dataset_then_pair_weighted_over_the_defined_ones()
     assert math.isnan(r_flat) and n_all == 50  # the undefined set is out of ALL
     assert r_all == pytest.approx((30 * r_a + 20 * r_b) / 50)
     assert math.isnan(correlations([("flat", np.ones(5), np.arange(5.0))])[-1][2])
+
+
+def test_three_alls_and_spearman_against_scipy():
+    from scipy.stats import spearmanr
+
+    from stsynth.scoring import summary
+    rng = np.random.default_rng(7)
+    gold_a, gold_b = rng.uniform(0, 5, 40), rng.uniform(0, 5, 10)
+    pred_a, pred_b = gold_a + rng.normal(0, 1, 40), gold_b + rng.normal(0, 3, 10)
+    rows = {row["dataset"]: row for row in summary([("a", pred_a, gold_a), ("b", pred_b, gold_b)])}
+    assert list(rows) == ["a", "b", "ALL", "ALL (mean)", "ALL (pooled)"]
+    assert rows["a"]["spearman"] == pytest.approx(spearmanr(pred_a, gold_a).statistic, abs=1e-12)
+    r_a, r_b = pearsonr(pred_a, gold_a)[0], pearsonr(pred_b, gold_b)[0]
+    assert rows["ALL"]["pearson"] == pytest.approx((40 * r_a + 10 * r_b) / 50)
+    assert rows["ALL (mean)"]["pearson"] == pytest.approx((r_a + r_b) / 2)
+    assert rows["ALL (pooled)"]["pearson"] == pytest.approx(
+        pearsonr(np.append(pred_a, pred_b), np.append(gold_a, gold_b))[0])
+    assert rows["ALL (pooled)"]["spearman"] == pytest.approx(
+        spearmanr(np.append(pred_a, pred_b), np.append(gold_a, gold_b)).statistic)
+    assert rows["ALL (mean)"]["spearman"] == pytest.approx((rows["a"]["spearman"] + rows["b"]["spearman"]) / 2)
+    assert all(rows[name]["pairs"] == 50 for name in ("ALL", "ALL (mean)", "ALL (pooled)"))
+
+
+def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_pairs():
+    from stsynth.scoring import bootstrap_all, interval
+    rng = np.random.default_rng(3)
+
+    def sets(n):
+        gold = rng.uniform(0, 5, n)
+        return [("2016/a", gold + rng.normal(0, 1.5, n), gold)]
+
+    small, large = sets(60), sets(2000)
+    once, again = bootstrap_all(small, 2000, seed=1), bootstrap_all(small, 2000, seed=1)
+    np.testing.assert_array_equal(once, again)
+    assert not np.array_equal(once, bootstrap_all(small, 2000, seed=2))
+    low, high = interval(once, 0.95)
+    assert low < correlations(small)[-1][2] < high
+    large_low, large_high = interval(bootstrap_all(large, 2000, seed=1), 0.95)
+    assert large_high - large_low < (high - low) / 3
+
+
+def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
+    from stsynth.scoring import paired_bootstrap
+    rng = np.random.default_rng(11)
+    gold = rng.uniform(0, 5, 300)
+    good, bad = gold + rng.normal(0, 0.8, 300), gold + rng.normal(0, 2.5, 300)
+    sets = lambda predictions: [("2016/a", predictions[:150], gold[:150]), ("2016/b", predictions[150:], gold[150:])]
+    better = paired_bootstrap(sets(good), sets(bad), 2000, 1, 0.95)
+    assert better["difference"] > 0 and better["ci_low"] > 0 and better["significant"] and better["p_value"] < 0.01
+    same = paired_bootstrap(sets(good), sets(good + 1e-9 * rng.normal(size=300)), 2000, 1, 0.95)
+    assert not same["significant"] and same["p_value"] > 0.05
+    with pytest.raises(ValueError, match="same datasets"):
+        paired_bootstrap(sets(good), sets(bad)[::-1], 100, 1, 0.95)
+
+
+def test_compare_runs_pairs_runs_per_track_and_group(tmp_path):
+    from stsynth.scoring import compare_runs, comparisons_markdown
+    rng = np.random.default_rng(5)
+    tables, predictions = [], {"good": [], "noisy": []}
+    for name, track in (("a", "en"), ("b", "en"), ("c", "es-en")):
+        gold = rng.uniform(0, 5, 80)
+        tables.append(pd.DataFrame({"track": track, "year": 2016, "dataset": name, "gold": gold}))
+        for run, noise in (("good", 0.5), ("noisy", 3.0)):
+            write_predictions(gold + rng.normal(0, noise, 80), tmp_path / f"{run}-{name}.txt")
+            predictions[run].append(tmp_path / f"{run}-{name}.txt")
+    bootstrap = {"resamples": 500, "seed": 1, "confidence": 0.95}
+    table = compare_runs([("good", "noisy")], tables, predictions, {"2016/a": "x", "2016/b": "x"}, bootstrap)
+    assert table[["track", "group", "pairs"]].values.tolist() == [["en", "x", 160], ["es-en", "2016", 80]]
+    assert table["significant"].all() and (table["difference"] > 0).all()
+    assert "| good | noisy | en | x |" in comparisons_markdown(table, bootstrap)

@@ -187,6 +187,35 @@ def test_translate_pairs_keeps_the_spanish_original(tmp_path, apertium):
     assert translated["s1_source"].tolist() == pairs["s1"].tolist()
     assert "cat" in translated["s1"].iat[0].lower() and "guitar" in translated["s1"].iat[1].lower()
     assert translated["s2"].tolist() == pairs["s2"].tolist() and translated["gold"].isna().tolist() == [False, True]
+    assert translated["translated1"].all() and not translated["translated2"].any()  # the declared side
+
+
+SPANISH = ["El gato duerme en la cama.", "Un hombre toca la guitarra en la calle.", "Los precios subieron en mayo."]
+ENGLISH = ["The cat is sleeping on the bed.", "A man plays the guitar in the street.", "Prices rose in May."]
+
+
+@pytest.mark.parametrize("layout", ["spanish second", "alternating"])
+def test_identification_decides_which_side_is_translated(tmp_path, apertium, layout):
+    from stsynth.language import language_table
+
+    if layout == "spanish second":
+        s1, s2 = ENGLISH, SPANISH
+    else:
+        s1 = [SPANISH[0], ENGLISH[1], SPANISH[2]]
+        s2 = [ENGLISH[0], SPANISH[1], ENGLISH[2]]
+    pairs = pd.DataFrame({"year": 2016, "dataset": "mixed", "track": "es-en", "line": [1, 2, 3],
+                          "s1": s1, "s2": s2, "gold": [5.0, 5.0, 5.0]})
+    languages = language_table(pairs, ["en", "es"])
+    with closing(TranslationCache(tmp_path / "c.sqlite")) as cache:
+        translated = translate_pairs(pairs, apertium, cache, languages=languages)
+    spanish1 = [s in SPANISH for s in s1]
+    assert translated["translated1"].tolist() == spanish1
+    assert translated["translated2"].tolist() == [not s for s in spanish1]
+    for s1_out, s2_out, src1, src2 in zip(translated["s1"], translated["s2"], s1, s2):
+        english_out = [s1_out, s2_out]
+        assert src1 in ENGLISH and s1_out == src1 or src2 in ENGLISH and s2_out == src2
+        assert not any(word in " ".join(english_out).lower() for word in ("gato", "hombre", "precios"))
+    assert translated["s1_source"].tolist() == s1 and translated["s2_source"].tolist() == s2
 
 
 # --- Marian (a tiny model built here, offline) ------------------------------------------------------
@@ -340,3 +369,19 @@ def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
     from_cache = [s for s, t in zip(sentences, out) if t == s.upper()]  # what the killed process stored
     assert len(from_cache) == counts["cached"] >= 8 and counts["cached"] + counts["translated"] == 40
     assert resumed.asked == [s for s in sentences if s not in from_cache]  # only the missing ones, once each
+
+
+def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_probably_spanish_side(tmp_path, apertium):
+    """2016 multisource line 241: py3langid (en, es) calls "Funeral de Margaret Thatcher" English
+    (p(es) 0.40); its English partner is less Spanish still, so the pair rule translates it."""
+    from stsynth.language import language_table
+
+    pairs = pd.DataFrame({"year": 2016, "dataset": "multisource", "track": "es-en", "line": [241, 242],
+                          "s1": ["Funeral de Margaret Thatcher", ENGLISH[0]],
+                          "s2": ["Margaret Thatcher's funeral", SPANISH[0]], "gold": [5.0, 5.0]})
+    languages = language_table(pairs, ["en", "es"])
+    assert languages.query("line == 241 and side == 1")["language"].item() == "en"
+    with closing(TranslationCache(tmp_path / "c.sqlite")) as cache:
+        translated = translate_pairs(pairs, apertium, cache, languages=languages)
+    assert translated["translated1"].tolist() == [True, False] and translated["translated2"].tolist() == [False, True]
+    assert "funeral" in translated["s1"].iat[0].lower() and " de " not in translated["s1"].iat[0]

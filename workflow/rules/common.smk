@@ -3,7 +3,7 @@
 import os
 import re
 import sys
-from dataclasses import asdict
+from datetime import datetime, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
@@ -11,10 +11,11 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth pack
 import stsynth.report as stsynth_report
 from stsynth import plan
 from stsynth.config_checks import VECTOR_BASES, check_config
-from stsynth.corpus import read_manifest
+from stsynth.corpus import read_manifest, sha256_of
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
 from stsynth.lexicon import WORDNET_FILES
+from stsynth.pairs import check_local_files
 from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
                           pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path)
 
@@ -23,12 +24,22 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")]))
 )
 
+DATASETS_LOCK = "results/datasets.lock.tsv"
+# The manifest and local mirror folders are relative to the checkout, so a run in another working
+# directory (snakemake --directory runs/stsb ..., see README) finds them; outputs stay in that directory.
+config["corpus"]["manifest"] = plan.checkout_path(config["corpus"]["manifest"], workflow.basedir)
+config["corpus"]["mirrors"] = [plan.checkout_path(m, workflow.basedir) for m in config["corpus"]["mirrors"]]
 MANIFEST = read_manifest(config["corpus"]["manifest"])
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
 for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
+# Local dataset files (`path:`): sha256 recorded the first time they are read, a change refused.
+LOCAL_SHA256, _notes = check_local_files([f for d in ALL_DATASETS for f in d.local_files], DATASETS_LOCK,
+                                         sha256_of, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+for _note in _notes:
+    logger.info(_note)
 RUNS = plan.runs_of(config)
 PARAGRAM = config["paragram"]
 PARAGRAM_MODELS = plan.paragram_models(config, ALL_DATASETS)
@@ -66,13 +77,43 @@ def datasets_with(role=None, track=None, years=None):
 
 
 TEST_SETS = datasets_with(role="test")
+SCORED_TEST_SETS = [d for d in TEST_SETS if d.has_gold]  # the others are predict sets
+# es-en test sets whose released files carry the third-party translation (crosslingual.reference_translation).
+REFERENCE_TRANSLATION_SETS = [
+    d for d in datasets_with(role="test", track="es-en") if d.format == "sts" and d.input and d.has_gold
+    and d.fields >= config["crosslingual"]["reference_translation"]["field"]]
 
 
 # Params are Snakemake's rerun trigger for config values: it compares them between runs when they
 # are plain Python values (a dataclass such as Dataset is silently left out), so rules get dicts.
 def dataset_entry(wc):
-    """The dataset's config entry, as the plain dict its rules take as a param."""
-    return asdict(dataset(wc))
+    """The dataset's config entry, as the plain dict its rules take as a param (with the sha256 of
+    its local files: their contents, not their mtimes, decide a rebuild)."""
+    d = dataset(wc)
+    entry = plan.dataset_entry(d)
+    return {**entry, "local_sha256": {f: LOCAL_SHA256[f] for f in d.local_files}} if d.local_files else entry
+
+
+def dataset_files(wc):
+    """The files the pair table is read from: the dataset's file (and gold file), fetched corpus copies or local files."""
+    d = dataset(wc)
+    files = {"sentences": d.path or f"resources/corpus/{d.input}"}
+    if d.gold_path or d.gold:
+        files["gold"] = d.gold_path or f"resources/corpus/{d.gold}"
+    return files
+
+
+def translation_inputs(wc):
+    """The pair table and, when identification decides which sentences are Spanish, its language table."""
+    files = {"pairs": f"resources/pairs/{wc.year}/{wc.dataset}.parquet"}
+    if config["crosslingual"]["sides"] == "identified":
+        files["languages"] = f"resources/language/{wc.year}/{wc.dataset}.parquet"
+    return files
+
+
+def dataset_groups():
+    """"year/name" -> group of every scored test set: the unit of the ALL rows (default: the year)."""
+    return {f"{d.year}/{d.name}": d.group_name for d in SCORED_TEST_SETS}
 
 
 def manifest_facts(wc):
@@ -101,7 +142,7 @@ def report_plan():
     """What the report reads (stsynth.report.report_plan). Called by the report rule's input and params
     functions, i.e. once every rule file is parsed, so it does not depend on the include order."""
     sets = [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in ALL_DATASETS]
-    tests = [entry for entry, d in zip(sets, ALL_DATASETS) if d.role == "test"]
+    tests = [entry for entry, d in zip(sets, ALL_DATASETS) if d.role == "test" and d.has_gold]
     return stsynth_report.report_plan(config, rules.has, tests, paragram_model, sets)
 
 

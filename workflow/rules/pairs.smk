@@ -2,10 +2,9 @@
 
 
 rule pair_table:
-    """Released input + gold files -> one checked pair table (schema: stsynth.pairs)."""
+    """A dataset's file(s), in its format -> one checked pair table (schema: stsynth.pairs)."""
     input:
-        sentences=lambda wc: f"resources/corpus/{dataset(wc).input}",
-        gold=lambda wc: f"resources/corpus/{dataset(wc).gold}",
+        unpack(dataset_files),
     output:
         "resources/pairs/{year}/{dataset}.parquet",
     params:

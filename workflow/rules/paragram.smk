@@ -146,34 +146,64 @@ rule synthetic_dev_check:
         "../scripts/synthetic_dev_check.py"
 
 
-rule crosslingual_mt_comparison:
-    """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
-    that the redistributed input files carry (config crosslingual.reference_translation)."""
+# Only where es-en test sets carry the reference translation in their released files.
+if REFERENCE_TRANSLATION_SETS:
+
+    rule crosslingual_mt_comparison:
+        """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
+        that the redistributed input files carry (config crosslingual.reference_translation)."""
+        input:
+            models=[model_path(model) for model in config["crosslingual"]["reference_translation"]["models"]],
+            vocabularies=[f"resources/models/{model}.vocab.parquet"
+                          for model in config["crosslingual"]["reference_translation"]["models"]],
+            pairs=[pairs_path(d) for d in REFERENCE_TRANSLATION_SETS],
+            tokens=[english_tokens_path(d) for d in REFERENCE_TRANSLATION_SETS],
+            released=[f"resources/corpus/{d.input}" for d in REFERENCE_TRANSLATION_SETS],
+        output:
+            table="results/crosslingual/mt_comparison.parquet",
+            markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
+                            category="Cross-lingual"),
+        params:
+            settings=config["crosslingual"]["reference_translation"],
+            fields=[d.fields for d in REFERENCE_TRANSLATION_SETS],
+            backend=config["translate"]["backend"],
+            tokenize=config["tokenize"],
+        log:
+            "logs/crosslingual/mt_comparison.log",
+        benchmark:
+            "benchmarks/crosslingual/mt_comparison.tsv"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=10,
+        conda:
+            ENV
+        script:
+            "../scripts/crosslingual_mt_comparison.py"
+
+
+rule paragram_export:
+    """A paragram model as a sentence-transformers folder (stsynth.export), checked against the
+    pipeline's cosines on the scored test sets (results/paragram/{model}/export_check)."""
     input:
-        models=[model_path(model) for model in config["crosslingual"]["reference_translation"]["models"]],
-        vocabularies=[f"resources/models/{model}.vocab.parquet"
-                      for model in config["crosslingual"]["reference_translation"]["models"]],
-        pairs=[pairs_path(d) for d in datasets_with(role="test", track="es-en")],
-        tokens=[english_tokens_path(d) for d in datasets_with(role="test", track="es-en")],
-        released=[f"resources/corpus/{d.input}" for d in datasets_with(role="test", track="es-en")],
+        model="resources/models/{model}.safetensors",
+        vocabulary="resources/models/{model}.vocab.parquet",
+        pairs=[english_pairs_path(d) for d in SCORED_TEST_SETS],
+        tokens=[english_tokens_path(d) for d in SCORED_TEST_SETS],
+        similarity=[similarity_path("{model}", d) for d in SCORED_TEST_SETS],
     output:
-        table="results/crosslingual/mt_comparison.parquet",
-        markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
-                        category="Cross-lingual"),
-    params:
-        settings=config["crosslingual"]["reference_translation"],
-        fields=[d.fields for d in datasets_with(role="test", track="es-en")],
-        backend=config["translate"]["backend"],
-        tokenize=config["tokenize"],
+        folder=directory("resources/models/{model}.sentence-transformers"),
+        table="results/paragram/{model}/export_check.parquet",
+        markdown="results/paragram/{model}/export_check.md",
     log:
-        "logs/crosslingual/mt_comparison.log",
+        "logs/paragram/export/{model}.log",
     benchmark:
-        "benchmarks/crosslingual/mt_comparison.tsv"
-    threads: 1
+        "benchmarks/paragram/export/{model}.tsv"
+    threads: PARAGRAM["threads"]
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=3000,
+        runtime=15,
     conda:
         ENV
     script:
-        "../scripts/crosslingual_mt_comparison.py"
+        "../scripts/paragram_export.py"

@@ -1,15 +1,17 @@
-# Machine translation (stsynth.translate): the es-en sets' Spanish side into English, and the English
-# -> Spanish -> English round trips of every set (the synthetic paraphrases' raw material);
-# language identification (stsynth.language) checked on the es-en sets.
+# Machine translation (stsynth.translate): the es-en sets' Spanish sentences into English (found by
+# language identification, stsynth.language, or the declared s1), and the English -> Spanish ->
+# English round trips of every set (the synthetic paraphrases' raw material).
 
 rule translate_pairs:
-    """es-en pair table -> the same table with s1 translated to English (original kept in s1_source)."""
+    """es-en pair table -> the same table with its Spanish sentences translated to English, on the side
+    identification finds them or on s1 (config crosslingual.sides; originals kept in s1/s2_source)."""
     input:
-        "resources/pairs/{year}/{dataset}.parquet",
+        unpack(translation_inputs),
     output:
         "resources/translated/{year}/{dataset}.parquet",
     params:
         engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
+        sides=config["crosslingual"]["sides"],
     wildcard_constraints:
         dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
     log:
@@ -71,27 +73,30 @@ rule identify_language:
         "../scripts/identify_language.py"
 
 
-rule language_report:
-    """Accuracy of language identification on the es-en sets, whose languages are known per side."""
-    input:
-        [f"resources/language/{d.year}/{d.name}.parquet" for d in datasets_with(track="es-en")],
-    output:
-        table="results/language/accuracy.parquet",
-        markdown="results/language/accuracy.md",
-    params:
-        languages=config["crosslingual"]["languages"],
-    log:
-        "logs/language/report.log",
-    benchmark:
-        "benchmarks/language/report.tsv"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    conda:
-        ENV
-    script:
-        "../scripts/language_report.py"
+# Only where there are es-en sets, whose sides' languages the track declares.
+if datasets_with(track="es-en"):
+
+    rule language_report:
+        """Accuracy of language identification on the es-en sets, whose languages are known per side."""
+        input:
+            [f"resources/language/{d.year}/{d.name}.parquet" for d in datasets_with(track="es-en")],
+        output:
+            table="results/language/accuracy.parquet",
+            markdown="results/language/accuracy.md",
+        params:
+            languages=config["crosslingual"]["languages"],
+        log:
+            "logs/language/report.log",
+        benchmark:
+            "benchmarks/language/report.tsv"
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=5,
+        conda:
+            ENV
+        script:
+            "../scripts/language_report.py"
 
 
 rule round_trips:

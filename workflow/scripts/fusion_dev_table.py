@@ -37,4 +37,4 @@ add("features + paragram (GBR)", fit(train, with_paragram, params, settings["see
 table = pd.DataFrame(rows).astype({"system": "string"})
 table.to_parquet(snakemake.output.table, index=False)
 Path(snakemake.output.markdown).write_text(markdown_table(
-    table, f"Dev protocol (fit 2012-2014, validate {settings['dev']['validate_years']}): paper Table 1"))
+    table, f"Dev protocol (fit {settings['dev']['train_years']}, validate {settings['dev']['validate_years']}): paper Table 1"))

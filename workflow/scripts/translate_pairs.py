@@ -7,9 +7,10 @@ from stsynth.translate import TranslationCache, make_translator, translate_pairs
 
 log = log_to(snakemake.log[0])
 settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)
-pairs = pd.read_parquet(snakemake.input[0])
+pairs = pd.read_parquet(snakemake.input.pairs)
+languages = pd.read_parquet(snakemake.input.languages) if "languages" in snakemake.input.keys() else None
 translator = make_translator(settings, snakemake.threads)
 with closing(TranslationCache(settings["cache"])) as cache:
-    translated = translate_pairs(pairs, translator, cache, settings["chunk_size"])
+    translated = translate_pairs(pairs, translator, cache, settings["chunk_size"], languages)
 translated.to_parquet(snakemake.output[0], index=False)
-log.info("wrote %d pairs with s1 translated to English", len(translated))
+log.info("wrote %d pairs, their Spanish sentences translated to English", len(translated))

@@ -35,10 +35,9 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
                             f"(first as datasets[{seen[key]}])")
         seen.setdefault(key, index)
         for field in ("input", "gold"):
-            if entry[field] not in manifest:
+            if field in entry and entry[field] not in manifest:
                 problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
                                 f"({config.get('corpus', {}).get('manifest')})")
-    train_years = sorted({d["year"] for d in datasets if d["role"] == "train"})
     names = {f"{d['year']}/{d['name']}" for d in datasets}
 
     def need(path: str, value, known, what: str) -> None:
@@ -46,18 +45,23 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             choices = ", ".join(map(str, known)) or "none"
             problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
 
-    test_years = sorted({d["year"] for d in datasets if d["role"] == "test"})
+    def selected(value, role: str) -> list[dict]:
+        """Datasets of a role that a selector value names: by year, or by group (default: the year)."""
+        return [d for d in datasets if d["role"] == role and (d["year"] == value or str(d.get("group", d["year"])) == str(value))]
+
+    known = sorted({str(d["year"]) for d in datasets if d["role"] == "train"}
+                   | {str(d["group"]) for d in datasets if d["role"] == "train" and "group" in d})
 
     def need_years(path: str, years) -> None:
-        """Training or dev years: some must have training-role data, none may be a test year (test sets
-        never train or choose anything); a year with no data at all is skipped, with a note."""
+        """Training or dev selections (years or groups): some must name training-role data, none may name
+        only test sets (test sets never train or choose anything); one naming no data is skipped, with a note."""
         for i, year in enumerate(years):
-            if year in test_years and year not in train_years:
+            if selected(year, "test") and not selected(year, "train"):
                 problems.append(f"{path}[{i}]: {year} is a test year; only training-role years may train or choose settings")
-        missing = [year for year in years if year not in train_years]
+        missing = [year for year in years if not selected(year, "train")]
         if years and len(missing) == len(years):
             problems.append(f"{path}: {missing} has no year with training-role datasets "
-                            f"(known: {', '.join(map(str, train_years)) or 'none'})")
+                            f"(known: {', '.join(known) or 'none'})")
         elif missing:
             notes.append(f"{path}: no datasets in {missing}; those years are skipped")
 
@@ -65,6 +69,12 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     tables = [*pairs.get("tables", {}), "synthetic", *(f"synthetic-{n.replace('/', '-')}" for n in sorted(names))]
     for table, entry in pairs.get("tables", {}).items():
         need_years(f"paraphrase_pairs.tables.{table}.years", entry.get("years", []))
+
+    crosslingual = config.get("crosslingual", {})
+    if crosslingual.get("sides") == "identified" and crosslingual.get("languages") and \
+            "es" not in crosslingual["languages"]:
+        problems.append(f"crosslingual.languages: {crosslingual['languages']} lacks 'es', so no sentence could be "
+                        "identified as Spanish (crosslingual.sides: identified)")
 
     paragram = config.get("paragram", {})
     models = paragram.get("models", {})
@@ -118,6 +128,7 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             need(f"runs.{run}.groups[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
     if "dev" in fusion:
         need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
+        need_years("fusion.train_years", fusion.get("train_years", []))
         need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
     if "dev_table" in fusion:
         if fusion["dev_table"]["run"] not in fusion_runs:

@@ -11,6 +11,8 @@ line       int32    as in the pair table
 side       int8     1 (s1) or 2 (s2)
 expected   string   the language the track says this side is in (es-en: s1 es)
 language   string   the language py3langid identifies
+spanish    float64  py3langid's probability that the sentence is Spanish, normalised over the
+                    candidate languages (NaN when es is not a candidate)
 =========  =======  ============================================================
 """
 from __future__ import annotations
@@ -29,7 +31,7 @@ def identifier(languages: list[str] | None = None):
     """A py3langid identifier, restricted to the given ISO 639-1 codes when any are given."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    model = LanguageIdentifier.from_model_file(MODEL_FILE)
+    model = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)  # the same labels, as probabilities
     if languages:
         model.set_languages(languages)
     return model
@@ -41,11 +43,12 @@ def language_table(pairs: pd.DataFrame, languages: list[str] | None = None) -> p
     for side in (1, 2):
         for (_, row) in pairs.iterrows():
             expected = TRACK_LANGUAGES[row["track"]][side - 1]
-            rows.append((row["year"], row["dataset"], row["line"], side, expected,
-                         model.classify(str(row[f"s{side}"]))[0]))
-    table = pd.DataFrame(rows, columns=["year", "dataset", "line", "side", "expected", "language"])
+            ranked = dict(model.rank(str(row[f"s{side}"])))
+            rows.append((row["year"], row["dataset"], row["line"], side, expected, max(ranked, key=ranked.get),
+                         float(ranked.get("es", float("nan")))))
+    table = pd.DataFrame(rows, columns=["year", "dataset", "line", "side", "expected", "language", "spanish"])
     table = table.astype({"year": "int16", "dataset": "string", "line": "int32", "side": "int8",
-                          "expected": "string", "language": "string"})
+                          "expected": "string", "language": "string", "spanish": "float64"})
     wrong = table[table["expected"] != table["language"]]
     log.info("identified %d sentences; %d differ from the track's language", len(table), len(wrong))
     for _, row in wrong.iterrows():

@@ -1,4 +1,24 @@
-"""Parse a released STS input/gold file pair into one pair table.
+"""Read a dataset, in any of the formats people have, into one checked pair table.
+
+Formats (a dataset entry's ``format``; every one goes through the same checks, each failure naming
+the file and line: field count, decoding, a score that is a number inside the declared range,
+blank sentences logged with their lines):
+
+* ``sts`` (default): a SemEval STS release: an input file of tab-separated lines (``fields`` per
+  line, s1 and s2 the first two; later fields never read) and a gold file, one score per line
+  (blank = unscored). Without ``gold`` the dataset is a *predict* set.
+* ``stsb``: the STS Benchmark CSVs: tab-separated, no header, no quoting; genre, file, years, id,
+  score, s1, s2 (fields 1-7); the license notes some lines carry after s2 are never read.
+* ``table``: any delimited file with a header row: ``columns`` maps ``sentence1``, ``sentence2`` and
+  optionally ``score`` to header names; ``delimiter``, ``quoting`` (``minimal``: csv quoting;
+  ``none``: no quote characters) and ``encoding`` are entry keys; ``score_range`` (default [0, 5])
+  is the scale the scores are on, checked and mapped linearly onto 0-5 (correlations do not
+  change; the gold threshold of the paraphrase filter stays on the STS scale). Without a ``score``
+  column the dataset is a predict set. An empty score cell is an unscored line.
+
+A dataset's file is a corpus file (``input``/``gold``: paths in the corpus manifest, fetched and
+verified by stsynth.corpus) or a local file (``path``/``gold_path``), whose sha256 the workflow
+records in ``results/datasets.lock.tsv`` the first time it is read (:func:`check_local_files`).
 
 Pair table schema (one Parquet per dataset, ``resources/pairs/{year}/{dataset}.parquet``):
 
@@ -8,15 +28,18 @@ column      type      meaning
 year        int16     release year
 dataset     string    dataset name as declared in config.yaml
 track       string    ``en`` or ``es-en`` (s1 is the Spanish side on es-en)
-line        int32     1-based line number in the released input file
-s1, s2      string    the two sentences (fields 1 and 2; later fields are never read)
-gold        float64   gold score in [0, 5]; null where the gold line is blank (unscored)
+line        int32     1-based line of the input file (``table``: data row after the header)
+s1, s2      string    the two sentences
+gold        float64   gold score on the 0-5 scale; null where unscored (all null: a predict set)
 ==========  ========  ===================================================================
 """
 from __future__ import annotations
 
+import csv
+import io
 import logging
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,21 +54,53 @@ class InputFormatError(ValueError):
     """Bad input, always naming the file and (where there is one) the line."""
 
 
+FORMATS = ("sts", "stsb", "table")
+STSB_FIELDS = 7  # genre, file, years, id, score, s1, s2 (license notes may follow: never read)
+
+
 @dataclass(frozen=True)
 class Dataset:
     year: int
     name: str
     track: str
     role: str
-    input: str
-    gold: str
-    fields: int
-    scored: int | None = None  # known number of scored pairs, checked when given
+    input: str | None = None       # corpus path of the input (sts) or the whole file (stsb, table)
+    gold: str | None = None        # sts: corpus path of the gold file; none: a predict set
+    fields: int | None = None      # sts: tab-separated fields per input line
+    scored: int | None = None      # known number of scored pairs, checked when given
+    format: str = "sts"
+    path: str | None = None        # a local file instead of `input`
+    gold_path: str | None = None   # sts: a local gold file instead of `gold`
+    group: str | None = None       # the ALL rows' unit (default: the year)
+    columns: dict | None = None    # table: sentence1, sentence2[, score] -> header names
+    score_range: tuple | None = None  # table: the scale of its scores (default 0-5)
+    delimiter: str = ","
+    quoting: str = "minimal"
+    encoding: str = "utf-8"
 
     @classmethod
     def from_config(cls, entry: dict) -> "Dataset":
-        return cls(entry["year"], entry["name"], entry["track"], entry["role"], entry["input"],
-                   entry["gold"], entry["fields"], entry.get("scored"))
+        entry = dict(entry)
+        if entry.get("score_range") is not None:
+            entry["score_range"] = tuple(entry["score_range"])
+        return cls(**entry)
+
+    @property
+    def group_name(self) -> str:
+        return str(self.group if self.group is not None else self.year)
+
+    @property
+    def has_gold(self) -> bool:
+        """False for a predict set: predictions are written, nothing is scored."""
+        if self.format == "sts":
+            return bool(self.gold or self.gold_path)
+        if self.format == "table":
+            return "score" in (self.columns or {})
+        return True
+
+    @property
+    def local_files(self) -> list[str]:
+        return [f for f in (self.path, self.gold_path) if f]
 
 
 BOM = b"\xef\xbb\xbf"
@@ -114,17 +169,96 @@ def blank_counts(table: pd.DataFrame) -> dict[str, int]:
             "blank_scored": int(((blank1 | blank2) & table["gold"].notna()).sum())}
 
 
-def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path) -> pd.DataFrame:
+def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, str]], list[float | None]]:
     sentences = read_sentences(input_path, dataset.fields)
+    if gold_path is None:
+        return sentences, [None] * len(sentences)
     gold = read_gold(gold_path)
     if len(sentences) != len(gold):
         raise InputFormatError(
             f"{input_path} has {len(sentences)} lines but {gold_path} has {len(gold)}; they must match line for line")
+    return sentences, gold
+
+
+def _score(text: str, where: str, low: float = 0.0, high: float = 5.0) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputFormatError(f"{where}: score {text!r} is not a number") from None
+    if math.isnan(value) or not low <= value <= high:
+        raise InputFormatError(f"{where}: score {value} is outside [{low:g}, {high:g}]")
+    return value
+
+
+def read_stsb(path) -> tuple[list[tuple[str, str]], list[float | None]]:
+    sentences, gold, extra = [], [], 0
+    for lineno, line in enumerate(_decoded_lines(path), start=1):
+        parts = line.split("\t")
+        if len(parts) < STSB_FIELDS:
+            raise InputFormatError(f"{path}:{lineno}: expected at least {STSB_FIELDS} tab-separated fields "
+                                   f"(genre, file, years, id, score, s1, s2), found {len(parts)}")
+        extra += len(parts) > STSB_FIELDS
+        gold.append(_score(parts[4], f"{path}:{lineno}"))
+        sentences.append((parts[5], parts[6]))
+    log.info("%s: %d lines carry fields after s2 (license notes), not read", path, extra)
+    return sentences, gold
+
+
+def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[float | None]]:
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode(dataset.encoding)
+    except UnicodeDecodeError as err:
+        lineno = raw[:err.start].count(b"\n") + 1
+        raise InputFormatError(f"{path}:{lineno}: not valid {dataset.encoding} "
+                               f"({err.reason} at byte {err.start})") from err
+    text = text.removeprefix("\ufeff")
+    quoting = {"minimal": csv.QUOTE_MINIMAL, "none": csv.QUOTE_NONE}[dataset.quoting]
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=dataset.delimiter, quoting=quoting)
+    header = next(reader, None)
+    if header is None:
+        raise InputFormatError(f"{path}: empty file, expected a header row")
+    columns = dataset.columns or {}
+    missing = [f"{key}: {name!r}" for key, name in columns.items() if name not in header]
+    if missing:
+        raise InputFormatError(f"{path}:1: header {header} lacks the configured column(s) {', '.join(missing)}")
+    index = {key: header.index(name) for key, name in columns.items()}
+    low, high = dataset.score_range or (0.0, 5.0)
+    sentences, gold = [], []
+    for row in reader:
+        where = f"{path}:{reader.line_num}"
+        if len(row) != len(header):
+            raise InputFormatError(f"{where}: expected {len(header)} fields (as the header), found {len(row)}")
+        sentences.append((row[index["sentence1"]], row[index["sentence2"]]))
+        if "score" not in index or not row[index["score"]].strip():
+            gold.append(None)
+        else:
+            value = _score(row[index["score"]].strip(), where, low, high)
+            gold.append(5.0 * (value - low) / (high - low))
+    if "score" in index and (low, high) != (0.0, 5.0):
+        log.info("%s: scores on [%g, %g] mapped linearly onto [0, 5]", path, low, high)
+    return sentences, gold
+
+
+def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path | None = None) -> pd.DataFrame:
+    """The pair table of a dataset from its file(s), in its format (module docstring)."""
+    if dataset.format == "sts":
+        sentences, gold = read_sts(dataset, input_path, gold_path)
+    elif dataset.format == "stsb":
+        sentences, gold = read_stsb(input_path)
+    elif dataset.format == "table":
+        sentences, gold = read_table(dataset, input_path)
+    else:
+        raise ValueError(f"unknown dataset format {dataset.format!r} (known: {', '.join(FORMATS)})")
     scored = sum(g is not None for g in gold)
+    where = gold_path or input_path
     if dataset.scored is not None and scored != dataset.scored:
-        raise InputFormatError(f"{gold_path}: {scored} scored pairs, config.yaml expects {dataset.scored}")
-    log.info("%s/%s: read %d lines, %d scored, %d unscored", dataset.year, dataset.name,
-             len(sentences), scored, len(sentences) - scored)
+        raise InputFormatError(f"{where}: {scored} scored pairs, config.yaml expects {dataset.scored}")
+    if dataset.has_gold and not scored:
+        raise InputFormatError(f"{where}: no scored pair; a dataset without scores is declared without "
+                               "`gold` (sts) or without a `score` column (table)")
+    log.info("%s/%s (%s): read %d lines, %d scored, %d unscored%s", dataset.year, dataset.name, dataset.format,
+             len(sentences), scored, len(sentences) - scored, "" if dataset.has_gold else " (a predict set: no gold)")
     for side in (0, 1):
         blank = [number for number, pair in enumerate(sentences, start=1) if is_blank(pair[side])]
         if blank:
@@ -141,3 +275,47 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path) 
         "gold": pd.Series(gold, dtype="float64"),
     })
     return table
+
+
+# --- local dataset files: recorded the first time they are read ------------------------------
+
+LOCK_COLUMNS = ["path", "sha256", "bytes", "recorded"]
+
+
+def check_local_files(paths: list[str], lock_path: str | Path, sha256_of, now: str) -> tuple[dict, list[str]]:
+    """sha256 of every local dataset file, checked against the lock file (TSV: path, sha256, bytes,
+    recorded): a file not in it yet is added (returned as a note); a file whose bytes changed since
+    it was recorded is an error, never silently mixed with results built from the old bytes.
+    Returns {path: sha256} and the notes."""
+    lock_path = Path(lock_path)
+    recorded = {}
+    if lock_path.exists():
+        rows = list(csv.reader(lock_path.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
+        if not rows or rows[0] != LOCK_COLUMNS:
+            raise InputFormatError(f"{lock_path}:1: header must be {LOCK_COLUMNS}")
+        for lineno, row in enumerate(rows[1:], start=2):
+            if len(row) != len(LOCK_COLUMNS):
+                raise InputFormatError(f"{lock_path}:{lineno}: expected {len(LOCK_COLUMNS)} fields, found {len(row)}")
+            recorded[row[0]] = row
+    digests, notes, changed = {}, [], []
+    for path in dict.fromkeys(paths):
+        if not Path(path).is_file():
+            raise InputFormatError(f"{path}: local dataset file not found")
+        digests[path] = digest = sha256_of(path)
+        if path not in recorded:
+            recorded[path] = [path, digest, str(Path(path).stat().st_size), now]
+            notes.append(f"{path}: first read, sha256 {digest} recorded in {lock_path}")
+        elif recorded[path][1] != digest:
+            changed.append(f"{path}: sha256 is {digest}, but {lock_path} recorded {recorded[path][1]} on "
+                           f"{recorded[path][3]}")
+    if changed:
+        raise InputFormatError("local dataset files changed since they were first read:\n  " + "\n  ".join(changed)
+                               + f"\nIf the new contents are intended, delete their lines from {lock_path}: "
+                               "every result built from them is then rebuilt.")
+    if notes:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = lock_path.with_name(lock_path.name + f".{os.getpid()}.tmp")
+        temporary.write_text("\n".join("\t".join(row) for row in [LOCK_COLUMNS, *recorded.values()]) + "\n",
+                             encoding="utf-8")
+        os.replace(temporary, lock_path)
+    return digests, notes

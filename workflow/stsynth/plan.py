@@ -27,7 +27,8 @@ set from ``synthetic.per_set``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from pathlib import Path
 
 from .pairs import Dataset
 
@@ -42,9 +43,31 @@ def datasets_of(config: dict) -> list[Dataset]:
     return [Dataset.from_config(entry) for entry in config["datasets"]]
 
 
+def checkout_path(location: str, checkout: str) -> str:
+    """A relative local path as a path inside the checkout; URLs and absolute paths as they are."""
+    if re.match(r"^[a-z]+://", location) or Path(location).is_absolute():
+        return location
+    return str(Path(checkout) / location)
+
+
+def dataset_entry(d: Dataset) -> dict:
+    """A dataset as a plain dict (a rule param: Snakemake compares plain values between runs):
+    the keys every entry had before formats existed, plus every other key not at its default, so
+    adding a key with a default value rebuilds nothing."""
+    always = ("year", "name", "track", "role", "input", "gold", "fields", "scored")
+    entry = {f.name: getattr(d, f.name) for f in fields(Dataset)
+             if f.name in always or getattr(d, f.name) != f.default}
+    if "score_range" in entry:
+        entry["score_range"] = list(entry["score_range"])
+    return entry
+
+
 def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
+    """Datasets of a role and track; ``years``: a selection of years or groups (config keys such as
+    ``years``, ``dev_years``, ``train_years`` name either: 2015, or a group such as ``sts-dev``)."""
+    selection = None if years is None else {str(value) for value in years}
     return [d for d in datasets if role in (None, d.role) and track in (None, d.track)
-            and (years is None or d.year in years)]
+            and (selection is None or str(d.year) in selection or d.group_name in selection)]
 
 
 def dataset_file(folder: str, d: Dataset, suffix: str = ".parquet") -> str:
@@ -87,7 +110,12 @@ def encoder_path(d: Dataset) -> str:
 
 
 def predictions_path(run: str, d: Dataset) -> str:
-    return dataset_file(f"results/predictions/{run}", d, ".txt")
+    return predictions_file(run, d.year, d.name)
+
+
+def predictions_file(run: str, year: int, name: str) -> str:
+    """``results/predictions/{run}/{year}/{name}.txt``: one score per line of the dataset's input."""
+    return f"results/predictions/{run}/{year}/{name}.txt"
 
 
 def model_path(model: str) -> str:
@@ -233,17 +261,18 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
 
 def fusion_splits(config: dict, run: Run, datasets: list[Dataset], in_sample: bool = False) -> dict[str, list[dict]]:
     """dev_train (dev.train_years, out of fold), dev_validate (dev.validate_years, dev models),
-    train (every training year, out of fold) and test (final models); with in_sample the two
+    train (fusion.train_years, default every training set; out of fold) and test (final models); with in_sample the two
     training splits with in-sample cosines instead (the ablation's comparison row)."""
     dev = config["fusion"]["dev"]
     train = select(datasets, role="train")
     dev_train = select(train, years=dev["train_years"])
+    final_train = select(train, years=config["fusion"].get("train_years"))  # default: every training set
     if in_sample:
-        return {"train": fusion_split(config, run, train, "final", False),
+        return {"train": fusion_split(config, run, final_train, "final", False),
                 "dev_train": fusion_split(config, run, dev_train, "dev", False)}
     return {"dev_train": fusion_split(config, run, dev_train, "dev", True),
             "dev_validate": fusion_split(config, run, select(train, years=dev["validate_years"]), "dev", False),
-            "train": fusion_split(config, run, train, "final", True),
+            "train": fusion_split(config, run, final_train, "final", True),
             "test": fusion_split(config, run, select(datasets, role="test"), "final", False)}
 
 
@@ -258,3 +287,20 @@ def split_files(split: list[dict]) -> list[str]:
         files += [entry["pairs"], entry["features"], *([entry["encoder"]] if entry["encoder"] else [])]
         files += [path for paths in entry["paragram"].values() for path in paths]
     return list(dict.fromkeys(files))
+
+
+# --- comparisons between runs (rule compare_runs) ---------------------------------------------
+
+def run_comparisons(config: dict) -> list[list[str]]:
+    """``[run, against]`` pairs for the paired bootstrap (config ``scoring.compare``): every run against
+    the ``reference`` run, then the listed ``pairs``; pairs naming a run not in ``runs:`` are left out."""
+    compare, runs = config["scoring"]["compare"], list(config["runs"])
+    reference = compare.get("reference")
+    wanted = [[run, reference] for run in runs if reference in runs and run != reference]
+    wanted += [list(pair) for pair in compare.get("pairs", []) if all(run in runs for run in pair)]
+    return [list(pair) for pair in dict.fromkeys(tuple(pair) for pair in wanted)]
+
+
+def compared_runs(config: dict) -> list[str]:
+    return list(dict.fromkeys(run for pair in run_comparisons(config) for run in pair))
+

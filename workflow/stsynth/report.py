@@ -36,7 +36,8 @@ import pyarrow.parquet as pq
 
 from .pairs import blank_counts
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
-from .scoring import read_predictions
+from .plan import run_comparisons
+from .scoring import AGGREGATES, p_value_cell, read_predictions
 from .tables import markdown_rows as markdown_table
 
 # Hokamp & Arora (2016), STS 2016 English ALL per system, and the cross-lingual (es-en) runs.
@@ -89,6 +90,9 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
          "Gold-threshold sweep", bool(paragram_runs), "a paragram run in `runs:`")
     wire("sources", "paragram_source_comparison", "results/paragram/sources.parquet",
          "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`")
+    wire("comparisons", "compare_runs", "results/scores/comparisons.parquet",
+         "Which differences are significant", bool(run_comparisons(config)),
+         "runs to compare (`scoring.compare`)")
     wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
     wire("dev_check", "synthetic_dev_check", "results/synthetic/dev_check.parquet",
          "Synthetic-pair dev check (2015)", "synthetic" in runs, "the run `synthetic` in `runs:`")
@@ -134,7 +138,7 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
     files = {"scores": list(plan["scores"].values()),
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
-             "studies": [plan[key] for key in ("dev_table", "threshold_sweep", "sources", "language", "dev_check",
+             "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
                                                "mt_comparison") if plan[key]]}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())
@@ -182,12 +186,72 @@ def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str
     es_rows = [[f"**{run}**", *pearsons(table, "es-en", crosslingual)] for run, table in scores.items()]
     es_rows += [[f"paper: cross-lingual {name}", *["—"] * (len(crosslingual) - 1), value]
                 for name, value in PAPER_ES_EN_ALL.items()]
-    return ("## STS 2016 English (Pearson r)\n\nOur runs in bold; ALL is the pair-weighted mean, as the task "
-            "scored it. *paper ALL*: the figure Hokamp & Arora (2016) report for the system with the same "
-            "recipe (`report.paper_systems`); Δ = ours − paper.\n\n"
-            + markdown_table(["system", *english, "paper ALL", "Δ"], en_rows)
-            + "\n## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
-            + markdown_table(["system", *crosslingual], es_rows))
+    parts = []
+    if len(english) > 1:
+        parts.append("## STS 2016 English (Pearson r)\n\nOur runs in bold; ALL is the pair-weighted mean, as the "
+                     "task scored it. *paper ALL*: the figure Hokamp & Arora (2016) report for the system with the "
+                     "same recipe (`report.paper_systems`); Δ = ours − paper.\n\n"
+                     + markdown_table(["system", *english, "paper ALL", "Δ"], en_rows))
+    if len(crosslingual) > 1:
+        parts.append("## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
+                     + markdown_table(["system", *crosslingual], es_rows))
+    return "\n".join(parts + [other_groups_section(scores)]).strip() + "\n"
+
+
+def other_groups_section(scores: dict[str, pd.DataFrame]) -> str:
+    """Pearson / Spearman per test set of every group other than the 2016 sets (e.g. STS Benchmark)."""
+    parts = []
+    first = next(iter(scores.values()), None)
+    if first is None:
+        return ""
+    keys = first.loc[first["year"].ne(TEST_YEAR).fillna(True), ["track", "group"]].drop_duplicates()
+    for track, group in keys.itertuples(index=False):
+        def part(table):
+            rows = table[(table["track"] == track) & (table["group"] == group)]
+            return rows[~rows["dataset"].isin(AGGREGATES[1:])]
+        columns = part(first)["dataset"].tolist()
+        rows = []
+        for run, table in scores.items():
+            values = part(table).set_index("dataset")
+            rows.append([f"**{run}**", *[f"{values.loc[c, 'pearson']:.4f} / {values.loc[c, 'spearman']:.4f}"
+                                        if c in values.index else None for c in columns]])
+        parts.append(f"## {group} ({track}): Pearson / Spearman\n\nALL is the official pair-weighted mean.\n\n"
+                     + markdown_table(["system", *columns], rows))
+    return "\n".join(parts)
+
+
+def conventions_section(scores: dict[str, pd.DataFrame]) -> str:
+    """Every run's ALL per track and group in the three conventions, Pearson and Spearman, with the
+    official ALL's bootstrap interval (stsynth.scoring)."""
+    rows = []
+    for run, table in scores.items():
+        aggregates = table[table["dataset"].isin(AGGREGATES)]
+        for (track, group), part in aggregates.groupby(["track", "group"], sort=False):
+            by = part.set_index("dataset")
+            official = by.loc[AGGREGATES[0]]
+            interval = (f"[{official['ci_low']:.4f}, {official['ci_high']:.4f}]"
+                        if pd.notna(official["ci_low"]) else None)
+            rows.append([f"**{run}**", track, str(group), official["pearson"], interval, official["spearman"],
+                         by.loc[AGGREGATES[1], "pearson"], by.loc[AGGREGATES[1], "spearman"],
+                         by.loc[AGGREGATES[2], "pearson"], by.loc[AGGREGATES[2], "spearman"]])
+    return ("## Every run, every convention\n\nALL: official (per-dataset correlations weighted by scored "
+            "pairs), with its 95% bootstrap interval (pairs resampled within each dataset); mean: their plain "
+            "mean (SentEval); pooled: one correlation over every scored pair of the group (MTEB, "
+            "sentence-transformers). P = Pearson, S = Spearman. Per-dataset values: `results/scores/{run}.md`.\n\n"
+            + markdown_table(["run", "track", "group", "ALL P", "95% CI", "ALL S", "mean P", "mean S",
+                              "pooled P", "pooled S"], rows, "lllrrrrrrr"))
+
+
+def comparisons_section(table: pd.DataFrame) -> str:
+    rows = [[row.run, row.against, row.track, row.group, f"{row.difference:+.4f}",
+             f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value), "**yes**" if row.significant else "no"]
+            for row in table.itertuples()]
+    significant = int(table["significant"].sum())
+    return ("## Which differences are significant\n\nPaired bootstrap of the official ALL (the same resampled "
+            "pairs for both runs; `results/scores/comparisons.md`): difference = run − against, its 95% "
+            f"interval, two-sided p. {significant} of {len(table)} differences have an interval that excludes 0.\n\n"
+            + markdown_table(["run", "against", "track", "group", "difference", "95% CI", "p", "significant"],
+                             rows, "llllrrrl"))
 
 
 def input_checks_section(counts: list[dict]) -> str:
@@ -483,7 +547,9 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
 
     scores = {run: pd.read_parquet(path) for run, path in plan["scores"].items()}
     log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
-    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"])]
+    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)]
+    if plan["comparisons"]:
+        sections.append(comparisons_section(pd.read_parquet(plan["comparisons"])))
 
     if plan["predictions"]:
         gold = {f"{t['year']}/{t['dataset']}": pd.read_parquet(t["pairs"])["gold"] for t in plan["test_sets"]}

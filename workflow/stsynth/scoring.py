@@ -1,25 +1,42 @@
-"""The official STS metric and the run output contract.
+"""The STS metrics, one set of functions for every table, and the run output contract.
 
 A run writes, for every test dataset, ``results/predictions/{run}/{year}/{dataset}.txt``: one
 score per line of the released input file, in order, unscored lines included, so the
 organizers' own scorer reads it. Scoring reads those files back, so what is scored is
-exactly what was written.
+exactly what was written; a dataset without gold (a ``predict`` set) gets predictions and no score.
+
+Correlations: Pearson (the official metric) and Spearman (scipy.stats.spearmanr, average ranks for
+ties) over a dataset's scored pairs. Datasets are summarized per (track, group) in the three
+conventions people quote (:data:`AGGREGATES`):
+
+* ``ALL``: the official SemEval aggregate, the mean of the per-dataset correlations weighted by
+  scored pairs (over the datasets whose correlation is defined). The headline everywhere.
+* ``ALL (mean)``: the plain mean of the per-dataset correlations (SentEval's "mean").
+* ``ALL (pooled)``: one correlation over every scored pair of the group at once (MTEB's and
+  sentence-transformers' evaluators on a concatenated set).
+
+Uncertainty (:func:`bootstrap_all`): a percentile bootstrap of the official ALL, resampling the
+scored pairs within each dataset (seeded per dataset, so every run of the same datasets draws the
+same resamples and two runs' intervals pair up: :func:`paired_bootstrap`).
 
 Scores table schema (``results/scores/{run}.parquet``):
 
-=======  =======  =============================================================
-column   type     meaning
-=======  =======  =============================================================
-run      string   run name
-track    string   ``en`` or ``es-en``
-year     int16    release year
-dataset  string   dataset name, or ``ALL`` for the track/year summary row
-pairs    int32    scored pairs (for ALL: the sum over the datasets it averages)
-pearson  float64  Pearson r over scored pairs, NaN where it is undefined (the predictions
-                  or the gold of the scored pairs do not vary); for ALL the pair-weighted
-                  mean over the datasets whose r is defined
-undefined int16   datasets whose r is undefined (0 or 1; for ALL: how many it leaves out)
-=======  =======  =============================================================
+==========  =======  =========================================================================
+column      type     meaning
+==========  =======  =========================================================================
+run         string   run name
+track       string   ``en`` or ``es-en``
+group       string   the datasets' ``group`` (default: their year), the unit of the ALL rows
+year        Int16    the dataset's year; on ALL rows the group's year if it has one, else null
+dataset     string   dataset name, or ``ALL``, ``ALL (mean)``, ``ALL (pooled)``
+pairs       int32    scored pairs (ALL rows: over the datasets they summarize)
+pearson     float64  Pearson r, NaN where undefined (constant predictions or gold of the scored
+                     pairs); ALL rows over the datasets whose r is defined
+spearman    float64  Spearman rho, likewise
+undefined   int16    datasets whose Pearson is undefined (0 or 1; ALL rows: how many they leave out)
+ci_low      float64  ALL rows only: the official ALL's 95% bootstrap interval (Pearson), else NaN
+ci_high     float64  (interval level, resamples and seed: config ``scoring.bootstrap``)
+==========  =======  =========================================================================
 
 An undefined correlation is never a made-up 0: it is NaN in the table, "n/a" in the Markdown,
 a warning naming the run and dataset in the log, and ALL says how many datasets it left out.
@@ -28,18 +45,17 @@ from __future__ import annotations
 
 import logging
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy.stats import spearmanr
 
 from .pairs import InputFormatError
 from .tables import markdown_rows
 
 log = logging.getLogger(__name__)
-
-SCORE_COLUMNS = ["run", "track", "year", "dataset", "pairs", "pearson", "undefined"]
-
 
 def pearson(x, y) -> float:
     """Pearson r; NaN where it does not exist (a constant side), never 0."""
@@ -68,7 +84,9 @@ def correlations(sets) -> list[tuple[str, int, float]]:
     for name, predictions, gold in sets:
         predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
         scored = ~np.isnan(gold)
-        rows.append((name, int(scored.sum()), pearson(predictions[scored], gold[scored])))
+        # fewer than 2 scored pairs (a predict set has none): undefined, like a constant side
+        r = pearson(predictions[scored], gold[scored]) if scored.sum() >= 2 else math.nan
+        rows.append((name, int(scored.sum()), r))
     defined = [(pairs, r) for _, pairs, r in rows if not math.isnan(r)]
     total = weighted_mean([r for _, r in defined], [pairs for pairs, _ in defined]) if defined else math.nan
     return rows + [("ALL", sum(pairs for pairs, _ in defined), total)]
@@ -95,41 +113,222 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
     return np.asarray(values)
 
 
-def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path]) -> pd.DataFrame:
+# --- the score tables: every correlation and the three ALLs, with the official ALL's interval ---
+
+AGGREGATES = ("ALL", "ALL (mean)", "ALL (pooled)")
+SCORE_COLUMNS = ["run", "track", "group", "year", "dataset", "pairs", "pearson", "spearman", "undefined",
+                 "ci_low", "ci_high"]
+
+
+def spearman(x, y) -> float:
+    """Spearman rho (scipy, average ranks for ties); NaN where it does not exist (a constant side)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return float(spearmanr(x, y).statistic)
+
+
+def scored_pairs(predictions, gold) -> tuple[np.ndarray, np.ndarray]:
+    """The (predictions, gold) of the scored pairs: those whose gold is not NaN."""
+    predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    scored = ~np.isnan(gold)
+    return predictions[scored], gold[scored]
+
+
+def summary(sets) -> list[dict]:
+    """For each ``(name, predictions, gold)``: its scored pairs, Pearson, Spearman; then the three
+    :data:`AGGREGATES` rows over the datasets (the official one and the mean over the defined
+    correlations of each kind; pooled over every scored pair)."""
+    rows, pooled = [], []
+    for name, predictions, gold in sets:
+        x, y = scored_pairs(predictions, gold)
+        pooled.append((x, y))
+        r = pearson(x, y) if len(x) >= 2 else math.nan
+        rows.append({"dataset": name, "pairs": len(x), "pearson": r, "spearman": spearman(x, y),
+                     "undefined": int(math.isnan(r))})
+    aggregates = []
+    for kind in ("weighted", "mean"):
+        row = {"dataset": AGGREGATES[0] if kind == "weighted" else AGGREGATES[1]}
+        for metric in ("pearson", "spearman"):
+            defined = [(r["pairs"], r[metric]) for r in rows if not math.isnan(r[metric])]
+            weights = [pairs if kind == "weighted" else 1 for pairs, _ in defined]
+            row[metric] = weighted_mean([v for _, v in defined], weights) if defined else math.nan
+        row["pairs"] = sum(r["pairs"] for r in rows if not r["undefined"])
+        row["undefined"] = sum(r["undefined"] for r in rows)
+        aggregates.append(row)
+    x = np.concatenate([x for x, _ in pooled]) if pooled else np.zeros(0)
+    y = np.concatenate([y for _, y in pooled]) if pooled else np.zeros(0)
+    aggregates.append({"dataset": AGGREGATES[2], "pairs": len(x), "undefined": 0,
+                       "pearson": pearson(x, y) if len(x) >= 2 else math.nan, "spearman": spearman(x, y)})
+    return rows + aggregates
+
+
+# --- bootstrap ------------------------------------------------------------------------------
+
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    dx, dy = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
+    denominator = np.sqrt((dx * dx).sum(1) * (dy * dy).sum(1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, (dx * dy).sum(1) / denominator, np.nan)
+
+
+def resampled_pearsons(key: str, predictions, gold, resamples: int, seed: int, chunk: int = 100) -> np.ndarray:
+    """Pearson of ``resamples`` bootstrap resamples of a dataset's scored pairs (drawn with
+    replacement, as many as it has). The draws depend only on (seed, key, number of pairs), so every
+    run scored on the same dataset sees the same resamples: the pairing of :func:`paired_bootstrap`."""
+    x, y = scored_pairs(predictions, gold)
+    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
+    values = []
+    for start in range(0, resamples, chunk):
+        index = rng.integers(0, len(x), size=(min(chunk, resamples - start), len(x)))
+        values.append(_rowwise_pearson(x[index], y[index]))
+    return np.concatenate(values) if values else np.zeros(0)
+
+
+def bootstrap_all(sets, resamples: int, seed: int) -> np.ndarray:
+    """The official ALL of every resample: ``sets`` are ``(key, predictions, gold)``; per resample,
+    the pair-weighted mean of the datasets' Pearson (over the defined ones, as the ALL row)."""
+    pearsons, weights = [], []
+    for key, predictions, gold in sets:
+        pearsons.append(resampled_pearsons(key, predictions, gold, resamples, seed))
+        weights.append(int((~np.isnan(np.asarray(gold, dtype=np.float64))).sum()))
+    values = np.vstack(pearsons)  # [datasets, resamples]
+    mask = ~np.isnan(values)
+    weight = np.asarray(weights, dtype=np.float64)[:, None] * mask
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.where(mask, values, 0.0) * weight).sum(0) / weight.sum(0)
+
+
+def interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Percentile interval of bootstrap values (resamples whose value is undefined left out)."""
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float) -> dict:
+    """Official ALL of run a minus run b on the same datasets, with the same resamples for both:
+    the observed difference, its percentile interval and a two-sided bootstrap p-value (twice the
+    smaller share of resampled differences on either side of 0)."""
+    keys_a, keys_b = [key for key, *_ in sets_a], [key for key, *_ in sets_b]
+    if keys_a != keys_b:
+        raise ValueError(f"paired bootstrap needs the same datasets in the same order: {keys_a} vs {keys_b}")
+    observed = correlations(sets_a)[-1][2] - correlations(sets_b)[-1][2]
+    difference = bootstrap_all(sets_a, resamples, seed) - bootstrap_all(sets_b, resamples, seed)
+    difference = difference[~np.isnan(difference)]
+    low, high = interval(difference, confidence)
+    p = min(1.0, 2 * min((difference <= 0).mean(), (difference >= 0).mean())) if len(difference) else math.nan
+    return {"difference": float(observed), "ci_low": low, "ci_high": high, "p_value": float(p),
+            "significant": bool(low > 0 or high < 0)}
+
+
+# --- a run's scores ---------------------------------------------------------------------------
+
+def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path],
+              groups: dict[str, str] | None = None, bootstrap: dict | None = None) -> pd.DataFrame:
     """The scores table (module docstring) of a run's prediction files, one per pair table: the
-    datasets in the given order, then ALL per (track, year)."""
-    by_group = {}
+    datasets in the given order, then the ALL rows per (track, group). ``groups``: ``"year/name"`` ->
+    group (default: the year); ``bootstrap``: ``resamples``, ``seed``, ``confidence`` (default: no
+    interval)."""
+    by_group, rows = grouped_sets(pair_tables, prediction_paths, groups), []
+    for (track, group), sets in by_group.items():
+        summarized = summary(sets)
+        for (key, *_), row in zip(sets, summarized):
+            if row["undefined"]:
+                log.warning("run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
+                            "pairs are constant); shown as n/a and left out of ALL", run, key, row["pairs"])
+            year, name = key.split("/", 1)
+            rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name})
+        low = high = math.nan
+        if bootstrap:
+            low, high = interval(bootstrap_all(sets, bootstrap["resamples"], bootstrap["seed"]),
+                                 bootstrap["confidence"])
+        group_years = {key.split("/", 1)[0] for key, *_ in sets}
+        group_year = int(next(iter(group_years))) if len(group_years) == 1 else None
+        for row in summarized[len(sets):]:
+            official = row["dataset"] == AGGREGATES[0]
+            rows.append({"track": track, "group": group, "year": group_year, **row,
+                         "ci_low": low if official else math.nan, "ci_high": high if official else math.nan})
+    table = pd.DataFrame(rows).assign(run=run)
+    for column in ("ci_low", "ci_high"):
+        table[column] = table[column] if column in table else math.nan
+    return table[SCORE_COLUMNS].astype(
+        {"run": "string", "track": "string", "group": "string", "year": "Int16", "dataset": "string",
+         "pairs": "int32", "pearson": "float64", "spearman": "float64", "undefined": "int16",
+         "ci_low": "float64", "ci_high": "float64"})
+
+
+def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
+    rows, notes = [], []
+    for row in scores.itertuples():
+        interval_cell = (f"[{row.ci_low:.4f}, {row.ci_high:.4f}]"
+                         if row.dataset == AGGREGATES[0] and not math.isnan(row.ci_low) else None)
+        rows.append([row.track, row.group, f"**{row.dataset}**" if row.dataset == AGGREGATES[0] else row.dataset,
+                     str(row.pairs), float(row.pearson), float(row.spearman), interval_cell])
+        if row.dataset == AGGREGATES[0] and row.undefined:
+            notes.append(f"- {row.track} {row.group} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
+                         "undefined (constant predictions or gold): the means and their pairs are over the others.")
+    table = markdown_rows(["track", "group", "dataset", "pairs", "pearson", "spearman",
+                           f"{confidence:.0%} CI (pearson)"], rows, "lllrrrr", digits=5)
+    legend = ("ALL: official, per-dataset correlations weighted by scored pairs; ALL (mean): their plain "
+              "mean; ALL (pooled): one correlation over every scored pair of the group. The interval is a "
+              "bootstrap of the official ALL (pairs resampled within each dataset).\n")
+    return (f"# Scores: {scores['run'].iat[0]}\n\n" + table + "\n" + legend
+            + ("\n" + "\n".join(notes) + "\n" if notes else ""))
+
+
+# --- differences between runs -------------------------------------------------------------------
+
+COMPARISON_COLUMNS = ["run", "against", "track", "group", "pairs", "all_run", "all_against", "difference",
+                      "ci_low", "ci_high", "p_value", "significant"]
+
+
+def grouped_sets(pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path],
+                 groups: dict[str, str] | None = None) -> dict[tuple[str, str], list]:
+    """(track, group) -> ``[(year/name, predictions, gold), ...]`` in the given order."""
+    groups, sets = groups or {}, {}
     for table, path in zip(pair_tables, prediction_paths, strict=True):
         track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
-        by_group.setdefault((track, year), []).append((name, read_predictions(path, len(table)), table["gold"]))
-    scored = {group: correlations(sets) for group, sets in by_group.items()}
+        sets.setdefault((track, str(groups.get(f"{year}/{name}", year))), []).append(
+            (f"{year}/{name}", read_predictions(path, len(table)), table["gold"].to_numpy(dtype=np.float64)))
+    return sets
+
+
+def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFrame],
+                 predictions: dict[str, list[str | Path]], groups: dict[str, str] | None,
+                 bootstrap: dict) -> pd.DataFrame:
+    """Paired bootstrap of the official ALL for each ``(run, against)``, per (track, group), from the
+    runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`; ``significant``: the
+    interval of the difference excludes 0)."""
+    sets = {run: grouped_sets(pair_tables, paths, groups) for run, paths in predictions.items()}
     rows = []
-    for table in pair_tables:
-        track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
-        pairs, r = next((pairs, r) for n, pairs, r in scored[(track, year)][:-1] if n == name)
-        if math.isnan(r):
-            log.warning("run %s, %s/%s: Pearson is undefined (the predictions or the gold of its %d scored "
-                        "pairs are constant); shown as n/a and left out of ALL", run, year, name, pairs)
-        rows.append((run, track, year, name, pairs, r, int(math.isnan(r))))
-    for (track, year), results in sorted(scored.items()):
-        _, pairs, r = results[-1]
-        rows.append((run, track, year, "ALL", pairs, r, sum(math.isnan(r_) for *_, r_ in results[:-1])))
-    return pd.DataFrame(rows, columns=SCORE_COLUMNS).astype(
-        {"run": "string", "track": "string", "year": "int16", "dataset": "string", "pairs": "int32",
-         "pearson": "float64", "undefined": "int16"})
+    for run, against in comparisons:
+        for key, run_sets in sets[run].items():
+            result = paired_bootstrap(run_sets, sets[against][key], bootstrap["resamples"], bootstrap["seed"],
+                                      bootstrap["confidence"])
+            rows.append({"run": run, "against": against, "track": key[0], "group": key[1],
+                         "pairs": correlations(run_sets)[-1][1], "all_run": correlations(run_sets)[-1][2],
+                         "all_against": correlations(sets[against][key])[-1][2], **result})
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(
+        {"run": "string", "against": "string", "track": "string", "group": "string", "pairs": "int32",
+         "significant": "bool"})
 
 
-def scores_markdown(scores: pd.DataFrame) -> str:
-    rows, notes = [], []
-    for row in scores.sort_values(["track", "year", "dataset"], key=_all_last).itertuples():
-        rows.append([row.track, str(row.year), f"**{row.dataset}**" if row.dataset == "ALL" else row.dataset,
-                     str(row.pairs), float(row.pearson)])
-        if row.dataset == "ALL" and row.undefined:
-            notes.append(f"- {row.track} {row.year} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
-                         "undefined (constant predictions or gold): the mean and its pairs are over the others.")
-    table = markdown_rows(["track", "year", "dataset", "pairs", "pearson"], rows, "lllrr", digits=5)
-    return f"# Scores: {scores['run'].iat[0]}\n\n" + table + ("\n" + "\n".join(notes) + "\n" if notes else "")
+def p_value_cell(p: float) -> str:
+    """A bootstrap p-value; 0 (no resample on the other side of 0) as "< 0.001"."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _all_last(column: pd.Series) -> pd.Series:
-    return column.map(lambda v: "\uffff" if v == "ALL" else v) if column.name == "dataset" else column
+def comparisons_markdown(table: pd.DataFrame, bootstrap: dict) -> str:
+    rows = [[row.run, row.against, row.track, row.group, row.all_run, row.all_against, f"{row.difference:+.4f}",
+             f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value), "yes" if row.significant else "no"]
+            for row in table.itertuples()]
+    return ("# Differences between runs: paired bootstrap of the official ALL\n\n"
+            f"{bootstrap['resamples']} resamples of the scored pairs within each dataset (seed {bootstrap['seed']}), "
+            "the same resamples for both runs; the difference is run − against; *significant*: its "
+            f"{bootstrap['confidence']:.0%} interval excludes 0.\n\n"
+            + markdown_rows(["run", "against", "track", "group", "ALL run", "ALL against", "difference",
+                             f"{bootstrap['confidence']:.0%} CI", "p", "significant"], rows, "llllrrrrrl"))

@@ -19,13 +19,15 @@ rule translates only what is missing. Its table::
                  PRIMARY KEY (backend, version, direction, source))
 
 Translated pair table (``resources/translated/{year}/{dataset}.parquet``, es-en sets): the pair
-table schema (stsynth.pairs) with s1 replaced by its English translation, plus
+table schema (stsynth.pairs) with every Spanish sentence replaced by its English translation
+(Spanish: identified per sentence, or the declared s1; config ``crosslingual.sides``), plus
 
-==========  ======  ===========================================================
-column      type    meaning
-==========  ======  ===========================================================
-s1_source   string  the released s1 (Spanish), kept for provenance
-==========  ======  ===========================================================
+======================  ======  ===========================================================
+column                  type    meaning
+======================  ======  ===========================================================
+s1_source, s2_source    string  the released sentences, kept for provenance
+translated1/2           bool    whether that side of the line was translated
+======================  ======  ===========================================================
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Protocol
 
+import numpy as np
 import pandas as pd
 
 log = logging.getLogger(__name__)
@@ -370,16 +373,52 @@ def translate_cached(sentences: list[str], direction: str, translator: Translato
     return [known[s] for s in sentences], counts
 
 
+def spanish_sides(pairs: pd.DataFrame, languages: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray]:
+    """Which s1 and which s2 of an es-en table are Spanish. With a language table (stsynth.language,
+    row-aligned per side): the sentences identified as ``es``, and, on a line where neither side is,
+    the side more probably Spanish (an es-en pair is cross-lingual: one of its sentences is Spanish).
+    Without one: the side the track declares, s1."""
+    if languages is None:
+        return np.ones(len(pairs), dtype=bool), np.zeros(len(pairs), dtype=bool)
+    identified, probability = [], []
+    for side in (1, 2):
+        rows = languages[languages["side"] == side]
+        if len(rows) != len(pairs) or not (rows["line"].to_numpy() == pairs["line"].to_numpy()).all():
+            raise ValueError(f"language table: {len(rows)} rows for side {side}, not aligned with the pair table's "
+                             f"{len(pairs)} lines")
+        identified.append(rows["language"].to_numpy() == "es")
+        probability.append(rows["spanish"].to_numpy(dtype=np.float64))
+    neither = ~identified[0] & ~identified[1] & ~np.isnan(probability[0]) & ~np.isnan(probability[1])
+    first = neither & (probability[0] >= probability[1])
+    if neither.any():
+        log.info("%d lines with no sentence identified as Spanish: their more probably Spanish side is "
+                 "translated (s1 on %d, s2 on %d; lines %s)", neither.sum(), first.sum(), (neither & ~first).sum(),
+                 ", ".join(map(str, pairs["line"].to_numpy()[neither][:20])))
+    return identified[0] | first, identified[1] | (neither & ~first)
+
+
 def translate_pairs(pairs: pd.DataFrame, translator: Translator, cache: TranslationCache,
-                    chunk_size: int = 256) -> pd.DataFrame:
-    """An es-en pair table with s1 (Spanish) translated to English; the original stays in s1_source."""
+                    chunk_size: int = 256, languages: pd.DataFrame | None = None) -> pd.DataFrame:
+    """An es-en pair table with its Spanish sentences translated to English, on either side: those
+    language identification finds (``languages``: the table of rule identify_language), or every s1
+    (``languages`` None: the side the track declares). The released sentences stay in s1_source and
+    s2_source; translated1/translated2 say which were translated."""
     tracks = set(pairs["track"])
     if tracks - {"es-en"}:
         raise ValueError(f"translate_pairs expects es-en pair tables, got tracks {sorted(tracks)}")
-    english, _ = translate_cached(pairs["s1"].astype(str).tolist(), "es-en", translator, cache, chunk_size)
+    spanish = spanish_sides(pairs, languages)
+    sentences = [s for side, mask in zip(("s1", "s2"), spanish) for s in pairs[side].astype(str)[mask]]
+    english = iter(translate_cached(sentences, "es-en", translator, cache, chunk_size)[0])
     translated = pairs.copy()
-    translated["s1_source"] = pairs["s1"].astype("string")
-    translated["s1"] = pd.Series(english, index=pairs.index, dtype="string")
+    for side, mask in zip(("s1", "s2"), spanish):
+        translated[f"{side}_source"] = pairs[side].astype("string")
+        values = pairs[side].astype(str).tolist()
+        for row in np.flatnonzero(mask):
+            values[row] = next(english)
+        translated[side] = pd.Series(values, index=pairs.index, dtype="string")
+    translated["translated1"], translated["translated2"] = spanish
+    log.info("translated to English (%s): %d of %d s1, %d of %d s2", "identified as Spanish" if languages is not None
+             else "the declared Spanish side, s1", spanish[0].sum(), len(pairs), spanish[1].sum(), len(pairs))
     return translated
 
 

@@ -1,0 +1,204 @@
+"""Datasets in the formats people have (sts, stsb, table), local files, predict sets and groups."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsynth.corpus import sha256_of
+from stsynth.pairs import Dataset, InputFormatError, check_local_files, pair_table
+from stsynth.plan import dataset_entry
+
+STSB_LINES = [
+    "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.",
+    "main-news\theadlines\t2013\t0002\t1.500\tShares fell.\tRain is expected.\tlicense note\tmore",
+    "main-forums\tdeft-forum\t2014\t0003\t0.000\t\"Quoted\" start.\tIt's \"quoted\" too.",
+]
+
+
+def stsb(**keys) -> Dataset:
+    return Dataset.from_config({"year": 2017, "name": "stsb-toy", "track": "en", "role": "test",
+                                "format": "stsb", "path": "unused", **keys})
+
+
+def table_dataset(**keys) -> Dataset:
+    entry = {"year": 2020, "name": "own", "track": "en", "role": "test", "format": "table", "path": "unused",
+             "columns": {"sentence1": "first", "sentence2": "second", "score": "rating"}}
+    return Dataset.from_config({**entry, **keys})
+
+
+def test_stsb_reads_score_and_sentences_and_never_the_fields_after_them(tmp_path, caplog):
+    path = tmp_path / "sts-toy.csv"
+    path.write_text("\n".join(STSB_LINES) + "\n")
+    with caplog.at_level("INFO"):
+        table = pair_table(stsb(), path)
+    assert table["gold"].tolist() == [5.0, 1.5, 0.0]
+    assert table["s2"].tolist()[1] == "Rain is expected."  # the license fields are not part of it
+    assert table["s1"].iat[2] == '"Quoted" start.'  # quoting is off: quote characters are text
+    assert "1 lines carry fields after s2" in caplog.text
+
+
+@pytest.mark.parametrize("line, message", [
+    ("main\tMSRvid\t2012\t0001\t5.000\tOnly one sentence.", r"sts-bad.csv:2: expected at least 7 tab-separated"),
+    ("main\tMSRvid\t2012\t0001\tfive\tA.\tB.", r"sts-bad.csv:2: score 'five' is not a number"),
+    ("main\tMSRvid\t2012\t0001\t5.5\tA.\tB.", r"sts-bad.csv:2: score 5.5 is outside \[0, 5\]"),
+])
+def test_stsb_errors_name_file_and_line(tmp_path, line, message):
+    path = tmp_path / "sts-bad.csv"
+    path.write_text(STSB_LINES[0] + "\n" + line + "\n")
+    with pytest.raises(InputFormatError, match=message):
+        pair_table(stsb(), path)
+
+
+def test_stsb_reads_the_real_benchmark_files(shared_corpus):
+    sizes = {"sts-train": 5749, "sts-dev": 1500, "sts-test": 1379}  # its readme's breakdown
+    for name, size in sizes.items():
+        table = pair_table(stsb(name=name), shared_corpus / f"stsbenchmark/{name}.csv")
+        assert len(table) == size and table["gold"].notna().all() and table["gold"].between(0, 5).all()
+        assert not table["s2"].str.contains("\t").any()
+
+
+def test_table_maps_columns_quoting_and_the_score_range(tmp_path):
+    path = tmp_path / "own.csv"
+    path.write_text('id,first,second,rating\n1,"A man, smiling.",A man smiles.,5\n2,A cat.,"A ""big"" dog.",1\n'
+                    "3,A car.,A red car.,\n4,Rain.,It rains.,3\n")
+    table = pair_table(table_dataset(score_range=[1, 5]), path)
+    assert table["s1"].tolist()[0] == "A man, smiling." and table["s2"].iat[1] == 'A "big" dog.'
+    assert table["gold"].tolist()[:2] == [5.0, 0.0] and np.isnan(table["gold"].iat[2])  # empty cell: unscored
+    assert table["gold"].iat[3] == 2.5 and table["line"].tolist() == [1, 2, 3, 4]
+
+
+def test_table_with_tabs_no_quoting_and_another_encoding(tmp_path):
+    path = tmp_path / "own.tsv"
+    path.write_bytes("first\tsecond\trating\nCafé \"noir\".\tA coffee.\t4.0\n".encode("latin-1"))
+    table = pair_table(table_dataset(delimiter="\t", quoting="none", encoding="latin-1"), path)
+    assert table["s1"].iat[0] == 'Café "noir".' and table["gold"].iat[0] == 4.0
+
+
+@pytest.mark.parametrize("content, keys, message", [
+    ("first,second\nA.,B.\n", {}, r"own.csv:1: header \['first', 'second'\] lacks the configured column\(s\) score: 'rating'"),
+    ("first,second,rating\nA.,B.,4\nC.,D.\n", {}, r"own.csv:3: expected 3 fields \(as the header\), found 2"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,high\n", {}, r"own.csv:3: score 'high' is not a number"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,0.5\n", {"score_range": [1, 5]}, r"own.csv:3: score 0.5 is outside \[1, 5\]"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,\xe9\n", {}, r"own.csv:3: not valid utf-8"),
+])
+def test_table_errors_name_file_and_line(tmp_path, content, keys, message):
+    path = tmp_path / "own.csv"
+    path.write_bytes(content.encode("latin-1"))
+    with pytest.raises(InputFormatError, match=message):
+        pair_table(table_dataset(**keys), path)
+
+
+def test_a_dataset_without_scores_is_a_predict_set(tmp_path, caplog):
+    path = tmp_path / "unlabeled.csv"
+    path.write_text("first,second\nA.,B.\nC.,D.\n")
+    dataset = table_dataset(columns={"sentence1": "first", "sentence2": "second"})
+    assert not dataset.has_gold
+    with caplog.at_level("INFO"):
+        table = pair_table(dataset, path)
+    assert len(table) == 2 and table["gold"].isna().all() and "a predict set" in caplog.text
+    sts = Dataset.from_config({"year": 2016, "name": "x", "track": "en", "role": "test", "fields": 2, "input": "in.txt"})
+    assert not sts.has_gold
+    (tmp_path / "in.txt").write_text("A.\tB.\n")
+    assert pair_table(sts, tmp_path / "in.txt")["gold"].isna().all()
+
+
+def test_a_scored_format_without_any_score_is_an_error(tmp_path):
+    path = tmp_path / "own.csv"
+    path.write_text("first,second,rating\nA.,B.,\n")
+    with pytest.raises(InputFormatError, match="no scored pair"):
+        pair_table(table_dataset(), path)
+
+
+def test_local_files_are_recorded_once_and_a_change_is_refused(tmp_path):
+    data, lock = tmp_path / "mine.csv", tmp_path / "results/datasets.lock.tsv"
+    data.write_text("first,second\nA.,B.\n")
+    digests, notes = check_local_files([str(data)], lock, sha256_of, "2026-11-23T00:00:00+00:00")
+    assert digests == {str(data): hashlib.sha256(data.read_bytes()).hexdigest()} and "first read" in notes[0]
+    assert lock.read_text().splitlines()[1].split("\t")[:2] == [str(data), digests[str(data)]]
+    assert check_local_files([str(data)], lock, sha256_of, "later") == (digests, [])  # nothing new
+    data.write_text("first,second\nA.,C.\n")
+    with pytest.raises(InputFormatError, match="changed since they were first read") as error:
+        check_local_files([str(data)], lock, sha256_of, "later")
+    assert str(data) in str(error.value) and "delete their lines" in str(error.value)
+    with pytest.raises(InputFormatError, match="local dataset file not found"):
+        check_local_files([str(tmp_path / "absent.csv")], lock, sha256_of, "later")
+
+
+def test_dataset_entry_keeps_only_non_default_new_keys():
+    sts = Dataset.from_config({"year": 2016, "name": "x", "track": "en", "role": "test", "fields": 4,
+                               "input": "in.txt", "gold": "gs.txt", "format": "sts"})
+    assert set(dataset_entry(sts)) == {"year", "name", "track", "role", "input", "gold", "fields", "scored"}
+    own = dataset_entry(table_dataset(score_range=(1, 5), group="mine"))
+    assert own["score_range"] == [1, 5] and own["group"] == "mine" and own["format"] == "table"
+    assert table_dataset(group=None).group_name == "2020"
+
+
+OWN_ROWS = [("first", "second", "rating"), ("A boy kicks a ball.", "A boy is kicking a football.", "5"),
+            ("A man, smiling, walks.", "A man walks.", "4"), ("A cat sleeps.", "The stock market fell.", "1"),
+            ("Two dogs play.", "Two dogs are playing outside.", "4.5"), ("It rains.", "The sun shines.", "1.5")]
+
+
+def write_csv(path, rows):
+    import csv
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+
+
+def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_path):
+    """A researcher's own CSV (header, 1-5 scores, own group) and an unlabeled file, both local:
+    the baseline scores the first in its own ALL, writes predictions for the second and scores
+    nothing there; the lock file records both, and a later edit of a file is refused."""
+    own, unlabeled = tmp_path / "own.csv", tmp_path / "unlabeled.csv"
+    write_csv(own, OWN_ROWS)
+    write_csv(unlabeled, [("s1", "s2"), ("A dog barks.", "A dog is barking."), ("Hello.", "Goodbye.")])
+    workspace.config["datasets"] += [
+        {"year": 2020, "name": "own", "role": "test", "track": "en", "group": "mine", "format": "table",
+         "path": str(own), "score_range": [1, 5], "scored": 5,
+         "columns": {"sentence1": "first", "sentence2": "second", "score": "rating"}},
+        {"year": 2020, "name": "unlabeled", "role": "test", "track": "en", "format": "table", "path": str(unlabeled),
+         "columns": {"sentence1": "s1", "sentence2": "s2"}},
+    ]
+    workspace.write_config()
+    targets = ["results/scores/baseline.md", "results/predictions/baseline/2020/unlabeled.txt"]
+    workspace.snakemake(*targets)
+    work = workspace.path
+    scores = pd.read_parquet(work / "results/scores/baseline.parquet")
+    assert "unlabeled" not in set(scores["dataset"])
+    mine = scores[scores["group"] == "mine"].set_index("dataset")
+    assert list(mine.index) == ["own", "ALL", "ALL (mean)", "ALL (pooled)"] and mine.loc["own", "pairs"] == 5
+    assert mine.loc["ALL", "pearson"] == mine.loc["own", "pearson"] and mine["spearman"].notna().all()
+    assert mine.loc["ALL", "ci_low"] <= mine.loc["ALL", "pearson"] <= mine.loc["ALL", "ci_high"]
+    assert len((work / "results/predictions/baseline/2020/unlabeled.txt").read_text().splitlines()) == 2
+    assert "(a predict set: no gold)" in (work / "logs/pairs/2020/unlabeled.log").read_text()
+    lock = (work / "results/datasets.lock.tsv").read_text()
+    assert str(own) in lock and str(unlabeled) in lock
+    assert "Nothing to be done" in workspace.snakemake(*targets).stderr
+    write_csv(own, [*OWN_ROWS[:-1], ("It rains.", "The sun shines.", "2")])  # the file changes
+    result = workspace.snakemake("-n", *targets, check=False)
+    assert result.returncode != 0 and f"{own}: sha256 is" in result.stderr + result.stdout
+    lock_path = work / "results/datasets.lock.tsv"
+    lock_path.write_text("".join(line for line in lock_path.read_text().splitlines(keepends=True)
+                                 if not line.startswith(str(own))))
+    from test_provenance import planned_jobs
+    assert planned_jobs(workspace.snakemake("-n", *targets)) == {"pair_table": 1, "predict": 1, "score_run": 1}
+
+
+def test_the_sts_benchmark_protocol_builds_from_its_config_alone(tmp_path):
+    """config/stsb.yaml over config.yaml, in its own working directory: the whole system is planned on
+    the benchmark's files (train on sts-train, choose on sts-dev, test on sts-test), nothing else."""
+    from conftest import REPO, run_snakemake
+    from test_provenance import planned_jobs
+
+    # (the later --configfile replaces the runner's own, which this working directory does not have)
+    result = run_snakemake(tmp_path, "-n", "all", "--configfile", str(REPO / "config.yaml"),
+                           str(REPO / "config/stsb.yaml"))
+    jobs = planned_jobs(result)
+    assert jobs["pair_table"] == 3 and jobs["fetch_corpus_file"] == 4  # the three CSVs and PPDB
+    assert "translate_pairs" not in jobs and "crosslingual_mt_comparison" not in jobs  # no es-en set
+    assert jobs["fusion_fit"] == 2 and jobs["paragram_train"] > 20 and jobs["round_trips"] == 2
+    output = result.stdout + result.stderr
+    assert "results/predictions/fusion-encoder/2017/sts-test.txt" in output
+    assert "resources/round_trips/2017/sts-dev.parquet" in output  # the dev check's round trips

@@ -38,7 +38,6 @@ rule compare_runs:
         markdown="results/scores/comparisons.md",
     params:
         comparisons=plan.run_comparisons(config),
-        runs=plan.compared_runs(config),
         groups=dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
     log:

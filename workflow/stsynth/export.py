@@ -15,7 +15,7 @@ The folder chains the library's own modules, one per step of stsynth.sentence_mo
 4. ``Dense`` without bias or activation: ``I - C^T C``, the removal of the principal components C.
 
 On the same tokens the cosines are the pipeline's (float32); the only difference is the tokenizer,
-measured by :func:`tokenization_agreement` (README: the share of real sentences tokenized alike).
+measured by :func:`export_check` (the share of sentences tokenized alike, per dataset).
 """
 from __future__ import annotations
 
@@ -74,12 +74,6 @@ def to_sentence_transformer(model: SentenceModel, folder: str | Path):
 
 def moses_like_tokens(sentence: str) -> list[str]:
     return re.findall(MOSES_LIKE, sentence.lower())
-
-
-def tokenization_agreement(sentences: list[str], pipeline_tokens: list[list[str]]) -> float:
-    """Share of sentences whose exported-tokenizer tokens equal the pipeline's Moses tokens."""
-    same = sum(moses_like_tokens(s) == list(t) for s, t in zip(sentences, pipeline_tokens, strict=True))
-    return same / max(len(sentences), 1)
 
 
 def export_check(transformer, sets) -> "pd.DataFrame":

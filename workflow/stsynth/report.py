@@ -200,21 +200,16 @@ def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str
 
 def other_groups_section(scores: dict[str, pd.DataFrame]) -> str:
     """Pearson / Spearman per test set of every group other than the 2016 sets (e.g. STS Benchmark)."""
+    shown = {run: table[table["year"].ne(TEST_YEAR).fillna(True) & ~table["dataset"].isin(AGGREGATES[1:])]
+             .set_index(["track", "group", "dataset"]) for run, table in scores.items()}
     parts = []
-    first = next(iter(scores.values()), None)
-    if first is None:
-        return ""
-    keys = first.loc[first["year"].ne(TEST_YEAR).fillna(True), ["track", "group"]].drop_duplicates()
-    for track, group in keys.itertuples(index=False):
-        def part(table):
-            rows = table[(table["track"] == track) & (table["group"] == group)]
-            return rows[~rows["dataset"].isin(AGGREGATES[1:])]
-        columns = part(first)["dataset"].tolist()
-        rows = []
-        for run, table in scores.items():
-            values = part(table).set_index("dataset")
-            rows.append([f"**{run}**", *[f"{values.loc[c, 'pearson']:.4f} / {values.loc[c, 'spearman']:.4f}"
-                                        if c in values.index else None for c in columns]])
+    for track, group in dict.fromkeys((t, g) for table in shown.values() for t, g, _ in table.index):
+        columns = list(dict.fromkeys(d for table in shown.values() for t, g, d in table.index
+                                     if (t, g) == (track, group)))
+        rows = [[f"**{run}**", *[f"{table.loc[(track, group, c), 'pearson']:.4f} / "
+                                  f"{table.loc[(track, group, c), 'spearman']:.4f}"
+                                  if (track, group, c) in table.index else None for c in columns]]
+                for run, table in shown.items()]
         parts.append(f"## {group} ({track}): Pearson / Spearman\n\nALL is the official pair-weighted mean.\n\n"
                      + markdown_table(["system", *columns], rows))
     return "\n".join(parts)

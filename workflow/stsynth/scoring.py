@@ -75,20 +75,33 @@ def weighted_mean(values, weights) -> float:
     return float((values * weights).sum() / weights.sum())
 
 
+def scored_pairs(predictions, gold) -> tuple[np.ndarray, np.ndarray]:
+    """The (predictions, gold) of the scored pairs: those whose gold is not NaN."""
+    predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    scored = ~np.isnan(gold)
+    return predictions[scored], gold[scored]
+
+
+def mean_of_defined(values, weights) -> tuple[int, float]:
+    """The weighted mean of the values that are not NaN, and the sum of their weights (NaN when none
+    is defined): how every ALL row leaves out an undefined correlation."""
+    defined = [(weight, value) for value, weight in zip(values, weights, strict=True) if not math.isnan(value)]
+    if not defined:
+        return 0, math.nan
+    return sum(w for w, _ in defined), weighted_mean([v for _, v in defined], [w for w, _ in defined])
+
+
 def correlations(sets) -> list[tuple[str, int, float]]:
     """The official aggregate, the one place it is computed: for each ``(name, predictions, gold)``,
     Pearson over its scored pairs (gold not NaN) as ``(name, pairs, r)``, then ``("ALL", pairs, r)``:
     the mean of the defined r weighted by their scored pairs (NaN when none is defined)."""
     rows = []
     for name, predictions, gold in sets:
-        predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
-        scored = ~np.isnan(gold)
+        x, y = scored_pairs(predictions, gold)
         # fewer than 2 scored pairs (a predict set has none): undefined, like a constant side
-        r = pearson(predictions[scored], gold[scored]) if scored.sum() >= 2 else math.nan
-        rows.append((name, int(scored.sum()), r))
-    defined = [(pairs, r) for _, pairs, r in rows if not math.isnan(r)]
-    total = weighted_mean([r for _, r in defined], [pairs for pairs, _ in defined]) if defined else math.nan
-    return rows + [("ALL", sum(pairs for pairs, _ in defined), total)]
+        rows.append((name, len(x), pearson(x, y) if len(x) >= 2 else math.nan))
+    pairs, total = mean_of_defined([r for *_, r in rows], [pairs for _, pairs, _ in rows])
+    return rows + [("ALL", pairs, total)]
 
 
 def write_predictions(scores, path: str | Path) -> None:
@@ -129,13 +142,6 @@ def spearman(x, y) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def scored_pairs(predictions, gold) -> tuple[np.ndarray, np.ndarray]:
-    """The (predictions, gold) of the scored pairs: those whose gold is not NaN."""
-    predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
-    scored = ~np.isnan(gold)
-    return predictions[scored], gold[scored]
-
-
 def summary(sets) -> list[dict]:
     """For each ``(name, predictions, gold)``: its scored pairs, Pearson, Spearman; then the three
     :data:`AGGREGATES` rows over the datasets (the official one and the mean over the defined
@@ -148,15 +154,10 @@ def summary(sets) -> list[dict]:
         rows.append({"dataset": name, "pairs": len(x), "pearson": r, "spearman": spearman(x, y),
                      "undefined": int(math.isnan(r))})
     aggregates = []
-    for kind in ("weighted", "mean"):
-        row = {"dataset": AGGREGATES[0] if kind == "weighted" else AGGREGATES[1]}
-        for metric in ("pearson", "spearman"):
-            defined = [(r["pairs"], r[metric]) for r in rows if not math.isnan(r[metric])]
-            weights = [pairs if kind == "weighted" else 1 for pairs, _ in defined]
-            row[metric] = weighted_mean([v for _, v in defined], weights) if defined else math.nan
-        row["pairs"] = sum(r["pairs"] for r in rows if not r["undefined"])
-        row["undefined"] = sum(r["undefined"] for r in rows)
-        aggregates.append(row)
+    for name, weights in ((AGGREGATES[0], [r["pairs"] for r in rows]), (AGGREGATES[1], [1] * len(rows))):
+        row = {metric: mean_of_defined([r[metric] for r in rows], weights)[1] for metric in ("pearson", "spearman")}
+        aggregates.append({"dataset": name, "pairs": sum(r["pairs"] for r in rows if not r["undefined"]),
+                           "undefined": sum(r["undefined"] for r in rows), **row})
     x = np.concatenate([x for x, _ in pooled]) if pooled else np.zeros(0)
     y = np.concatenate([y for _, y in pooled]) if pooled else np.zeros(0)
     aggregates.append({"dataset": AGGREGATES[2], "pairs": len(x), "undefined": 0,
@@ -217,11 +218,16 @@ def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: floa
     keys_a, keys_b = [key for key, *_ in sets_a], [key for key, *_ in sets_b]
     if keys_a != keys_b:
         raise ValueError(f"paired bootstrap needs the same datasets in the same order: {keys_a} vs {keys_b}")
-    observed = correlations(sets_a)[-1][2] - correlations(sets_b)[-1][2]
-    difference = bootstrap_all(sets_a, resamples, seed) - bootstrap_all(sets_b, resamples, seed)
-    difference = difference[~np.isnan(difference)]
-    low, high = interval(difference, confidence)
-    p = min(1.0, 2 * min((difference <= 0).mean(), (difference >= 0).mean())) if len(difference) else math.nan
+    return difference_interval(correlations(sets_a)[-1][2] - correlations(sets_b)[-1][2],
+                               bootstrap_all(sets_a, resamples, seed) - bootstrap_all(sets_b, resamples, seed),
+                               confidence)
+
+
+def difference_interval(observed: float, resampled: np.ndarray, confidence: float) -> dict:
+    """An observed difference with the percentile interval and two-sided p of its paired resamples."""
+    resampled = resampled[~np.isnan(resampled)]
+    low, high = interval(resampled, confidence)
+    p = min(1.0, 2 * min((resampled <= 0).mean(), (resampled >= 0).mean())) if len(resampled) else math.nan
     return {"difference": float(observed), "ci_low": low, "ci_high": high, "p_value": float(p),
             "significant": bool(low > 0 or high < 0)}
 
@@ -305,14 +311,22 @@ def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFr
     runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`; ``significant``: the
     interval of the difference excludes 0)."""
     sets = {run: grouped_sets(pair_tables, paths, groups) for run, paths in predictions.items()}
+    # each run's official ALL and its resampled values, once per (track, group); the resamples pair
+    # up across runs because they depend on the dataset only
+    official = {run: {key: correlations(group_sets)[-1] for key, group_sets in by_group.items()}
+                for run, by_group in sets.items()}
+    resampled = {run: {key: bootstrap_all(group_sets, bootstrap["resamples"], bootstrap["seed"])
+                       for key, group_sets in by_group.items()} for run, by_group in sets.items()}
     rows = []
     for run, against in comparisons:
-        for key, run_sets in sets[run].items():
-            result = paired_bootstrap(run_sets, sets[against][key], bootstrap["resamples"], bootstrap["seed"],
-                                      bootstrap["confidence"])
-            rows.append({"run": run, "against": against, "track": key[0], "group": key[1],
-                         "pairs": correlations(run_sets)[-1][1], "all_run": correlations(run_sets)[-1][2],
-                         "all_against": correlations(sets[against][key])[-1][2], **result})
+        for key in sets[run]:
+            if [k for k, *_ in sets[run][key]] != [k for k, *_ in sets[against][key]]:
+                raise ValueError(f"runs {run} and {against} are not scored on the same datasets of {key}")
+            (_, pairs, all_run), all_against = official[run][key], official[against][key][2]
+            rows.append({"run": run, "against": against, "track": key[0], "group": key[1], "pairs": pairs,
+                         "all_run": all_run, "all_against": all_against,
+                         **difference_interval(all_run - all_against, resampled[run][key] - resampled[against][key],
+                                               bootstrap["confidence"])})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(
         {"run": "string", "against": "string", "track": "string", "group": "string", "pairs": "int32",
          "significant": "bool"})

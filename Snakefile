@@ -37,4 +37,5 @@ rule all:
         # every paragram run's model as a sentence-transformers folder, checked against the pipeline
         [f"results/paragram/{run.model}/export_check.md" for run in RUNS.values() if run.stage == "paragram"],
         "results/report.md",
+        ["results/encoder_tuning/dev_check.md"] if config["encoder"]["tuning"]["dev_check"] else [],
         ["results/crosslingual/mt_comparison.md"] if REFERENCE_TRANSLATION_SETS else [],

@@ -176,6 +176,9 @@ def workspace(tmp_path) -> Workspace:
     config["datasets"] = [d.config_entry() for d in TINY_DATASETS]
     # The dev check's round trips: of the tiny dev set, as the project's are of 2015 images.
     config["paragram"]["models"]["synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
+    tuned = config["encoder"]["tuning"]["models"]
+    tuned["minilm-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
+    tuned["minilm-sts-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
     work = Workspace(tmp_path / "work", tmp_path / "mirror", manifest, config)
     work.path.mkdir()
     work.write_config()

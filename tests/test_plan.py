@@ -78,8 +78,48 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
     validate = splits["dev_validate"][0]["paragram"]["paraphrase_task_internal"]
     assert validate == ["resources/similarity/task-internal-dev/2015/answers-forums.parquet"]
     assert plan.fusion_split(CONFIG, runs["fusion"], DATASETS[:1], "final", False)[0]["encoder"] is None
-    in_sample = plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample=True)
+    in_sample = plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample="paragram")
     assert in_sample["train"][0]["paragram"]["paraphrase_synthetic"] == \
         ["resources/similarity/synthetic/2012/MSRpar-train.parquet"]
     files = plan.split_files(splits["test"])
     assert len(files) == len(set(files)) and "resources/features/2016/news.parquet" in files
+
+
+def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_models_folds():
+    runs = plan.runs_of(CONFIG)
+    news = TEST["news"]
+    assert plan.run_source(runs["encoder-sts"], news) == "resources/encoder-tuned/minilm-sts/2016/news.parquet"
+    sts = plan.tuned_encoder_settings(CONFIG, "minilm-sts")
+    assert sts["loss"] == "cosine" and sts["start"] is None and sts["holdout"] is None
+    inputs = plan.tuned_encoder_inputs(sts, DATASETS)
+    assert len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and "start" not in inputs
+    fold = plan.tuned_encoder_settings(CONFIG, "minilm-sts-synthetic.fold1of2")
+    assert fold["holdout"] == {"folds": 2, "fold": 1} and fold["start"] == "minilm-sts.fold1of2"
+    assert plan.tuned_encoder_inputs(fold, DATASETS)["start"] == "resources/models/minilm-sts.fold1of2"
+    dev = plan.tuned_encoder_inputs(plan.tuned_encoder_settings(CONFIG, "minilm-synthetic-dev"), DATASETS)
+    assert len(dev["dev"]) == 5 and "resources/paraphrase_pairs/synthetic-2015-images.parquet" in dev["pairs"]
+    with pytest.raises(KeyError, match="'minilm-nope' is not a tuned encoder"):
+        plan.tuned_encoder_settings(CONFIG, "minilm-nope")
+
+
+def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_rows():
+    runs = plan.runs_of(CONFIG)
+    run = runs["fusion-tuned"]
+    assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
+    assert plan.fold_sources(CONFIG, run) == ["paragram", "encoder"]
+    assert plan.fold_sources(CONFIG, runs["fusion-encoder"]) == ["paragram"]
+    splits = plan.fusion_splits(CONFIG, run, DATASETS)
+    assert splits["train"][0]["encoder"] == [f"resources/encoder-tuned/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet"
+                                             for i in range(2)]
+    assert splits["dev_train"][0]["encoder"][1] == \
+        "resources/encoder-tuned/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
+    assert splits["dev_validate"][0]["encoder"] == "resources/encoder-tuned/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"
+    assert splits["test"][-1]["encoder"] == "resources/encoder-tuned/minilm-sts/2016/multisource.parquet"
+    assert "resources/encoder-tuned/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in plan.split_files(splits["train"])
+    in_sample = plan.fusion_splits(CONFIG, run, DATASETS, in_sample="encoder")
+    assert in_sample["train"][0]["encoder"] == "resources/encoder-tuned/minilm-sts/2012/MSRpar-train.parquet"
+    assert len(in_sample["train"][0]["paragram"]["paraphrase_synthetic"]) == 5  # the other source stays out of fold
+    config = copy.deepcopy(CONFIG)
+    config["fusion"]["encoder_folds"] = 0
+    assert plan.fusion_splits(config, run, DATASETS)["train"][0]["encoder"] == \
+        "resources/encoder-tuned/minilm-sts/2012/MSRpar-train.parquet"

@@ -79,6 +79,18 @@ def test_a_model_setting_retrains_that_model_only(workspace):
     assert dry_run(workspace, target) == {"paragram_train": 1, "paragram_similarity": 1, "predict": 1, "score_run": 1}
 
 
+def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
+    target = "results/scores/encoder.parquet"
+    workspace.snakemake(target)
+    workspace.config["encoder"]["tuning"]["defaults"]["learning_rate"] = 1.0e-4
+    workspace.config["encoder"]["tuning"]["models"]["minilm-sts"]["epochs"] = 2
+    workspace.write_config()
+    assert dry_run(workspace, target) == {}
+    workspace.config["encoder"]["batch_size"] = 8
+    workspace.write_config()
+    assert dry_run(workspace, target) == {"encoder_similarity": 1, "predict": 1, "score_run": 1}
+
+
 @pytest.mark.parametrize("edit, expected", [
     (lambda c: c["datasets"].append(dict(c["datasets"][0])), "datasets[4]: 2012/tinytrain is declared twice"),
     (lambda c: c["paragram"]["models"]["synthetic"]["pairs"].append("synthetik"),

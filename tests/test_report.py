@@ -97,6 +97,9 @@ def study(tmp_path):
         "dev_check": put("dev_check", pd.DataFrame({
             "model": ["task-internal-dev"] * 2 + ["synthetic-dev"] * 2, "epoch": [0, 10, 0, 10],
             "dev": ["2015_images"] * 4, "pearson": [.8428, .8724, .8428, .7944]})),
+        "encoder_dev_check": put("encoder_dev_check", pd.DataFrame({
+            "model": ["minilm-sts-dev"] * 3, "epoch": [0, 1, 0], "dev": ["2015_images", "2015_images", "ALL"],
+            "pearson": [.81, .86, .80]}).iloc[[0, 1]]),
         "mt_comparison": put("mt_comparison", pd.DataFrame({
             "run": ["synthetic"] * 2, "translation": ["backend:apertium", "field 3 of the input file"],
             "year": [2016, 2016], "dataset": ["ALL", "ALL"], "pairs": [595, 595], "pearson": [.82845, .86415]})),
@@ -115,6 +118,8 @@ def test_every_section_from_documented_schemas(study):
                             benchmark_patterns=[("score_run", "benchmarks/scores/{run}.tsv")],
                             basedir=str(REPO), paper_threshold=3.8, log=LOG)
     assert "## Synthetic pairs on the dev protocol" in markdown and "| synthetic-dev | 2015_images | 0.8428 | 0.7944 |" in markdown
+    assert "## Fine-tuned encoders on the dev protocol (2015)" in markdown
+    assert "| minilm-sts-dev | 2015_images | 0.8100 | 0.8600 |" in markdown
     assert "## Cross-lingual scores by translation of s1" in markdown
     assert "2 blank sentences in all" in markdown and "| 2016/answer-answer | 3 | 2 | 1 | 1 | 1 |" in markdown
     assert "| synthetic | field 3 of the input file | 2016 | ALL | 595 | 0.8641 |" in markdown
@@ -160,14 +165,15 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     nothing = report_plan(config, lambda rule: False, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
-    assert len(nothing["waiting"]) == 10 and all("needs rule" in item for item in nothing["waiting"])
+    assert len(nothing["waiting"]) == 11 and all("needs rule" in item for item in nothing["waiting"])
     assert plan_files(nothing) == {"scores": ["results/scores/baseline.parquet"],
                                    "pairs": ["resources/pairs/2016/news.parquet"],
                                    "predictions": ["results/predictions/baseline/2016/news.txt"]}
 
     config["runs"] = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"},
                       "synthetic": {"stage": "paragram", "model": "synthetic"},
-                      "fusion": {"stage": "fusion", "groups": ["paragram"]}}
+                      "fusion": {"stage": "fusion", "groups": ["paragram"]},
+                      "encoder-sts": {"stage": "encoder", "model": "minilm-sts"}}
     config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
     models = {model: {"vectors": "minilm-static"}
@@ -179,6 +185,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
                                            for run in ("task-internal", "synthetic")}
     assert list(everything["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
     assert everything["dev_check"] == "results/synthetic/dev_check.parquet"
+    assert everything["encoder_dev_check"] == "results/encoder_tuning/dev_check.parquet"
     assert everything["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
     assert everything["comparisons"] == "results/scores/comparisons.parquet"  # each run against task-internal
     assert everything["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",

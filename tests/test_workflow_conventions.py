@@ -45,7 +45,11 @@ def rules(workdir):
 def declared_threads(rule) -> bool:
     """Whether the rule's own block has a threads: line (the parsed rule always has a default)."""
     lines = Path(rule.snakefile).read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line))
+    start = next((i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line)), None)
+    if start is None:  # a rule a loop defines: `rule:`, then `name: f"<prefix>{...}"`
+        named = next(i for i, line in enumerate(lines)
+                     if (prefix := re.search(r'f"(\w+)\{', line)) and rule.name.startswith(prefix.group(1)))
+        start = max(i for i in range(named) if re.match(r"\s*rule\s*:", lines[i]))
     for line in lines[start + 1:]:
         if line.strip() and not line.startswith((" ", "\t")):
             return False

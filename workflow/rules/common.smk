@@ -17,7 +17,8 @@ from stsynth.features import FEATURES
 from stsynth.lexicon import WORDNET_FILES
 from stsynth.pairs import check_local_files
 from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
-                          pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path)
+                          pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
+                          tuned_encoder_folder, tuned_encoder_path)
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
 os.environ.update(
@@ -134,7 +135,16 @@ def paragram_training_inputs(wc):
     return plan.training_inputs(paragram_model(wc.model), ALL_DATASETS)
 
 
-def fusion_splits(run_name, in_sample=False):
+def tuned_encoder_settings(name):
+    return plan.tuned_encoder_settings(config, name)
+
+
+# A tuned encoder's name, or its fold model's (<name>.fold<i>of<k>).
+TUNED_ENCODER_NAMES = rf"({_alternatives(config['encoder']['tuning']['models'])})(\.fold\d+of\d+)?"
+TUNED_ENCODER_TABLES = plan.tuned_encoder_tables(config, ALL_DATASETS)
+
+
+def fusion_splits(run_name, in_sample=None):
     return plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
 
 
@@ -154,9 +164,10 @@ def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
         name = run or wc.fusion_run
         splits = fusion_splits(name)
         files = {split: plan.split_files(splits[split]) for split in split_names}
-        if in_sample and plan.fusion_uses_folds(config, RUNS[name]):
-            files.update({f"{split}_in_sample": plan.split_files(entries)
-                          for split, entries in fusion_splits(name, in_sample=True).items()})
+        if in_sample:  # per source read out of fold, the training splits with it in-sample
+            for source in plan.fold_sources(config, RUNS[name]):
+                files.update({f"{split}_{source}_in_sample": plan.split_files(entries)
+                              for split, entries in fusion_splits(name, in_sample=source).items()})
         if dev:
             files["dev"] = f"results/fusion/{name}/dev.parquet"
         return files

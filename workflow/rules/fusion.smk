@@ -57,7 +57,8 @@ rule fusion_fit:
 
 
 rule fusion_ablation:
-    """Each feature group removed in turn (and in-sample paragram cosines when folds are used)."""
+    """Each feature group removed in turn, and each out-of-fold source (paragram cosines, tuned-encoder
+    similarities) read in-sample instead."""
     input:
         unpack(fusion_inputs("dev_train", "dev_validate", "train", "test", in_sample=True)),
     output:
@@ -65,8 +66,8 @@ rule fusion_ablation:
         markdown="results/fusion/{fusion_run}/ablation.md",
     params:
         splits=lambda wc: fusion_splits(wc.fusion_run),
-        in_sample=lambda wc: fusion_splits(wc.fusion_run, in_sample=True)
-        if plan.fusion_uses_folds(config, RUNS[wc.fusion_run]) else None,
+        in_sample=lambda wc: {source: fusion_splits(wc.fusion_run, in_sample=source)
+                              for source in plan.fold_sources(config, RUNS[wc.fusion_run])},
         features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:

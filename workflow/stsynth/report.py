@@ -96,6 +96,9 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
     wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
     wire("dev_check", "synthetic_dev_check", "results/synthetic/dev_check.parquet",
          "Synthetic-pair dev check (2015)", "synthetic" in runs, "the run `synthetic` in `runs:`")
+    tuned_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "encoder" and entry.get("model")]
+    wire("encoder_dev_check", "encoder_tuning_dev_check", "results/encoder_tuning/dev_check.parquet",
+         "Fine-tuned encoder dev check (2015)", bool(tuned_runs), "a tuned encoder run in `runs:`")
     wire("mt_comparison", "crosslingual_mt_comparison", "results/crosslingual/mt_comparison.parquet",
          "Cross-lingual scores by translation of s1")
     if has_rule("fusion_fit") and fusion_runs:
@@ -139,7 +142,7 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
              "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "mt_comparison") if plan[key]]}
+                                               "encoder_dev_check", "mt_comparison") if plan[key]]}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())
     return {key: paths for key, paths in files.items() if paths}
@@ -380,17 +383,25 @@ def language_section(table: pd.DataFrame) -> str:
     return "## Language identification on the es-en sets\n\n" + plain_table(table)
 
 
-def dev_check_section(table: pd.DataFrame) -> str:
-    """Dev Pearson untuned and after the last epoch (the full per-epoch table: results/synthetic/dev_check.md)."""
+def dev_check_section(table: pd.DataFrame, title: str = "Synthetic pairs on the dev protocol (paper's check: 2015 images)",
+                      about: str = "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of "
+                                   "the dev set named",
+                      path: str = "results/synthetic/dev_check.md") -> str:
+    """Dev Pearson untuned and after the last epoch (the full per-epoch table: ``path``)."""
     last = table.groupby("model", sort=False)["epoch"].transform("max")
     kept = table[(table["epoch"] == 0) | (table["epoch"] == last)].assign(
         column=lambda t: np.where(t["epoch"] == 0, "untuned", "last epoch"))
     wide = kept.pivot_table(index=["model", "dev"], columns="column", values="pearson", sort=False)
     wide = wide[["untuned", "last epoch"]].reset_index()
-    return ("## Synthetic pairs on the dev protocol (paper's check: 2015 images)\n\n"
-            "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of the dev "
-            "set named; dev Pearson untuned and after the last epoch (every epoch: "
-            "`results/synthetic/dev_check.md`).\n\n" + plain_table(wide))
+    return (f"## {title}\n\n{about}; dev Pearson untuned and after the last epoch (every epoch: "
+            f"`{path}`).\n\n" + plain_table(wide))
+
+
+def encoder_dev_check_section(table: pd.DataFrame) -> str:
+    return dev_check_section(
+        table, "Fine-tuned encoders on the dev protocol (2015)",
+        "all-MiniLM-L6-v2 fine-tuned on 2012-2014 (gold scores, task-internal pairs, + the 2015 round trips); "
+        "'untuned' is the model each starts from", "results/encoder_tuning/dev_check.md")
 
 
 def mt_comparison_section(table: pd.DataFrame) -> str:
@@ -596,6 +607,8 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
         sections.append(language_section(pd.read_parquet(plan["language"])))
     if plan["dev_check"]:
         sections.append(dev_check_section(pd.read_parquet(plan["dev_check"])))
+    if plan["encoder_dev_check"]:
+        sections.append(encoder_dev_check_section(pd.read_parquet(plan["encoder_dev_check"])))
     if plan["mt_comparison"]:
         sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
 

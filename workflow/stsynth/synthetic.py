@@ -95,7 +95,7 @@ def dev_check(epochs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for model, table in epochs.items():
         dev_columns = [c for c in table.columns if c.startswith("dev_")]
         if not dev_columns:
-            raise ValueError(f"paragram model {model} scored no dev sets: give it dev_years in config.yaml")
+            raise ValueError(f"model {model} scored no dev sets: give it dev_years in config.yaml")
         for _, row in table.iterrows():
             for column in dev_columns:
                 rows.append({"model": model, "epoch": int(row["epoch"]), "dev": column[len("dev_"):],

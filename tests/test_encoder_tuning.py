@@ -1,0 +1,146 @@
+"""Fine-tuning the encoder (stsynth.encoder_tuning) on a tiny BERT the tests build: pairs, batches,
+the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsynth.encoder import cosine_table, load_encoder
+from stsynth.encoder_tuning import batches, make_loss, train, training_pairs
+from stsynth.paraphrase_pairs import fold_of
+from test_encoder import save_tiny_model
+
+GOLD = pd.DataFrame({
+    "year": [2012] * 6, "dataset": ["d"] * 6, "line": [1, 2, 3, 4, 5, 6],
+    "s1": ["a man is playing guitar .", "the dog runs .", "a man is playing .", "the dog", "café", "a man runs ."],
+    "s2": ["a man is playing guitar", "the dog is playing guitar .", "a man plays .", "the dogs", "the dog runs",
+           "a man runs"],
+    "gold": [5.0, 1.0, 4.0, None, 0.0, 4.5]})
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    # without dropout a one-batch epoch is a plain gradient step: the loss must fall
+    return save_tiny_model(tmp_path_factory.mktemp("tiny-bert"), hidden_dropout_prob=0.0,
+                           attention_probs_dropout_prob=0.0)
+
+
+def settings(**changes):
+    return {"loss": "cosent", "epochs": 2, "learning_rate": 1e-3, "batch_size": 3, "warmup": 0.1, "seed": 1,
+            "holdout": None, **changes}
+
+
+def test_graded_losses_read_scored_gold_pairs_and_mnrl_the_paraphrase_pairs():
+    graded = training_pairs(settings(), [GOLD], [GOLD.head(2)])
+    assert graded["line"].tolist() == [1, 2, 3, 5, 6]  # line 4 has no gold
+    assert graded["label"].tolist() == pytest.approx([1.0, 0.2, 0.8, 0.0, 0.9])
+    mnrl = training_pairs(settings(loss="mnrl"), [GOLD], [GOLD.head(2)])
+    assert mnrl["line"].tolist() == [1, 2] and (mnrl["label"] == 0).all()
+    held_out = training_pairs(settings(holdout={"folds": 2, "fold": 1}), [GOLD], [])
+    assert [fold_of(2012, "d", line, 2) for line in held_out["line"]] == [0] * len(held_out)
+    assert 0 < len(held_out) < 5
+    assert training_pairs(settings(), [], []).empty
+
+
+def test_batches_cover_every_pair_once_sorted_by_length_and_seeded():
+    rng = np.random.default_rng(0)
+    words = ["a", "man", "dog", "runs", "is", "the", "playing", "guitar"]
+    pairs = pd.DataFrame({"s1": [" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(500)],
+                          "s2": [f"sentence {i}" for i in range(500)]})
+    epoch = batches(pairs, 8, seed=1, epoch=0, distinct_texts=False)
+    assert sorted(np.concatenate(epoch).tolist()) == list(range(500)) and max(map(len, epoch)) == 8
+    lengths = (pairs["s1"].str.len() + pairs["s2"].str.len()).to_numpy()
+    # within a length-sorted chunk, a batch spans far less of the length range than a random one would
+    assert np.mean([np.ptp(lengths[b]) for b in epoch]) < 0.5 * np.ptp(lengths)
+    assert all(np.array_equal(a, b) for a, b in zip(epoch, batches(pairs, 8, 1, 0, False)))
+    assert not all(np.array_equal(a, b) for a, b in zip(epoch, batches(pairs, 8, 1, 1, False)))
+
+
+def test_mnrl_batches_never_hold_a_sentence_twice():
+    # every sentence is in several pairs: an in-batch negative equal to the positive would be a false one
+    pairs = pd.DataFrame({"s1": [f"s{i % 7}" for i in range(60)], "s2": [f"t{i % 5}" for i in range(60)]})
+    epoch = batches(pairs, 4, seed=3, epoch=0, distinct_texts=True)
+    assert sorted(np.concatenate(epoch).tolist()) == list(range(60))
+    for batch in epoch:
+        texts = pairs["s1"].iloc[batch].tolist() + pairs["s2"].iloc[batch].tolist()
+        assert len(texts) == len(set(texts))
+
+
+@pytest.mark.parametrize("loss", ["cosent", "cosine", "mnrl"])
+def test_training_lowers_the_loss_and_scores_the_dev_sets_every_epoch(tiny_model, loss):
+    model = load_encoder(tiny_model)
+    before = cosine_table(GOLD, model)["encoder"].to_numpy()
+    pairs = training_pairs(settings(loss=loss), [GOLD], [GOLD])
+    fit = settings(loss=loss, epochs=30, batch_size=8, learning_rate=3e-3)  # one batch per epoch
+    epochs = train(model, pairs, fit, [((2015, "dev"), GOLD)])
+    assert epochs["epoch"].tolist() == list(range(31)) and np.isnan(epochs["loss"].iat[0])
+    assert {"dev_2015_dev", "dev_ALL"} <= set(epochs.columns) and epochs["dev_ALL"].notna().all()
+    assert epochs["dev_ALL"].iat[0] == pytest.approx(epochs["dev_2015_dev"].iat[0])  # one dev set: ALL is it
+    assert epochs["loss"].iat[-1] < 0.9 * epochs["loss"].iat[1]  # it learns
+    assert not np.allclose(cosine_table(GOLD, model)["encoder"], before)
+    again = load_encoder(tiny_model)
+    repeated = train(again, training_pairs(settings(loss=loss), [GOLD], [GOLD]), fit, [((2015, "dev"), GOLD)])
+    np.testing.assert_allclose(repeated["loss"], epochs["loss"], rtol=1e-6)  # seeded: the same run twice
+
+
+def test_a_tuned_model_is_a_sentence_transformers_folder_without_pickles(tiny_model, tmp_path):
+    model = load_encoder(tiny_model)
+    train(model, training_pairs(settings(), [GOLD], []), settings(epochs=1))
+    model.save(str(tmp_path / "tuned"))
+    files = {p.name for p in (tmp_path / "tuned").rglob("*")}
+    assert "model.safetensors" in files and "modules.json" in files
+    assert not any(name.endswith((".bin", ".pt", ".pkl", ".pickle")) for name in files)
+    from sentence_transformers import SentenceTransformer
+    loaded = SentenceTransformer(str(tmp_path / "tuned"), device="cpu")
+    np.testing.assert_allclose(cosine_table(GOLD, loaded)["encoder"], cosine_table(GOLD, model)["encoder"], atol=1e-6)
+
+
+def test_an_unknown_loss_is_named(tiny_model):
+    with pytest.raises(ValueError, match="loss 'triplet' is not one of cosent, cosine, mnrl"):
+        make_loss(load_encoder(tiny_model), "triplet")
+
+
+def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
+    """The real Snakefile on the tiny corpus: a tuned encoder run, its dev check, and a fusion run whose
+    training rows read the tuned encoder out of fold (2 fold models per protocol)."""
+    tiny = str(save_tiny_model(tmp_path / "tiny-bert"))
+    fast = {"epochs": 2, "batch_size": 4, "learning_rate": 1.0e-3}
+    workspace.write_config({
+        "encoder": {"model_dir": tiny, "tuning": {"threads": 1, "defaults": fast, "dev_check": ["minilm-sts-dev"],
+                                                  "models": {"minilm-sts": {"gold_years": [2012, 2015]},
+                                                             "minilm-sts-dev": {"gold_years": [2012], "dev_years": [2015]}}}},
+        "fusion": {"encoder_folds": 2, "grid": {"init": [[]], "max_depth": [2], "learning_rate": [0.1],
+                                                "subsample": [1.0], "max_estimators": 20, "step": 10}},
+    })
+    workspace.config["runs"] = {
+        "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
+        "fusion-tuned": {"stage": "fusion", "groups": ["ngrams", "encoder"],
+                         "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"}}}
+    workspace.write_config()
+    targets = ["results/scores/encoder-sts.parquet", "results/scores/fusion-tuned.parquet",
+               "results/encoder_tuning/dev_check.md", "results/fusion/fusion-tuned/ablation.parquet"]
+    workspace.snakemake(*targets)
+    work = workspace.path
+    folder = work / "resources/models/minilm-sts"
+    assert (folder / "model.safetensors").is_file() and (folder / "modules.json").is_file()
+    epochs = pd.read_parquet(work / "resources/models/minilm-sts-dev.epochs.parquet")
+    assert epochs["epoch"].tolist() == [0, 1, 2] and "dev_2015_tinydev" in epochs
+    assert "| minilm-sts-dev | ALL |" in (work / "results/encoder_tuning/dev_check.md").read_text()
+    tuned = pd.read_parquet(work / "resources/encoder-tuned/minilm-sts/2016/tinytest.parquet")
+    np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder-sts/2016/tinytest.txt"),
+                               5 * tuned["encoder"], rtol=1e-12)
+    from sentence_transformers import SentenceTransformer  # the folder loads as any sentence-transformers model
+    pairs = pd.read_parquet(work / "resources/pairs/2016/tinytest.parquet")
+    np.testing.assert_allclose(cosine_table(pairs, SentenceTransformer(str(folder), device="cpu"))["encoder"],
+                               tuned["encoder"], atol=1e-6)
+    # training rows: each from the fold model that never saw its pair; the fold of minilm-sts-dev
+    # that held out fold 1 starts, like every fold model, from the zero-shot encoder
+    for fold in range(2):
+        assert (work / f"resources/models/minilm-sts.fold{fold}of2.epochs.parquet").is_file()
+        assert (work / f"resources/encoder-tuned/minilm-sts-dev.fold{fold}of2/2012/tinytrain.parquet").is_file()
+    assert "held out" not in (work / "logs/encoder_tune/minilm-sts.log").read_text()
+    assert "holdout {'folds': 2, 'fold': 1}" in (work / "logs/encoder_tune/minilm-sts.fold1of2.log").read_text()
+    scores = pd.read_parquet(work / "results/scores/fusion-tuned.parquet").set_index("dataset")
+    assert scores["pearson"].notna().all()
+    ablation = pd.read_parquet(work / "results/fusion/fusion-tuned/ablation.parquet")
+    assert {"none", "encoder", "ngrams", "encoder in-sample"} == set(ablation["removed"])
+    assert "Nothing to be done" in workspace.snakemake(*targets).stderr

@@ -1,0 +1,27 @@
+import pandas as pd
+
+from stsynth.encoder import load_encoder, model_directory
+from stsynth.encoder_tuning import train, training_pairs
+from stsynth.logs import log_to
+from stsynth.threads import use_threads
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+settings, encoder = snakemake.params.settings, snakemake.params.encoder
+gold = [pd.read_parquet(path) for path in snakemake.input.gold]
+tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+for path, table in [*zip(snakemake.input.gold, gold), *zip(snakemake.input.pairs, tables)]:
+    log.info("%s: %d rows, %d with gold", path, len(table), table["gold"].notna().sum())
+pairs = training_pairs(settings, gold, tables)
+if pairs.empty:
+    raise ValueError(f"tuned encoder {snakemake.wildcards.tuned}: no training pairs (encoder.tuning.models: "
+                     f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})")
+start = snakemake.input.get("start") or model_directory(encoder["package"], encoder["model_dir"])
+log.info("settings: %s; %d training pairs; starting from %s", settings, len(pairs), start)
+model = load_encoder(start, encoder["max_length"])
+dev_sets = [((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
+            for table in (pd.read_parquet(path) for path in snakemake.input.dev)]
+epochs = train(model, pairs, settings, dev_sets)
+model.save(snakemake.output.model)
+epochs.to_parquet(snakemake.output.epochs, index=False)
+log.info("epochs:\n%s", epochs.to_string(index=False))

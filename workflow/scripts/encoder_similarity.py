@@ -12,8 +12,7 @@ settings = snakemake.params.settings
 # a tuned encoder's folder is the job's input; the zero-shot one is an installed package's folder
 folder = snakemake.input.get("model") or model_directory(settings["package"], settings["model_dir"])
 model = load_encoder(folder, settings["max_length"])
-pair_tables = [snakemake.input.pairs] if isinstance(snakemake.input.pairs, str) else snakemake.input.pairs
-for pairs_path, output in zip(pair_tables, snakemake.output, strict=True):
+for pairs_path, output in zip(snakemake.input.pairs, snakemake.output, strict=True):
     start = time.perf_counter()
     pairs = pd.read_parquet(pairs_path)
     table = cosine_table(pairs, model, settings["batch_size"])

@@ -78,8 +78,8 @@ def batches(pairs: pd.DataFrame, batch_size: int, seed: int, epoch: int, distinc
     s1, s2 = pairs["s1"].to_numpy(), pairs["s2"].to_numpy()
     out = []
     for start in range(0, len(order), batch_size * CHUNK_BATCHES):
-        remaining = list(order[start:start + batch_size * CHUNK_BATCHES][
-            np.argsort(lengths[order[start:start + batch_size * CHUNK_BATCHES]], kind="stable")])
+        chunk = order[start:start + batch_size * CHUNK_BATCHES]
+        remaining = list(chunk[np.argsort(lengths[chunk], kind="stable")])
         if not distinct_texts:
             out += [np.array(remaining[i:i + batch_size]) for i in range(0, len(remaining), batch_size)]
             continue

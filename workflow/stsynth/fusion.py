@@ -274,13 +274,24 @@ def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float
     return scores
 
 
+def similarity_columns(pairs: pd.DataFrame, paths: list[str], names: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+    """The similarity columns (``names``: column -> name; default every non-key column, same name) of
+    one table, or of k fold tables out of fold (:func:`out_of_fold`), each checked row by row against the pairs."""
+    tables = [pd.read_parquet(path) for path in paths]
+    for table, path in zip(tables, paths):
+        check_rows(table, pairs, path)
+    names = names or {column: column for column in tables[0].columns if column not in KEYS}
+    return {name: out_of_fold(pairs, tables, column) if len(tables) > 1 else tables[0][column].to_numpy()
+            for column, name in names.items()}
+
+
 def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -> pd.DataFrame:
     """Rows of every dataset of a split (stsynth.plan.fusion_split): each entry names the
     ``pairs``, ``features`` and (optional) ``encoder`` table(s) of one dataset and, per paragram
     feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`; a
     list of encoder tables is ``k`` fold tables too).
     ``declared``: the job's input files for this split; a file the split names outside it is an error."""
-    from .plan import split_files
+    from .plan import encoder_tables, split_files
 
     if declared is not None:
         undeclared = [path for path in split_files(split) if path not in set(declared)]
@@ -292,18 +303,10 @@ def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -
         features = pd.read_parquet(entry["features"])
         check_rows(features, pairs, entry["features"])
         columns = {}
-        if entry.get("encoder"):
-            paths = [entry["encoder"]] if isinstance(entry["encoder"], str) else entry["encoder"]
-            tables = [pd.read_parquet(p) for p in paths]
-            for table, path in zip(tables, paths):
-                check_rows(table, pairs, path)
-            columns.update({name: out_of_fold(pairs, tables, name) if len(tables) > 1 else tables[0][name].to_numpy()
-                            for name in tables[0].columns if name not in KEYS})
+        if encoder_tables(entry):
+            columns.update(similarity_columns(pairs, encoder_tables(entry)))
         for name, paths in entry.get("paragram", {}).items():
-            tables = [pd.read_parquet(p) for p in paths]
-            for table, path in zip(tables, paths):
-                check_rows(table, pairs, path)
-            columns[name] = out_of_fold(pairs, tables, folds_column) if len(tables) > 1 else tables[0][folds_column]
+            columns[name] = similarity_columns(pairs, paths, {folds_column: name})[name]
         frames.append(dataset_frame(pairs, features, columns))
     frame = pd.concat(frames, ignore_index=True)
     log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())

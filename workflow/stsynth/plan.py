@@ -136,6 +136,9 @@ def tuned_encoder_path(model: str, d: Dataset) -> str:
     return dataset_file(f"resources/encoder-tuned/{model}", d)
 
 
+TUNED_TABLE = re.compile(r"resources/encoder-tuned/([^/]+)/(\d+)/([^/]+)\.parquet")  # tuned_encoder_path, read back
+
+
 # --- runs -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -192,23 +195,30 @@ def paragram_models(config: dict, datasets: list[Dataset]) -> dict[str, dict]:
                for d in select(datasets, role="test")}}
 
 
+def fold_model(name: str, kind: str) -> tuple[str, dict | None]:
+    """``<model>.fold<i>of<k>`` -> (``<model>``, holdout ``{folds: k, fold: i}``); any other name -> (name, None)."""
+    match = FOLD_NAME.fullmatch(name)
+    if not match:
+        return name, None
+    fold, folds = int(match.group(2)), int(match.group(3))
+    if not 0 <= fold < folds:
+        raise ValueError(f"{kind} {name}: fold {fold} is not in 0..{folds - 1}")
+    return match.group(1), {"folds": folds, "fold": fold}
+
+
 def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
     """Resolved settings of a model: defaults, then its preset, then its own keys (fold names too)."""
     paragram = config["paragram"]
-    match = FOLD_NAME.fullmatch(name)
-    base = match.group(1) if match else name
+    base, holdout = fold_model(name, "paragram model")
     if base not in models:
         raise KeyError(f"{base!r} is not a paragram model (paragram.models, or {PER_SET_PREFIX}<year>-<dataset>)")
     entry = models[base]
     preset = entry.get("preset", paragram["defaults"]["preset"])
     settings = {"dev_years": [], "exclude": [], "holdout": None,
                 **paragram["defaults"], **paragram["presets"][preset], **entry, "preset": preset}
-    if match:
-        fold, folds = int(match.group(2)), int(match.group(3))
-        if not 0 <= fold < folds:
-            raise ValueError(f"paragram model {name}: fold {fold} is not in 0..{folds - 1}")
+    if holdout:
         # a fold model only feeds out-of-fold cosines: nothing reads per-epoch dev scores of it
-        settings.update(holdout={"folds": folds, "fold": fold}, dev_years=[])
+        settings.update(holdout=holdout, dev_years=[])
     return settings
 
 
@@ -251,18 +261,14 @@ def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
 def tuned_encoder_settings(config: dict, name: str) -> dict:
     """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
     tuning = config["encoder"]["tuning"]
-    match = FOLD_NAME.fullmatch(name)
-    base = match.group(1) if match else name
+    base, holdout = fold_model(name, "tuned encoder")
     if base not in tuning["models"]:
         raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
     settings = {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None,
                 **tuning["defaults"], **tuning["models"][base]}
-    if match:
-        fold, folds = int(match.group(2)), int(match.group(3))
-        if not 0 <= fold < folds:
-            raise ValueError(f"tuned encoder {name}: fold {fold} is not in 0..{folds - 1}")
-        settings.update(holdout={"folds": folds, "fold": fold}, dev_years=[],
-                        start=f"{settings['start']}.fold{fold}of{folds}" if settings["start"] else None)
+    if holdout:
+        suffix = name[len(base):]  # ".fold<i>of<k>": the start model's same fold
+        settings.update(holdout=holdout, dev_years=[], start=settings["start"] and settings["start"] + suffix)
     return settings
 
 
@@ -353,12 +359,17 @@ def fold_sources(config: dict, run: Run) -> list[str]:
     return sources
 
 
+def encoder_tables(entry: dict) -> list[str]:
+    """A split entry's encoder tables: none, one, or a tuned encoder's k fold tables."""
+    encoder = entry.get("encoder") or []
+    return [encoder] if isinstance(encoder, str) else list(encoder)
+
+
 def split_files(split: list[dict]) -> list[str]:
     """Every file a split names, in order, once."""
     files = []
     for entry in split:
-        encoder = entry["encoder"] or []
-        files += [entry["pairs"], entry["features"], *([encoder] if isinstance(encoder, str) else encoder)]
+        files += [entry["pairs"], entry["features"], *encoder_tables(entry)]
         files += [path for paths in entry["paragram"].values() for path in paths]
     return list(dict.fromkeys(files))
 
@@ -366,25 +377,21 @@ def split_files(split: list[dict]) -> list[str]:
 def tuned_encoder_tables(config: dict, datasets: list[Dataset]) -> dict[str, list[Dataset]]:
     """Tuned encoder -> the datasets whose similarity tables something reads: its encoder runs' test
     sets, and every split of the fusion runs that use it (fold models, in-sample comparison rows)."""
+    runs = runs_of(config).values()
+    paths = [run_source(run, d) for run in runs if run.stage == "encoder" and run.model
+             for d in select(datasets, role="test")]
+    for run in runs:
+        if run.stage == "fusion" and run.encoder:
+            splits = [*fusion_splits(config, run, datasets).values(),
+                      *(split for source in fold_sources(config, run)
+                        for split in fusion_splits(config, run, datasets, in_sample=source).values())]
+            paths += [path for split in splits for entry in split for path in encoder_tables(entry)]
+    by_key = {(str(d.year), d.name): d for d in datasets}
     wanted: dict[str, list[Dataset]] = {}
-    by_path = {tuned_encoder_path(run.model, d): (run.model, d) for run in runs_of(config).values()
-               if run.stage == "encoder" and run.model for d in select(datasets, role="test")}
-    for run in runs_of(config).values():
-        if run.stage != "fusion" or not run.encoder:
-            continue
-        splits = [*fusion_splits(config, run, datasets).values(),
-                  *(split for source in fold_sources(config, run)
-                    for split in fusion_splits(config, run, datasets, in_sample=source).values())]
-        for split in splits:
-            for entry in split:
-                paths = [entry["encoder"]] if isinstance(entry["encoder"], str) else entry["encoder"] or []
-                d = next(d for d in datasets if (d.year, d.name) == (entry["year"], entry["dataset"]))
-                for path in paths:
-                    model = Path(path).parent.parent.name
-                    if path == tuned_encoder_path(model, d):
-                        by_path[path] = (model, d)
-    for model, d in by_path.values():
-        wanted.setdefault(model, []).append(d)
+    for path in dict.fromkeys(paths):
+        match = TUNED_TABLE.fullmatch(path)
+        if match:
+            wanted.setdefault(match.group(1), []).append(by_key[match.group(2), match.group(3)])
     return {model: sorted(sets, key=datasets.index) for model, sets in wanted.items()}
 
 

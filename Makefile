@@ -1,5 +1,6 @@
-# Entry points: `make all` runs the pipeline, `make test` runs the tests, `make bench` times a cold
-# build, a rerun and a dry run on a scratch copy, `make rulegraph` draws docs/rulegraph.svg. Each sets up what it needs.
+# Entry points: `make all` builds the results, `make studies` how their settings were chosen, `make test`
+# runs the tests, `make bench` times what users run on scratch copies, `make rulegraph` draws
+# docs/rulegraph.svg. Each sets up what it needs.
 VENV ?= .venv
 CORES ?= 8
 PYTHON ?= python3
@@ -8,12 +9,17 @@ SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all stsb test env lint bench rulegraph
-BENCH_CORES ?= 2
+.PHONY: all studies stsb test env lint bench rulegraph
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/snakemake --cores $(CORES) all
+
+# Dev grids, sweeps, ablations, dev checks, source and MT comparisons and the study runs, into
+# results/studies.md; reuses what `make all` built.
+studies: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(VENV)/bin/snakemake --cores $(CORES) studies
 
 # The same system on the STS Benchmark protocol (config/stsb.yaml over config.yaml), in its own
 # working directory so its results never mix with the STS 2016 ones.
@@ -27,10 +33,12 @@ test: env
 	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/pytest
 
-# Cold `snakemake all`, the no-op dry run and a gold-threshold rerun on a scratch copy (workflow/bench.py).
+# Cold `snakemake all` (--cores 8 and the machine's cores), the no-op dry run, `studies`, an added
+# dataset and a gold-threshold rerun on scratch copies (workflow/bench.py; BENCH_STEPS: a subset).
+BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold
 bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(VENV)/bin/python workflow/bench.py --cores $(BENCH_CORES)
+	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
 
 # The stage-level DAG (one node per rule) as docs/rulegraph.svg; needs Graphviz's dot.
 rulegraph: env

@@ -27,15 +27,15 @@ include: "workflow/rules/scoring.smk"
 include: "workflow/rules/report.smk"
 
 
+# The results: every run of the headline table, their scores and comparisons, the report.
 rule all:
+    default_target: True
     input:
-        [tokens_path(d) for d in ALL_DATASETS],
-        expand("results/scores/{run}.parquet", run=RUNS),
-        expand("results/scores/{run}.md", run=RUNS),
-        [predictions_path(run, d) for run in RUNS for d in TEST_SETS],  # predict sets (no gold) too
-        ["results/scores/comparisons.md"] if plan.run_comparisons(config) else [],
-        # every paragram run's model as a sentence-transformers folder, checked against the pipeline
-        [f"results/paragram/{run.model}/export_check.md" for run in RUNS.values() if run.stage == "paragram"],
-        "results/report.md",
-        ["results/encoder_tuning/dev_check.md"] if config["encoder"]["tuning"]["dev_check"] else [],
-        ["results/crosslingual/mt_comparison.md"] if REFERENCE_TRANSLATION_SETS else [],
+        results_targets(),
+
+
+# How the settings were chosen: dev grids, sweeps, ablations, dev checks, source and MT comparisons,
+# the study runs (`study: true`), in results/studies.md. Reuses whatever `all` built.
+rule studies:
+    input:
+        study_targets(),

@@ -1,5 +1,7 @@
 """Fine-tuning the encoder (stsynth.encoder_tuning) on a tiny BERT the tests build: pairs, batches,
 the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,8 +120,16 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     workspace.write_config()
     targets = ["results/scores/encoder-sts.parquet", "results/scores/fusion-tuned.parquet",
                "results/encoder_tuning/dev_check.md", "results/fusion/fusion-tuned/ablation.parquet"]
-    workspace.snakemake(*targets)
+    workspace.snakemake(*targets, env={"STSYNTH_PROGRESS_SECONDS": "0"})  # a progress line per step
     work = workspace.path
+    # every long job says how far it is: done/total, rate, time left (stsynth.progress)
+    tuning_log = (work / "logs/encoder_tune/minilm-sts.log").read_text()
+    assert re.search(r"fine-tuning \(cosine, \d+ pairs\): 1/\d+ steps \(\d+%\), [\d.e+]+ steps/s, .* elapsed, "
+                     r".* left", tuning_log), tuning_log
+    assert re.search(r"fine-tuning \(cosine, \d+ pairs\): done, (\d+)/\1 steps in ", tuning_log)
+    assert re.search(r"encoding \d+ datasets: \d+/\d+ pairs \(\d+%\)",
+                     (work / "logs/encoder_tuned_similarity/minilm-sts.log").read_text())
+    assert re.search(r"fusion dev grid: 1/1 fits \(100%\)", (work / "logs/fusion/fusion-tuned/dev.log").read_text())
     folder = work / "resources/models/minilm-sts"
     assert (folder / "model.safetensors").is_file() and (folder / "modules.json").is_file()
     epochs = pd.read_parquet(work / "resources/models/minilm-sts-dev.epochs.parquet")

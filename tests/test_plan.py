@@ -71,7 +71,7 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
     splits = plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
     assert [len(splits[k]) for k in ("dev_train", "dev_validate", "train", "test")] == [17, 5, 22, 7]
     first_train = splits["train"][0]["paragram"]["paraphrase_synthetic"]
-    assert first_train == [f"resources/similarity/synthetic.fold{i}of5/2012/MSRpar-train.parquet" for i in range(5)]
+    assert first_train == [f"resources/similarity/synthetic.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2)]
     news = next(entry for entry in splits["test"] if entry["dataset"] == "news")
     assert news["paragram"]["paraphrase_synthetic"] == ["resources/similarity/synthetic/2016/news.parquet"]
     assert news["encoder"] == "resources/encoder/2016/news.parquet"
@@ -106,9 +106,13 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     runs = plan.runs_of(CONFIG)
     run = runs["fusion-tuned"]
     assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
-    assert plan.fold_sources(CONFIG, run) == ["paragram", "encoder"]
-    assert plan.fold_sources(CONFIG, runs["fusion-encoder"]) == ["paragram"]
-    splits = plan.fusion_splits(CONFIG, run, DATASETS)
+    # the project's choice (issue 23, dev protocol): tuned encoder in-sample, paragram out of fold
+    assert CONFIG["fusion"]["encoder_folds"] == 0 and plan.fold_sources(CONFIG, run) == ["paragram"]
+    folded = copy.deepcopy(CONFIG)
+    folded["fusion"]["encoder_folds"] = 2
+    assert plan.fold_sources(folded, run) == ["paragram", "encoder"]
+    assert plan.fold_sources(folded, runs["fusion-encoder"]) == ["paragram"]
+    splits = plan.fusion_splits(folded, run, DATASETS)
     assert splits["train"][0]["encoder"] == [f"resources/encoder-tuned/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet"
                                              for i in range(2)]
     assert splits["dev_train"][0]["encoder"][1] == \
@@ -116,9 +120,9 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     assert splits["dev_validate"][0]["encoder"] == "resources/encoder-tuned/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"
     assert splits["test"][-1]["encoder"] == "resources/encoder-tuned/minilm-sts/2016/multisource.parquet"
     assert "resources/encoder-tuned/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in plan.split_files(splits["train"])
-    in_sample = plan.fusion_splits(CONFIG, run, DATASETS, in_sample="encoder")
+    in_sample = plan.fusion_splits(folded, run, DATASETS, in_sample="encoder")
     assert in_sample["train"][0]["encoder"] == "resources/encoder-tuned/minilm-sts/2012/MSRpar-train.parquet"
-    assert len(in_sample["train"][0]["paragram"]["paraphrase_synthetic"]) == 5  # the other source stays out of fold
+    assert len(in_sample["train"][0]["paragram"]["paraphrase_synthetic"]) == 2  # the other source stays out of fold
     config = copy.deepcopy(CONFIG)
     config["fusion"]["encoder_folds"] = 0
     assert plan.fusion_splits(config, run, DATASETS)["train"][0]["encoder"] == \

@@ -59,6 +59,7 @@ def study(tmp_path):
             write_predictions(gold.fillna(2.5).to_numpy() + rng.normal(0, 1, n), path)
             predictions[run].append(str(path))
     plan = {
+        "part": "results", "studies": ["Gold-threshold sweep", "Feature-group ablation of the fusion runs"],
         "runs": ["baseline", "task-internal", "fusion"],
         "scores": {"baseline": put("s-baseline", scores_table("baseline", {"answer-answer": .41, "headlines": .54, "news": .49})),
                    "task-internal": put("s-ti", scores_table("task-internal", {"answer-answer": .5, "headlines": .7, "news": .8})),
@@ -116,7 +117,7 @@ def test_every_section_from_documented_schemas(study):
                             requirements="pandas==0.0.1\nno-such-package-xyz==1.0\n", translate=None,
                             seed_values=[("fusion.seed", 1)], benchmark_dir=benchmarks,
                             benchmark_patterns=[("score_run", "benchmarks/scores/{run}.tsv")],
-                            basedir=str(REPO), paper_threshold=3.8, log=LOG)
+                            basedir=str(REPO), threshold=3.8, log=LOG)
     assert "## Synthetic pairs on the dev protocol" in markdown and "| synthetic-dev | 2015_images | 0.8428 | 0.7944 |" in markdown
     assert "## Fine-tuned encoders on the dev protocol (2015)" in markdown
     assert "| minilm-sts-dev | 2015_images | 0.8100 | 0.8600 |" in markdown
@@ -149,6 +150,9 @@ def test_every_section_from_documented_schemas(study):
     assert "| paragram | 0.6000 |" in markdown
     assert "0.7000 (epoch 2)" in markdown
     assert "Not in this report yet" not in markdown
+    assert markdown.startswith("# stsynth results\n\nBuilt by `snakemake all`")
+    assert ("`make studies` (`snakemake studies`) builds them into `results/studies.md`:\n\n- Gold-threshold sweep\n"
+            "- Feature-group ablation of the fusion runs\n") in markdown
     # Every plot is written and linked.
     links = re.findall(r"!\[[^]]*\]\((report/[^)]+\.png)\)", markdown)
     assert sorted(links) == sorted(f"report/{name}.png" for name in
@@ -165,31 +169,49 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     nothing = report_plan(config, lambda rule: False, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
-    assert len(nothing["waiting"]) == 11 and all("needs rule" in item for item in nothing["waiting"])
+    assert len(nothing["waiting"]) == 5 and all("needs rule" in item for item in nothing["waiting"])
+    assert nothing["studies"] == []
     assert plan_files(nothing) == {"scores": ["results/scores/baseline.parquet"],
                                    "pairs": ["resources/pairs/2016/news.parquet"],
                                    "predictions": ["results/predictions/baseline/2016/news.txt"]}
+    nothing_studied = report_plan(config, lambda rule: False, tests, part="studies")
+    assert nothing_studied["scores"] == {} and nothing_studied["predictions"] == {}
+    assert len(nothing_studied["waiting"]) == 7  # comparisons, Table 1, sweep, sources, 2 dev checks, MT
+    with pytest.raises(ValueError, match="report part 'other' is not one of results, studies"):
+        report_plan(config, lambda rule: True, tests, part="other")
 
     config["runs"] = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"},
                       "synthetic": {"stage": "paragram", "model": "synthetic"},
                       "fusion": {"stage": "fusion", "groups": ["paragram"]},
-                      "encoder-sts": {"stage": "encoder", "model": "minilm-sts"}}
+                      "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
+                      "encoder-task-internal": {"stage": "encoder", "model": "minilm-task-internal", "study": True}}
     config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
     models = {model: {"vectors": "minilm-static"}
               for model in ("task-internal", "task-internal-dev", "synthetic", "synthetic-dev")}
-    everything = report_plan(config, lambda rule: True, tests, models.__getitem__)
-    assert everything["waiting"] == []
-    assert everything["importances"] == {"fusion": "results/fusion/fusion/importances.parquet"}
-    assert everything["unknown_words"] == {run: f"results/paragram/{run}/unknown_words.parquet"
-                                           for run in ("task-internal", "synthetic")}
-    assert list(everything["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
-    assert everything["dev_check"] == "results/synthetic/dev_check.parquet"
-    assert everything["encoder_dev_check"] == "results/encoder_tuning/dev_check.parquet"
-    assert everything["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
-    assert everything["comparisons"] == "results/scores/comparisons.parquet"  # each run against task-internal
-    assert everything["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
-                                     "minilm-static": "resources/vectors/minilm-static.parquet"}
+    results = report_plan(config, lambda rule: True, tests, models.__getitem__)
+    assert results["waiting"] == [] and "encoder-task-internal" not in results["scores"]
+    assert results["importances"] == {"fusion": "results/fusion/fusion/importances.parquet"}
+    assert results["unknown_words"] == {run: f"results/paragram/{run}/unknown_words.parquet"
+                                        for run in ("task-internal", "synthetic")}
+    assert list(results["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
+    assert results["comparisons"] == "results/scores/comparisons.parquet"  # headline runs against task-internal
+    # the studies are named, not read
+    assert all(results[key] is None for key in ("dev_table", "threshold_sweep", "sources", "dev_check",
+                                                 "encoder_dev_check", "mt_comparison"))
+    assert results["ablation"] == {} and len(results["studies"]) == 7
+    assert results["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
+                                  "minilm-static": "resources/vectors/minilm-static.parquet"}
+    studies = report_plan(config, lambda rule: True, tests, models.__getitem__, part="studies")
+    assert studies["waiting"] == [] and studies["studies"] == []
+    assert studies["scores"] == {"encoder-task-internal": "results/scores/encoder-task-internal.parquet"}
+    assert studies["comparisons"] == "results/scores/study_comparisons.parquet"
+    assert studies["dev_check"] == "results/synthetic/dev_check.parquet"
+    assert studies["encoder_dev_check"] == "results/encoder_tuning/dev_check.parquet"
+    assert studies["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
+    assert studies["threshold_sweep"] == "results/paragram/threshold_sweep.parquet"
+    assert studies["ablation"] == {"fusion": "results/fusion/fusion/ablation.parquet"}
+    assert studies["importances"] == {} and studies["epochs"] == {} and studies["language"] is None
     with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):
         report_plan(config, lambda rule: True, tests, {"task-internal": {"vectors": "x"}}.__getitem__)
 

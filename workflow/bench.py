@@ -1,13 +1,21 @@
-"""Time the workflow the way a user meets it, on a scratch copy of this checkout (`make bench`).
+"""Time the workflow the way a user meets it, on scratch copies of this checkout (`make bench`).
 
-1. cold ``snakemake --cores N all`` (nothing built; the corpus comes from the configured mirrors),
-2. the no-op dry run ``snakemake -n all`` on the built tree (median of 3),
-3. ``paraphrase_pairs.threshold`` changed, then ``snakemake --cores N all`` again (what reruns).
+Steps (``--steps``, default all of them, in this order):
 
-Prints Markdown: the three timings with job counts, job time per rule of the cold build (from the
+1. ``cold``: ``snakemake --cores 8 all`` on a fresh copy, nothing built (the README's command; the
+   corpus comes from the configured mirrors);
+2. ``cold-cores``: the same with ``--cores`` = this machine's cores, on another fresh copy;
+3. ``noop``: the dry run ``snakemake -n all`` on the tree step 1 built (median of 5);
+4. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
+5. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
+6. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns).
+
+Prints Markdown: wall time, jobs and peak memory of every step (memory in use machine-wide, sampled
+every second, above what was in use before the step), job time per rule of the cold build (from the
 rules' benchmark files), and the machine. Usage::
 
-    python workflow/bench.py [--cores 2] [--scratch DIR] [--threshold 3.7]
+    python workflow/bench.py [--cores 2] [--readme-cores 8] [--steps cold,noop] [--scratch DIR]
+    python workflow/bench.py --summarize TREE   # job time per rule of any built tree
 """
 from __future__ import annotations
 
@@ -116,46 +124,134 @@ def minutes(seconds: float) -> str:
     return f"{int(seconds // 60)} min {seconds % 60:04.1f} s" if seconds >= 60 else f"{seconds:.1f} s"
 
 
+class MemoryPeak:
+    """Machine-wide memory in use (MemTotal - MemAvailable), sampled every second in a thread."""
+
+    def __init__(self):
+        import threading
+
+        self.base = self.peak = self.used()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+
+    @staticmethod
+    def used() -> float:
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        return (int(info["MemTotal"].split()[0]) - int(info["MemAvailable"].split()[0])) * 1024.0
+
+    def sample(self) -> None:
+        while not self.stopped.wait(1.0):
+            self.peak = max(self.peak, self.used())
+
+    def __enter__(self) -> MemoryPeak:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def cell(self) -> str:
+        return f"{(self.peak - self.base) / 2**30:.1f} GiB ({self.peak / 2**30:.1f} GiB in use at peak)"
+
+
+STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold")
+ADDED_DATASET = {"year": 2017, "name": "sts-test", "group": "sts-test", "role": "test", "track": "en",
+                 "format": "stsb", "scored": 1379, "input": "stsbenchmark/sts-test.csv"}
+
+
+def fresh_copy(root: Path, name: str) -> Path:
+    tree = root / name
+    tree.mkdir(parents=True)
+    copy_checkout(tree)
+    return tree
+
+
+def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
+    """(wall seconds, jobs run, peak memory cell) of one snakemake command."""
+    with MemoryPeak() as memory:
+        seconds, output = snakemake(tree, *args, env=env)
+    return seconds, jobs_done(output), memory.cell()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--scratch", type=Path, help="empty folder for the copy (default: a new temporary one)")
-    parser.add_argument("--threshold", type=float, default=3.7, help="paraphrase_pairs.threshold for step 3")
+    parser.add_argument("--cores", type=int, default=os.cpu_count(), help="--cores of every step but `cold`")
+    parser.add_argument("--readme-cores", type=int, default=8, help="--cores of step `cold` (the README's command)")
+    parser.add_argument("--steps", default=",".join(STEPS), help=f"comma-separated subset of {', '.join(STEPS)}")
+    parser.add_argument("--scratch", type=Path, help="empty folder for the copies (default: a new temporary one)")
+    parser.add_argument("--threshold", type=float, default=3.7, help="paraphrase_pairs.threshold for step threshold")
     parser.add_argument("--summarize", type=Path, metavar="TREE",
                         help="only print the job time per rule of an already built tree")
     args = parser.parse_args()
     if args.summarize:
         print_job_times(args.summarize, "Job time per rule")
         return
+    steps = [step.strip() for step in args.steps.split(",") if step.strip()]
+    if unknown := [step for step in steps if step not in STEPS]:
+        sys.exit(f"--steps: unknown {', '.join(unknown)} (known: {', '.join(STEPS)})")
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="stsynth-bench-"))
     scratch.mkdir(parents=True, exist_ok=True)
     if any(scratch.iterdir()):
         sys.exit(f"{scratch} is not empty")
-    copy_checkout(scratch)
-    config_path = scratch / "config.yaml"
-    config = yaml.safe_load(config_path.read_text())
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
     env = {**os.environ, "STSYNTH_MIRRORS": mirrors_env(config)}
-    print(f"scratch copy: {scratch}", file=sys.stderr)
+    print(f"scratch copies under {scratch}", file=sys.stderr)
+    cores = str(args.cores)
+    rows, cold_times, built = [], None, None
 
-    cold, output = snakemake(scratch, "--cores", str(args.cores), "all", env=env)
-    cold_jobs = jobs_done(output)
-    cold_times = rule_job_times(scratch)  # before the rerun overwrites the benchmark files it reruns
-    no_op = [snakemake(scratch, "-n", "all", env=env)[0] for _ in range(3)]
-    old_threshold = config["paraphrase_pairs"]["threshold"]
-    text = config_path.read_text()
-    edited = re.sub(r"(\n  threshold: )[0-9.]+", rf"\g<1>{args.threshold}", text, count=1)
-    if edited == text:
-        sys.exit("config.yaml: paraphrase_pairs.threshold not found")
-    config_path.write_text(edited)
-    rerun, output = snakemake(scratch, "--cores", str(args.cores), "all", env=env)
+    def row(step: str, command: str, result: tuple[float, int, str]) -> None:
+        seconds, jobs, memory = result
+        rows.append(f"| {step} | `{command}` | {minutes(seconds)} | {jobs} | {memory} |")
+        print(rows[-1], file=sys.stderr)
 
-    print(f"| step (`--cores {args.cores}`) | wall | jobs |\n|---|---:|---:|")
-    print(f"| cold `snakemake all` | {minutes(cold)} | {cold_jobs} |")
-    print(f"| `snakemake -n all` on the built tree (median of 3) | {statistics.median(no_op):.1f} s | 0 |")
-    print(f"| `paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}, `snakemake all` | "
-          f"{minutes(rerun)} | {jobs_done(output)} |")
-    print_job_times(scratch, "Job time per rule, cold build", cold_times)
-    print(f"\nMachine: {machine()}")
+    if "cold" in steps or set(steps) & {"noop", "studies", "dataset", "threshold"}:
+        built = fresh_copy(scratch, "built")
+        row("cold build (the README's command)", f"snakemake --cores {args.readme_cores} all",
+            timed(built, "--cores", str(args.readme_cores), "all", env=env))
+        cold_times = rule_job_times(built)  # before later steps overwrite the benchmark files they rerun
+    if "cold-cores" in steps:
+        row(f"cold build, --cores = the machine's {os.cpu_count()}", f"snakemake --cores {cores} all",
+            timed(fresh_copy(scratch, "cold-cores"), "--cores", cores, "all", env=env))
+    if "noop" in steps:
+        no_op = [snakemake(built, "-n", "all", env=env)[0] for _ in range(5)]
+        rows.append(f"| no-op dry run on the built tree (median of 5) | `snakemake -n all` | "
+                    f"{statistics.median(no_op):.1f} s | 0 | — |")
+    if "studies" in steps:
+        row("studies on the built tree", f"snakemake --cores {cores} studies",
+            timed(built, "--cores", cores, "studies", env=env))
+    config_path = built / "config.yaml" if built else None
+    if "dataset" in steps:
+        text = config_path.read_text()
+        entry = "  - {" + ", ".join(f"{key}: {value}" for key, value in ADDED_DATASET.items()) + "}\n"
+        edited = re.sub(r"(\ndatasets:\n(?:  - .*\n)+)", lambda m: m.group(1) + entry, text, count=1)
+        if edited == text:
+            sys.exit("config.yaml: the datasets list was not found")
+        config_path.write_text(edited)
+        row(f"one test dataset added ({ADDED_DATASET['year']}/{ADDED_DATASET['name']})",
+            f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
+    if "threshold" in steps:
+        text = config_path.read_text()
+        old_threshold = config["paraphrase_pairs"]["threshold"]
+        edited = re.sub(r"(\n  threshold: )[0-9.]+", rf"\g<1>{args.threshold}", text, count=1)
+        if edited == text:
+            sys.exit("config.yaml: paraphrase_pairs.threshold not found")
+        config_path.write_text(edited)
+        row(f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
+            f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
+
+    print("| step | command | wall | jobs | peak memory above idle |\n|---|---|---:|---:|---|")
+    print("\n".join(rows))
+    if cold_times is not None:
+        print_job_times(built, "Job time per rule, cold build", cold_times)
+    print(f"\nMachine: {machine()}; commit {commit()}")
+
+
+def commit() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                           capture_output=True, text=True).stdout.strip()
+    return (head.stdout.strip() or "unknown") + (" + uncommitted changes" if dirty else "")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,13 @@ import stsynth.report as stsynth_report
 from stsynth import plan
 from stsynth.config_checks import VECTOR_BASES, check_config
 from stsynth.corpus import read_manifest, sha256_of
+from stsynth.device import gpus_requested
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
 from stsynth.lexicon import WORDNET_FILES
 from stsynth.pairs import check_local_files
+from stsynth.scheduler import coalesce_reevaluations
+from stsynth.threads import job_slots
 from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
                           pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
                           tuned_encoder_folder, tuned_encoder_path)
@@ -26,6 +29,20 @@ os.environ.update(
 )
 
 DATASETS_LOCK = "results/datasets.lock.tsv"
+
+# `--cores 8` on a 2-core machine would run 8 threads' worth of jobs on 2 cores; torch jobs then
+# thrash (4 tuning jobs side by side took 4x as long each). Locally, job slots never exceed the cores
+# this process may use; cluster jobs (--jobs/nodes) get their declared threads untouched.
+if workflow.is_main_process and workflow.nodes is None and workflow._cores:
+    _slots = job_slots(workflow._cores, len(os.sched_getaffinity(0)))
+    if _slots < workflow._cores:
+        logger.info(f"--cores {workflow._cores} on a machine with {_slots} usable cores: running at most "
+                    f"{_slots} cores' worth of jobs at once (jobs would only compete for the same cores)")
+        workflow.register_resource("_cores", _slots)
+# Snakemake's scheduler piles up re-evaluation timers: a quarter of a core spent on job selection
+# during a cold `all` (stsynth.scheduler says how it was measured); at most one pending timer instead.
+if workflow.is_main_process and not coalesce_reevaluations():
+    logger.warning("this Snakemake has no JobScheduler._schedule_reevalutation: stsynth.scheduler's fix not applied")
 # The manifest and local mirror folders are relative to the checkout, so a run in another working
 # directory (snakemake --directory runs/stsb ..., see README) finds them; outputs stay in that directory.
 config["corpus"]["manifest"] = plan.checkout_path(config["corpus"]["manifest"], workflow.basedir)
@@ -52,8 +69,11 @@ ENV = "../../envs/stsynth.yaml"
 _BACKEND = config["translate"]["backend"]
 TRANSLATION_ENGINE = {"backend": _BACKEND,
                       _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"}}
-# GPUs a translation job asks the scheduler for: Marian on anything but the CPU takes one.
-TRANSLATION_GPUS = int(_BACKEND == "marian" and config["translate"]["marian"]["device"] != "cpu")
+# The torch device of encoding, fine-tuning, exports and Marian (stsynth.device), and the GPUs a job
+# on it asks the scheduler for (resource gpu: 1 when the device resolves to CUDA here).
+DEVICE = config["device"]
+GPUS = gpus_requested(DEVICE)
+TRANSLATION_GPUS = GPUS if _BACKEND == "marian" else 0
 
 
 def _alternatives(values):
@@ -148,12 +168,35 @@ def fusion_splits(run_name, in_sample=None):
     return plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
 
 
-def report_plan():
-    """What the report reads (stsynth.report.report_plan). Called by the report rule's input and params
-    functions, i.e. once every rule file is parsed, so it does not depend on the include order."""
+def report_plan(part="results"):
+    """What a report part reads (stsynth.report.report_plan). Called by the report rules' input and
+    params functions, i.e. once every rule file is parsed, so it does not depend on the include order."""
     sets = [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in ALL_DATASETS]
     tests = [entry for entry, d in zip(sets, ALL_DATASETS) if d.role == "test" and d.has_gold]
-    return stsynth_report.report_plan(config, rules.has, tests, paragram_model, sets)
+    return stsynth_report.report_plan(config, rules.has, tests, paragram_model, sets, part)
+
+
+def run_outputs(runs):
+    """Each run's predictions on every test set (predict sets too) and its score tables."""
+    return [*[predictions_path(run, d) for run in runs for d in TEST_SETS],
+            *[f"results/scores/{run}.{suffix}" for run in runs for suffix in ("parquet", "md")]]
+
+
+def results_targets():
+    """`snakemake all`: every headline run, its scores, the comparisons between them, the paragram
+    runs' exported models and the results report."""
+    runs = plan.headline_runs(config)
+    return [*[tokens_path(d) for d in ALL_DATASETS], *run_outputs(runs),
+            *(["results/scores/comparisons.md"] if plan.run_comparisons(config, study=False) else []),
+            # every paragram run's model as a sentence-transformers folder, checked against the pipeline
+            *[f"results/paragram/{RUNS[run].model}/export_check.md" for run in runs if RUNS[run].stage == "paragram"],
+            stsynth_report.REPORT_PARTS["results"]]
+
+
+def study_targets():
+    """`snakemake studies`: the study runs and every table that shows how a setting was chosen
+    (stsynth.report.report_plan, part studies), in results/studies.md."""
+    return [*run_outputs(plan.study_runs(config)), stsynth_report.REPORT_PARTS["studies"]]
 
 
 def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):

@@ -3,7 +3,9 @@
 ENCODER = config["encoder"]
 TUNING = ENCODER["tuning"]
 # What shapes a similarity table: the encoder's own keys, not the tuning section (a param, so a
-# changed tuning setting reruns only the tuned models it concerns).
+# changed tuning setting reruns only the tuned models it concerns). The device (config `device`,
+# read by the job) is no param: it moves the floats in their last digits only, so changing it reruns
+# nothing (docs: README, GPU).
 ENCODING = {key: value for key, value in ENCODER.items() if key != "tuning"}
 
 
@@ -25,6 +27,7 @@ rule encoder_similarity:
     resources:
         mem_mb=2000,
         runtime=60,
+        gpu=GPUS,
     conda:
         ENV
     script:
@@ -52,6 +55,7 @@ rule encoder_tune:
     resources:
         mem_mb=4000,
         runtime=30,
+        gpu=GPUS,
     conda:
         ENV
     script:
@@ -80,6 +84,7 @@ for _tuned, _sets in TUNED_ENCODER_TABLES.items():
         resources:
             mem_mb=2000,
             runtime=30,
+            gpu=GPUS,
         conda:
             ENV
         script:

@@ -203,6 +203,7 @@ rule paragram_export:
     resources:
         mem_mb=3000,
         runtime=15,
+        gpu=GPUS,
     conda:
         ENV
     script:

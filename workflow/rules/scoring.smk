@@ -28,27 +28,35 @@ rule score_run:
         "../scripts/score_run.py"
 
 
-rule compare_runs:
-    """Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.scoring)."""
-    input:
-        pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
-        predictions=[predictions_path(run, d) for run in plan.compared_runs(config) for d in SCORED_TEST_SETS],
-    output:
-        table="results/scores/comparisons.parquet",
-        markdown="results/scores/comparisons.md",
-    params:
-        comparisons=plan.run_comparisons(config),
-        groups=dataset_groups(),
-        bootstrap=config["scoring"]["bootstrap"],
-    log:
-        "logs/scores/comparisons.log",
-    benchmark:
-        "benchmarks/scores/comparisons.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=15,
-    conda:
-        ENV
-    script:
-        "../scripts/compare_runs.py"
+# Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.scoring): one job
+# for the comparisons between headline runs (`all`), one for those with a study run (`studies`).
+for _study, _name in plan.COMPARISONS.items():
+    if not plan.run_comparisons(config, _study):
+        continue
+
+    rule:
+        name:
+            "compare_study_runs" if _study else "compare_runs"
+        input:
+            pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
+            predictions=[predictions_path(run, d) for run in plan.compared_runs(config, _study)
+                         for d in SCORED_TEST_SETS],
+        output:
+            table=f"results/scores/{_name}.parquet",
+            markdown=f"results/scores/{_name}.md",
+        params:
+            comparisons=plan.run_comparisons(config, _study),
+            groups=dataset_groups(),
+            bootstrap=config["scoring"]["bootstrap"],
+        log:
+            f"logs/scores/{_name}.log",
+        benchmark:
+            f"benchmarks/scores/{_name}.tsv"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=15,
+        conda:
+            ENV
+        script:
+            "../scripts/compare_runs.py"

@@ -18,7 +18,7 @@ if pairs.empty:
                      f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})")
 start = snakemake.input.get("start") or model_directory(encoder["package"], encoder["model_dir"])
 log.info("settings: %s; %d training pairs; starting from %s", settings, len(pairs), start)
-model = load_encoder(start, encoder["max_length"])
+model = load_encoder(start, encoder["max_length"], snakemake.config["device"])
 dev_sets = [((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
             for table in (pd.read_parquet(path) for path in snakemake.input.dev)]
 epochs = train(model, pairs, settings, dev_sets)

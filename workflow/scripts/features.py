@@ -1,9 +1,11 @@
 import time
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from stsynth.features import check_aligned, extract
 from stsynth.logs import log_to
+from stsynth.progress import Progress
 from stsynth.threads import use_threads
 from stsynth.vectors import read_vectors
 
@@ -11,10 +13,15 @@ log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
 vectors = read_vectors(snakemake.input.vectors)
-for pairs_path, tokens_path, output in zip(snakemake.input.pairs, snakemake.input.tokens, snakemake.output, strict=True):
-    start = time.perf_counter()
-    pairs, tokens = pd.read_parquet(pairs_path), pd.read_parquet(tokens_path)
-    check_aligned(pairs, tokens, pairs_path, tokens_path)
-    table = extract(pairs, tokens, vectors, settings, settings["nltk_data"])  # tagger and WordNet load once
-    table.to_parquet(output, index=False)
-    log.info("%s: %d pairs, %d features, %.1f s", pairs_path, len(table), table.shape[1] - 3, time.perf_counter() - start)
+total = sum(pq.read_metadata(path).num_rows for path in snakemake.input.pairs)
+with Progress(log, f"features of {len(snakemake.input.pairs)} datasets", total, "pairs") as progress:
+    for pairs_path, tokens_path, output in zip(snakemake.input.pairs, snakemake.input.tokens, snakemake.output,
+                                               strict=True):
+        start = time.perf_counter()
+        pairs, tokens = pd.read_parquet(pairs_path), pd.read_parquet(tokens_path)
+        check_aligned(pairs, tokens, pairs_path, tokens_path)
+        table = extract(pairs, tokens, vectors, settings, settings["nltk_data"])  # tagger and WordNet load once
+        table.to_parquet(output, index=False)
+        log.info("%s: %d pairs, %d features, %.1f s", pairs_path, len(table), table.shape[1] - 3,
+                 time.perf_counter() - start)
+        progress.advance(len(table))

@@ -11,7 +11,7 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 model = SentenceModel.load(snakemake.input.model)
-transformer = to_sentence_transformer(model, snakemake.output.folder)
+transformer = to_sentence_transformer(model, snakemake.output.folder, snakemake.config["device"])
 log.info("wrote %s: %d words, unknown words -> %s", snakemake.output.folder, len(model.words),
          "skipped" if model.unknown is None else repr(model.words[model.unknown]))
 sets = []

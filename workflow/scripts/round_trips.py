@@ -9,7 +9,7 @@ from stsynth.translate import TranslationCache, make_translator
 log = log_to(snakemake.log[0])
 settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)
 pairs = pd.read_parquet(snakemake.input[0])
-translator = make_translator(settings, snakemake.threads)
+translator = make_translator(settings, snakemake.threads, snakemake.config["device"])
 with closing(TranslationCache(settings["cache"])) as cache:
     table, counts = round_trip_table(pairs, translator, cache, settings["chunk_size"])
 table.to_parquet(snakemake.output[0], index=False)

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .paraphrase_pairs import select_pairs
+from .progress import Progress
 from .scoring import correlations
 
 log = logging.getLogger(__name__)
@@ -102,12 +103,15 @@ def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int 
     from .encoder import embed
 
     sets = []
-    for (year, name), pairs in dev_sets:
-        scored = pairs[pairs["gold"].notna()]
-        n = len(scored)
-        vectors = embed(list(scored["s1"].astype(str)) + list(scored["s2"].astype(str)), model, batch_size)
-        cosine = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
-        sets.append((f"{year}_{name}", 5 * cosine, scored["gold"].to_numpy()))
+    total = sum(int(pairs["gold"].notna().sum()) for _, pairs in dev_sets)
+    with Progress(log, f"dev scores on {len(dev_sets)} sets", total, "pairs") as progress:
+        for (year, name), pairs in dev_sets:
+            scored = pairs[pairs["gold"].notna()]
+            n = len(scored)
+            vectors = embed(list(scored["s1"].astype(str)) + list(scored["s2"].astype(str)), model, batch_size)
+            cosine = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
+            sets.append((f"{year}_{name}", 5 * cosine, scored["gold"].to_numpy()))
+            progress.advance(n)
     return {f"dev_{name}": r for name, _, r in correlations(sets)}
 
 
@@ -116,6 +120,7 @@ def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple
     """Fine-tune ``model`` in place on ``pairs`` (:func:`training_pairs`); the epochs table (epoch 0:
     the dev scores before tuning)."""
     import torch
+    from sentence_transformers.util import batch_to_device
     from transformers import get_linear_schedule_with_warmup
 
     torch.manual_seed(settings["seed"])
@@ -130,18 +135,21 @@ def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple
     model.eval()
     records = [{"epoch": 0, "loss": math.nan, "seconds": 0.0, "pairs": len(pairs), "batches": 0,
                 **(dev_scores(model, dev_sets) if dev_sets else {})}]
+    progress = Progress(log, f"fine-tuning ({settings['loss']}, {len(pairs)} pairs)", steps, "steps")
     for epoch, epoch_batches in enumerate(plan, start=1):
         model.train()
         start, losses = time.perf_counter(), []
         for batch in epoch_batches:
-            features = [model.preprocess([s1[i] for i in batch]), model.preprocess([s2[i] for i in batch])]
-            loss = loss_function(features, labels[batch])
+            features = [batch_to_device(model.preprocess(texts), model.device)
+                        for texts in ([s1[i] for i in batch], [s2[i] for i in batch])]
+            loss = loss_function(features, labels[batch].to(model.device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             schedule.step()
             optimizer.zero_grad()
             losses.append(loss.item())
+            progress.advance()
         seconds = time.perf_counter() - start
         model.eval()
         records.append({"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan, "seconds": seconds,
@@ -150,5 +158,6 @@ def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple
         log.info("epoch %d: %d pairs in %d batches, %.1f s (%.1f pairs/s), mean loss %.4f%s", epoch, len(pairs),
                  len(epoch_batches), seconds, len(pairs) / seconds, records[-1]["loss"],
                  f", dev ALL {records[-1]['dev_ALL']:.4f}" if dev_sets else "")
+    progress.finish()
     table = pd.DataFrame(records)
     return table.astype({"epoch": "int32", "pairs": "int32", "batches": "int32", "loss": "float64", "seconds": "float64"})

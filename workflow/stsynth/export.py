@@ -47,8 +47,10 @@ def tokenizer_for(words: list[str], unknown_token: str):
     return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token=unknown_token, model_max_length=1_000_000)
 
 
-def to_sentence_transformer(model: SentenceModel, folder: str | Path):
-    """Write ``model`` as a sentence-transformers folder (safetensors weights); returns the loaded model."""
+def to_sentence_transformer(model: SentenceModel, folder: str | Path, device: str = "cpu"):
+    """Write ``model`` as a sentence-transformers folder (safetensors weights); returns the model on
+    ``device`` (config.yaml's ``device``, stsynth.device) for the check."""
+    from .device import resolve_device
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Dense, Pooling, WordEmbeddings, WordWeights
 
@@ -69,6 +71,7 @@ def to_sentence_transformer(model: SentenceModel, folder: str | Path):
                   init_weight=removal)
     transformer = SentenceTransformer(modules=[word_embeddings, word_weights, pooling, dense], device="cpu")
     transformer.save(str(folder))
+    transformer.to(resolve_device(device))
     return transformer
 
 

@@ -53,6 +53,7 @@ from sklearn.ensemble import GradientBoostingRegressor
 
 from .pairs import InputFormatError
 from .paraphrase_pairs import fold_of
+from .progress import Progress
 from .scoring import correlations
 
 log = logging.getLogger(__name__)
@@ -130,16 +131,27 @@ def grid_points(grid: dict, features: list[str]) -> list[dict]:
             for init in inits for values in itertools.product(*(grid[k] for k in keys))]
 
 
-def parallel_map(function, items: list, processes: int = 1) -> list:
+def parallel_map(function, items: list, processes: int = 1, what: str = "fits") -> list:
     """``[function(item) for item in items]``, in up to ``processes`` forked worker processes
-    (each fit is single-threaded; the rule's ``threads:`` says how many run at once)."""
-    if processes <= 1 or len(items) <= 1:
-        return [function(item) for item in items]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    (each fit is single-threaded; the rule's ``threads:`` says how many run at once), with progress
+    lines in the log (stsynth.progress)."""
+    items = list(items)
+    with Progress(log, what, len(items), "fits") as progress:
+        if processes <= 1 or len(items) <= 1:
+            results = []
+            for item in items:
+                results.append(function(item))
+                progress.advance()
+            return results
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(function, items))
+        with ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork")) as pool:
+            results = []
+            for result in pool.map(function, items):
+                results.append(result)
+                progress.advance()
+            return results
 
 
 class DevCurve:
@@ -189,7 +201,7 @@ def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str],
     from functools import partial
 
     score = partial(_grid_point_rows, train=gold_rows(train), validate=validate, features=features, grid=grid, seed=seed)
-    rows = [row for rows in parallel_map(score, grid_points(grid, features), processes) for row in rows]
+    rows = [row for rows in parallel_map(score, grid_points(grid, features), processes, "fusion dev grid") for row in rows]
     table = pd.DataFrame(rows)
     best = table.sort_values(["pearson_ALL", "n_estimators"], ascending=[False, True], kind="stable").index[0]
     table["chosen"] = table.index == best
@@ -340,5 +352,5 @@ def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.Data
     for name, (variant_train, variant_dev_train) in (variants or {}).items():
         jobs.append((name, features, variant_train, variant_dev_train))
     rows = parallel_map(partial(_ablation_row, dev_validate=dev_validate, test=test, params=params, seed=seed),
-                        jobs, processes)
+                        jobs, processes, "fusion ablation")
     return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})

@@ -37,6 +37,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .progress import Progress
+
 log = logging.getLogger(__name__)
 
 
@@ -127,10 +129,14 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
     scored = evaluate or (lambda: {})
     records = [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": len(pairs),
                 **(scored() if every_epoch or not settings["epochs"] else {})}]
+    batches_per_epoch = -(-len(compact_pairs) // settings["batch_size"])
+    progress = Progress(log, f"paragram training on {len(pairs)} pairs", settings["epochs"] * batches_per_epoch,
+                        "batches")
     for epoch in range(1, settings["epochs"] + 1):
         started, losses = time.perf_counter(), []
         order = rng.permutation(len(compact_pairs))
         for start in range(0, len(order), settings["batch_size"]):
+            progress.advance()
             batch = [compact_pairs[i] for i in order[start:start + settings["batch_size"]]]
             if len(batch) < 2:
                 continue  # no other pair to draw a negative from
@@ -151,6 +157,7 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
         log.info("epoch %d: loss %.5f, %.1f s, %s", epoch, record["loss"], seconds,
                  {k: round(v, 4) for k, v in record.items() if k.startswith("dev_")})
         records.append(record)
+    progress.finish()
     return records
 
 

@@ -7,6 +7,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from .progress import Progress
 from .scoring import correlations
 from .sentence_model import DevSet, build_model, fit
 from .vectors import WordVectors
@@ -23,6 +24,7 @@ def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlab
     from .paraphrase_pairs import gold_filter
 
     rows = []
+    progress = Progress(log, "threshold sweep", len(thresholds), "thresholds")
     for threshold in thresholds:
         pairs = gold_filter(gold_tables, threshold)
         _, epochs = fit(vectors, pairs, unlabeled, settings, dev_sets, every_epoch=False)
@@ -30,6 +32,8 @@ def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlab
         rows.append({"threshold": threshold, "pairs": len(pairs),
                      **{k: final[k] for k in epochs.columns if k.startswith("dev_")}})
         log.info("threshold %.2f: %d pairs, dev ALL %.4f", threshold, len(pairs), rows[-1].get("dev_ALL", np.nan))
+        progress.advance()
+    progress.finish()
     return pd.DataFrame(rows).astype({"threshold": "float64", "pairs": "int32"})
 
 
@@ -41,8 +45,10 @@ def source_comparison(sources: list[WordVectors], unlabeled: list, settings: dic
     string ("year/name" or ALL), pairs int32, pearson float64.
     """
     rows = []
+    progress = Progress(log, "word-vector sources", len(sources) * len(variants), "variants")
     for vectors in sources:
         for variant in variants:
+            progress.advance()
             model = build_model(vectors, {**settings, **variant})
             model.fit_components(unlabeled)
             for split in dict.fromkeys(s for s, _ in datasets):
@@ -50,6 +56,7 @@ def source_comparison(sources: list[WordVectors], unlabeled: list, settings: dic
                 scores = correlations((d.name, model.cosines(d.tokens1, d.tokens2), d.gold) for d in sets)
                 rows.extend((vectors.source, variant["name"], split, *score) for score in scores)
                 log.info("%s %s %s ALL %.4f", vectors.source, variant["name"], split, scores[-1][2])
+    progress.finish()
     return pd.DataFrame(rows, columns=["source", "variant", "split", "dataset", "pairs", "pearson"]).astype(
         {"source": "string", "variant": "string", "split": "string", "dataset": "string", "pairs": "int32",
          "pearson": "float64"})

@@ -148,6 +148,7 @@ class Run:
     model: str | None = None  # paragram runs; encoder runs: a tuned encoder (None: zero-shot)
     groups: tuple[str, ...] = ()  # fusion runs
     encoder: tuple[str, str] | None = None  # fusion runs: tuned encoder (final, dev) of the encoder features
+    study: bool = False  # built by the target `studies`, not by `all`
 
 
 def runs_of(config: dict) -> dict[str, Run]:
@@ -157,8 +158,18 @@ def runs_of(config: dict) -> dict[str, Run]:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
         encoder = entry.get("encoder")
         runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())),
-                         (encoder["final"], encoder["dev"]) if encoder else None)
+                         (encoder["final"], encoder["dev"]) if encoder else None, bool(entry.get("study", False)))
     return runs
+
+
+def headline_runs(config: dict) -> list[str]:
+    """The runs of the results table, built by ``snakemake all``."""
+    return [name for name, run in runs_of(config).items() if not run.study]
+
+
+def study_runs(config: dict) -> list[str]:
+    """Runs marked ``study: true``: built by ``snakemake studies``."""
+    return [name for name, run in runs_of(config).items() if run.study]
 
 
 def per_set_model(d: Dataset) -> str:
@@ -397,16 +408,23 @@ def tuned_encoder_tables(config: dict, datasets: list[Dataset]) -> dict[str, lis
 
 # --- comparisons between runs (rule compare_runs) ---------------------------------------------
 
-def run_comparisons(config: dict) -> list[list[str]]:
+COMPARISONS = {False: "comparisons", True: "study_comparisons"}  # results/scores/<name>.{parquet,md}
+
+
+def run_comparisons(config: dict, study: bool | None = None) -> list[list[str]]:
     """``[run, against]`` pairs for the paired bootstrap (config ``scoring.compare``): every run against
-    the ``reference`` run, then the listed ``pairs``; pairs naming a run not in ``runs:`` are left out."""
+    the ``reference`` run, then the listed ``pairs``; pairs naming a run not in ``runs:`` are left out.
+    ``study``: False, only pairs of headline runs (``all``); True, only pairs with a study run
+    (``studies``); None, all of them."""
     compare, runs = config["scoring"]["compare"], list(config["runs"])
+    studies = set(study_runs(config))
     reference = compare.get("reference")
     wanted = [[run, reference] for run in runs if reference in runs and run != reference]
     wanted += [list(pair) for pair in compare.get("pairs", []) if all(run in runs for run in pair)]
-    return [list(pair) for pair in dict.fromkeys(tuple(pair) for pair in wanted)]
+    pairs = [list(pair) for pair in dict.fromkeys(tuple(pair) for pair in wanted)]
+    return pairs if study is None else [pair for pair in pairs if bool(studies & set(pair)) == study]
 
 
-def compared_runs(config: dict) -> list[str]:
-    return list(dict.fromkeys(run for pair in run_comparisons(config) for run in pair))
+def compared_runs(config: dict, study: bool | None = None) -> list[str]:
+    return list(dict.fromkeys(run for pair in run_comparisons(config, study) for run in pair))
 

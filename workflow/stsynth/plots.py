@@ -54,15 +54,16 @@ def plot_importances(table: pd.DataFrame, path: str | Path, title: str) -> None:
     plt.close(figure)
 
 
-def plot_sweep(table: pd.DataFrame, path: str | Path, paper_threshold: float | None = None) -> None:
-    """Dev Pearson per gold threshold (stsynth.paragram_studies.threshold_sweep), training pairs dashed."""
+def plot_sweep(table: pd.DataFrame, path: str | Path, threshold: float | None = None) -> None:
+    """Dev Pearson per gold threshold (stsynth.paragram_studies.threshold_sweep), training pairs dashed;
+    ``threshold``: the one in use (config paraphrase_pairs.threshold; the paper's is 3.8)."""
     plt = _pyplot()
     figure, left = plt.subplots(figsize=(6, 3.5))
     for column in [c for c in table.columns if c.startswith("dev_")]:
         left.plot(table["threshold"], table[column], marker="o" if column == "dev_ALL" else None,
                   linewidth=2 if column == "dev_ALL" else 0.8, label=column.removeprefix("dev_"))
-    if paper_threshold is not None:
-        left.axvline(paper_threshold, color="gray", linestyle=":", label=f"paper ({paper_threshold})")
+    if threshold is not None:
+        left.axvline(threshold, color="gray", linestyle=":", label=f"in use ({threshold}; paper 3.8)")
     left.set_xlabel("gold threshold t (training pairs: gold ≥ t)")
     left.set_ylabel("dev Pearson r")
     left.legend(fontsize=7)

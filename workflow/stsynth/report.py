@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from .pairs import blank_counts
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
-from .plan import run_comparisons
+from .plan import COMPARISONS, run_comparisons
 from .scoring import AGGREGATES, p_value_cell, read_predictions
 from .tables import markdown_rows as markdown_table
 
@@ -55,69 +55,92 @@ TEST_YEAR = 2016
 
 # --- plan: what the report reads, decided when the workflow is parsed ---------------------------
 
-def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=None,
-                input_sets: list[dict] | None = None) -> dict:
-    """Every file the report reads, by section, for the configured runs and the stages present.
+REPORT_PARTS = {"results": "results/report.md", "studies": "results/studies.md"}  # part -> where it is written
+STUDIES_COMMAND = "make studies"
 
+
+def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=None,
+                input_sets: list[dict] | None = None, part: str = "results") -> dict:
+    """Every file one part of the report reads, by section, for the configured runs and the stages present.
+
+    part: ``results`` (``results/report.md``, built by ``all``: the headline runs, their comparisons,
+    the fusion runs' own dev choices and importances, training curves, unknown words, language
+    identification) or ``studies`` (``results/studies.md``, built by ``studies``: the runs marked
+    ``study: true``, their comparisons, and the tables that show how settings were chosen). The
+    results part names each study and the command that builds it.
     has_rule(name) says whether the workflow defines a rule; test_sets: {year, dataset, track,
     pairs} per test dataset; resolve_model(name): a paragram model's settings (stage paragram);
     input_sets: the same for every declared dataset (the input checks section).
     """
+    if part not in REPORT_PARTS:
+        raise ValueError(f"report part {part!r} is not one of {', '.join(REPORT_PARTS)}")
+    results = part == "results"
     settings = config["report"]
-    runs = list(config["runs"])
+    all_runs = list(config["runs"])
+    runs = [run for run in all_runs if bool(config["runs"][run].get("study", False)) != results]
     paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
     fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
-    plan = {"runs": runs, "scores": {run: f"results/scores/{run}.parquet" for run in runs}, "test_sets": test_sets,
-            "input_sets": input_sets or [],
+    headline_fusion_runs = [run for run in fusion_runs if run in runs] if results else []
+    plan = {"part": part, "runs": runs, "scores": {run: f"results/scores/{run}.parquet" for run in runs},
+            "test_sets": test_sets, "input_sets": (input_sets or []) if results else [],
             "predictions": {run: [f"results/predictions/{run}/{t['year']}/{t['dataset']}.txt" for t in test_sets]
-                            for run in settings["scatter_runs"] if run in runs},
+                            for run in settings["scatter_runs"] if run in runs} if results else {},
             "fusion_dev": {}, "importances": {}, "ablation": {}, "unknown_words": {}, "epochs": {},
             "vectors": {}, "paper_systems": {run: system for run, system in settings["paper_systems"].items()
                                              if run in runs},
-            "waiting": []}
+            "waiting": [], "studies": []}
 
-    def wire(key, rule, path, section, wanted=True, why=""):
-        """A study table goes in when its rule exists and a configured run makes it relevant."""
-        plan[key] = path if has_rule(rule) and wanted else None
-        if plan[key] is None:
+    def wire(key, rule, path, section, wanted=True, why="", study=False):
+        """A table goes in when its rule exists and a configured run makes it relevant; a study's
+        table only in the studies part (the results part names it), any other only in the results part."""
+        relevant = has_rule(rule) and wanted
+        plan[key] = path if relevant and study != results else None
+        if relevant and study and results:
+            plan["studies"].append(section)
+        elif not relevant and study != results:
             plan["waiting"].append(f"{section}: needs rule `{rule}`" + (f" and {why}" if why else ""))
 
+    comparisons = run_comparisons(config, study=not results)
+    wire("comparisons", "compare_study_runs" if not results else "compare_runs",
+         f"results/scores/{COMPARISONS[not results]}.parquet", "Which differences are significant",
+         bool(comparisons), "runs to compare (`scoring.compare`)", study=not results)
+    wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
     dev_table_run = config.get("fusion", {}).get("dev_table", {}).get("run")
     wire("dev_table", "fusion_dev_table", "results/fusion/dev_table.parquet",
-         "Table 1 analog (dev protocol on the 2015 sets)", dev_table_run in runs,
-         f"its fusion run ({dev_table_run}) in `runs:`")
+         "Table 1 analog (dev protocol on the 2015 sets)", dev_table_run in all_runs,
+         f"its fusion run ({dev_table_run}) in `runs:`", study=True)
     wire("threshold_sweep", "paragram_threshold_sweep", "results/paragram/threshold_sweep.parquet",
-         "Gold-threshold sweep", bool(paragram_runs), "a paragram run in `runs:`")
+         "Gold-threshold sweep", bool(paragram_runs), "a paragram run in `runs:`", study=True)
     wire("sources", "paragram_source_comparison", "results/paragram/sources.parquet",
-         "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`")
-    wire("comparisons", "compare_runs", "results/scores/comparisons.parquet",
-         "Which differences are significant", bool(run_comparisons(config)),
-         "runs to compare (`scoring.compare`)")
-    wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
+         "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`", study=True)
     wire("dev_check", "synthetic_dev_check", "results/synthetic/dev_check.parquet",
-         "Synthetic-pair dev check (2015)", "synthetic" in runs, "the run `synthetic` in `runs:`")
+         "Synthetic-pair dev check (2015)", "synthetic" in all_runs, "the run `synthetic` in `runs:`", study=True)
     tuned_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "encoder" and entry.get("model")]
     wire("encoder_dev_check", "encoder_tuning_dev_check", "results/encoder_tuning/dev_check.parquet",
-         "Fine-tuned encoder dev check (2015)", bool(tuned_runs), "a tuned encoder run in `runs:`")
+         "Fine-tuned encoder dev check (2015)", bool(tuned_runs), "a tuned encoder run in `runs:`", study=True)
     wire("mt_comparison", "crosslingual_mt_comparison", "results/crosslingual/mt_comparison.parquet",
-         "Cross-lingual scores by translation of s1")
+         "Cross-lingual scores by translation of s1", study=True)
     if has_rule("fusion_fit") and fusion_runs:
-        for run in fusion_runs:
+        for run in headline_fusion_runs:
             plan["fusion_dev"][run] = f"results/fusion/{run}/dev.parquet"
             plan["importances"][run] = f"results/fusion/{run}/importances.parquet"
-            if has_rule("fusion_ablation"):
-                plan["ablation"][run] = f"results/fusion/{run}/ablation.parquet"
-    else:
+        if has_rule("fusion_ablation"):
+            if results:
+                plan["studies"].append("Feature-group ablation of the fusion runs")
+            else:
+                plan["ablation"] = {run: f"results/fusion/{run}/ablation.parquet" for run in fusion_runs}
+    elif results:
         plan["waiting"].append("Table 4 analog (Gini importances) and ablation: needs rule `fusion_fit` "
                                "and a fusion run in `runs:`")
     if has_rule("paragram_unknown_words") and paragram_runs:
-        plan["unknown_words"] = {model: f"results/paragram/{model}/unknown_words.parquet"
-                                 for model in dict.fromkeys(paragram_runs.values())}
-    else:
+        if results:
+            plan["unknown_words"] = {model: f"results/paragram/{model}/unknown_words.parquet"
+                                     for model in dict.fromkeys(paragram_runs.values())}
+    elif results:
         plan["waiting"].append("Table 5 analog (% unknown words): needs rule `paragram_unknown_words` "
                                "and a paragram run in `runs:`")
     if has_rule("paragram_train") and resolve_model is not None:
-        curve_models = [model for run, models in settings["training_curves"].items() if run in runs
+        curve_models = [model for run, models in settings["training_curves"].items() if run in all_runs
                         for model in models]
         for model in dict.fromkeys(curve_models):
             try:
@@ -125,10 +148,12 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
             except KeyError:
                 raise ValueError(f"config.yaml: report.training_curves names {model!r}, "
                                  "which is not a model in paragram.models") from None
-            plan["epochs"][model] = f"resources/models/{model}.epochs.parquet"
+            if results:
+                plan["epochs"][model] = f"resources/models/{model}.epochs.parquet"
         sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
     else:
-        plan["waiting"].append("Training curves: needs rule `paragram_train`")
+        if results:
+            plan["waiting"].append("Training curves: needs rule `paragram_train`")
         sources = set()
     if fusion_runs and "features" in config:
         sources.add(config["features"]["vectors"])
@@ -246,7 +271,7 @@ def comparisons_section(table: pd.DataFrame) -> str:
             for row in table.itertuples()]
     significant = int(table["significant"].sum())
     return ("## Which differences are significant\n\nPaired bootstrap of the official ALL (the same resampled "
-            "pairs for both runs; `results/scores/comparisons.md`): difference = run − against, its 95% "
+            "pairs for both runs; `results/scores/`): difference = run − against, its 95% "
             f"interval, two-sided p. {significant} of {len(table)} differences have an interval that excludes 0.\n\n"
             + markdown_table(["run", "against", "track", "group", "difference", "95% CI", "p", "significant"],
                              rows, "llllrrrl"))
@@ -416,6 +441,27 @@ def scatter_section(plots: dict[str, str]) -> str:
             + "\n".join(f"### {run}\n\n![{run}: predicted vs gold]({path})\n" for run, path in plots.items()))
 
 
+def report_header(plan: dict) -> str:
+    target = REPORT_PARTS[plan["part"]]
+    if plan["part"] == "results":
+        return (f"# stsynth results\n\nBuilt by `snakemake all` (rule `report`, stsynth.report) from the run "
+                f"tables; runs: {', '.join(plan['runs'])}. How the settings were chosen: `{STUDIES_COMMAND}` "
+                f"→ `{REPORT_PARTS['studies']}`.\n")
+    return (f"# stsynth studies: how the settings were chosen\n\nBuilt by `snakemake studies` "
+            f"(`{STUDIES_COMMAND}`; rule `studies_report`, stsynth.report) into `{target}`: the dev-protocol "
+            f"studies and the study runs ({', '.join(plan['runs']) or 'none'}). The headline results: "
+            f"`{REPORT_PARTS['results']}`.\n")
+
+
+def studies_section(studies: list[str]) -> str:
+    """The results part's pointer to the studies that are built elsewhere."""
+    if not studies:
+        return ""
+    return (f"## Studies: how the settings were chosen\n\nNot part of `snakemake all`. `{STUDIES_COMMAND}` "
+            f"(`snakemake studies`) builds them into `{REPORT_PARTS['studies']}`:\n\n"
+            + "".join(f"- {study}\n" for study in studies))
+
+
 # --- provenance ------------------------------------------------------------------------------
 
 def package_versions(requirements: str) -> list[list[str]]:
@@ -541,7 +587,7 @@ def provenance_section(*, requirements: str, debian_packages: list[str], transla
 
 def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
                  translate: dict | None, seed_values: list, benchmark_dir: str | Path,
-                 benchmark_patterns: list[tuple[str, str]], basedir: str, paper_threshold: float | None,
+                 benchmark_patterns: list[tuple[str, str]], basedir: str, threshold: float | None,
                  log) -> str:
     """Markdown of the report; writes its plots into plots_dir (linked as link_prefix/<name>.png)."""
     started = datetime.now(timezone.utc)
@@ -553,7 +599,8 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
 
     scores = {run: pd.read_parquet(path) for run, path in plan["scores"].items()}
     log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
-    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)]
+    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)] \
+        if scores else []
     if plan["comparisons"]:
         sections.append(comparisons_section(pd.read_parquet(plan["comparisons"])))
 
@@ -594,7 +641,7 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
     if plan["threshold_sweep"]:
         table = pd.read_parquet(plan["threshold_sweep"])
         file, link = plot("threshold-sweep")
-        plot_sweep(table, file, paper_threshold)
+        plot_sweep(table, file, threshold)
         sections.append(sweep_section(table, link))
     if plan["epochs"]:
         epochs = {model: pd.read_parquet(p) for model, p in plan["epochs"].items()}
@@ -619,6 +666,5 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
                                     times=times, basedir=basedir, started=started)
     waiting = ("## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"])
                if plan["waiting"] else "")
-    header = (f"# stsynth results\n\nBuilt by `snakemake results/report.md` (rule `report`, "
-              f"stsynth.report) from the run and study tables; runs: {', '.join(plan['runs'])}.\n")
-    return "\n".join([header, provenance, *sections, waiting]).rstrip() + "\n"
+    return "\n".join([report_header(plan), provenance, *sections, studies_section(plan["studies"]),
+                      waiting]).rstrip() + "\n"

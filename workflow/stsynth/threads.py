@@ -14,3 +14,9 @@ def use_threads(count: int) -> None:
 
     torch.set_num_threads(count)
     threadpool_limits(limits=count)
+
+
+def job_slots(requested: int, usable: int) -> int:
+    """Cores' worth of jobs to run at once on one machine: what ``--cores`` asked for, at most the
+    cores this process may use (more would only make the jobs' threads compete for the same cores)."""
+    return max(1, min(requested, usable))

@@ -41,10 +41,13 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
+
+from .device import resolve_device
+from .progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -227,8 +230,7 @@ class Marian:
             torch.set_num_threads(threads)
         self.torch = torch
         self.batch_size, self.num_beams, self.max_length = batch_size, num_beams, max_length
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        device = resolve_device(device)
         if quantize_int8 and device != "cpu":
             raise TranslationEngineError("translate.marian.quantize_int8 works on CPU only; set device: cpu")
         self.device = device
@@ -298,13 +300,14 @@ def _model_fingerprint(name: str, model) -> str:
     return digest.hexdigest()[:16]
 
 
-def make_translator(settings: dict, threads: int = 1) -> Translator:
-    """The backend named by config.yaml's ``translate`` section; threads: the rule's (torch threads)."""
+def make_translator(settings: dict, threads: int = 1, device: str = "auto") -> Translator:
+    """The backend named by config.yaml's ``translate`` section; threads: the rule's (torch threads);
+    device: config.yaml's ``device`` (Marian only; stsynth.device)."""
     backend = settings["backend"]
     if backend == "apertium":
         return Apertium(**settings["apertium"], threads=threads)
     if backend == "marian":
-        return Marian(**settings["marian"], threads=threads)
+        return Marian(**settings["marian"], threads=threads, device=device)
     raise ValueError(f"translate.backend {backend!r} is not one of apertium, marian")
 
 
@@ -346,7 +349,7 @@ class TranslationCache:
 
 
 def translate_cached(sentences: list[str], direction: str, translator: Translator, cache: TranslationCache,
-                     chunk_size: int = 256, progress: Callable[[int, int], None] | None = None) -> tuple[list[str], dict]:
+                     chunk_size: int = 256) -> tuple[list[str], dict]:
     """Translations aligned with sentences; only sentences missing from the cache reach the engine.
 
     Each chunk is stored as soon as it is translated, so an interrupted call loses at most one chunk.
@@ -357,13 +360,14 @@ def translate_cached(sentences: list[str], direction: str, translator: Translato
     known[""] = ""  # nothing to translate
     missing = [s for s in dict.fromkeys(sentences) if s not in known]
     started = time.perf_counter()
+    progress = Progress(log, f"{translator.name} {direction}", len(missing), "sentences")
     for start in range(0, len(missing), chunk_size):
         chunk = missing[start:start + chunk_size]
         translated = dict(zip(chunk, translator.translate(chunk, direction)))
         cache.store(translator, direction, translated)
         known.update(translated)
-        if progress:
-            progress(start + len(chunk), len(missing))
+        progress.advance(len(chunk))
+    progress.finish()
     seconds = time.perf_counter() - started
     counts = {"sentences": len(sentences), "unique": len(set(sentences)),
               "cached": len(set(sentences)) - len(missing), "translated": len(missing), "seconds": seconds}

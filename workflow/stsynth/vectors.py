@@ -39,6 +39,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .progress import Progress
+
 log = logging.getLogger(__name__)
 
 METADATA_KEY = b"stsynth"
@@ -199,6 +201,7 @@ def encode_words(words: list[str], model_dir: str | Path, batch_size: int = 256)
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
     order = sorted(range(len(words)), key=lambda i: len(words[i]))  # similar lengths pad little
     out = np.zeros((len(words), model.config.hidden_size), dtype=np.float32)
+    progress = Progress(log, "encoding words", len(words), "words")
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
             batch = order[start:start + batch_size]
@@ -206,8 +209,8 @@ def encode_words(words: list[str], model_dir: str | Path, batch_size: int = 256)
             states = model(**encoded).last_hidden_state
             mask = encoded["attention_mask"].unsqueeze(-1).to(states.dtype)
             out[batch] = ((states * mask).sum(1) / mask.sum(1)).numpy()
-            if (start // batch_size) % 20 == 0:
-                log.info("encoded %d / %d words", min(start + batch_size, len(words)), len(words))
+            progress.advance(len(batch))
+    progress.finish()
     return out
 
 

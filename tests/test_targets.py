@@ -1,0 +1,85 @@
+"""`all` builds the results, `studies` how their settings were chosen (issue 23), and `--cores` above the
+machine's cores never runs more jobs at once than it has cores; checked with dry runs of the real
+Snakefile on the tiny corpus."""
+from __future__ import annotations
+
+import os
+
+import yaml
+
+from conftest import REPO
+from stsynth import plan
+from stsynth.threads import job_slots
+from test_provenance import planned_jobs
+
+STUDY_RULES = {"paragram_threshold_sweep", "paragram_source_comparison", "synthetic_dev_check",
+               "encoder_tuning_dev_check", "crosslingual_mt_comparison", "fusion_ablation", "fusion_dev_table",
+               "compare_study_runs", "studies_report"}
+HEADLINE_RULES = {"fusion_dev", "fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
+
+
+def tiny_tuning(workspace, tmp_path):
+    """The project's runs, with the encoder stage pointed at a tiny model (dry runs only: never loaded);
+    the tiny corpus has no PPDB, so the source comparison compares the other two sources."""
+    workspace.write_config({"encoder": {"model_dir": str(tmp_path)},
+                            "paragram": {"compare_sources": {"sources": ["glove-6b-50d", "minilm-static"]}}})
+    (tmp_path / "config.json").write_text("{}")
+
+
+def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
+    tiny_tuning(workspace, tmp_path)
+    all_jobs = planned_jobs(workspace.snakemake("-n", "all"))
+    assert HEADLINE_RULES <= set(all_jobs) and not STUDY_RULES & set(all_jobs)
+    headline = plan.headline_runs(workspace.config)
+    studied = plan.study_runs(workspace.config)
+    assert studied == ["encoder-task-internal", "encoder-synthetic", "encoder-sts-synthetic"]
+    assert all_jobs["score_run"] == len(headline) == 10
+    # only the tuned encoders the headline runs need: the final one and the fusion run's dev-protocol one
+    assert all_jobs["encoder_tune"] == 2
+    study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))
+    assert STUDY_RULES <= set(study_jobs) and study_jobs["score_run"] == len(studied)
+    assert "report" not in study_jobs and "compare_runs" not in study_jobs
+
+
+def test_studies_reuse_what_all_built(workspace):
+    """On a tree where `all` is built, `studies` plans only study jobs (baseline-only config, real jobs)."""
+    workspace.config["runs"] = {"baseline": {"stage": "baseline"},
+                                "baseline-again": {"stage": "baseline", "study": True}}
+    workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": []}
+    workspace.config["crosslingual"]["reference_translation"]["field"] = 5  # no MT comparison (it trains models)
+    workspace.write_config()
+    workspace.snakemake("all")
+    report = (workspace.path / "results/report.md").read_text()
+    assert "baseline-again" not in report and "`make studies`" in report
+    assert planned_jobs(workspace.snakemake("-n", "studies")) == {
+        "predict": 1, "score_run": 1, "compare_study_runs": 1, "studies_report": 1, "studies": 1}
+    workspace.snakemake("studies")
+    studies = (workspace.path / "results/studies.md").read_text()
+    assert studies.startswith("# stsynth studies") and "**baseline-again**" in studies
+    assert "| baseline-again | baseline |" in studies  # its paired comparison
+    assert planned_jobs(workspace.snakemake("-n", "all")) == {}  # studies touch nothing `all` reads
+
+
+def test_job_slots_never_exceed_the_usable_cores():
+    assert job_slots(8, 2) == 2
+    assert job_slots(2, 16) == 2
+    assert job_slots(0, 4) == 1
+
+
+def test_cores_beyond_the_machine_are_capped_and_said(workspace):
+    usable = len(os.sched_getaffinity(0))
+    result = workspace.snakemake("--cores", str(usable + 6), "results/scores/baseline.parquet")
+    output = result.stdout + result.stderr
+    assert f"--cores {usable + 6} on a machine with {usable} usable cores" in output
+    assert f"Provided cores: {usable}\n" in output  # what the scheduler then works with
+    same = workspace.snakemake("-n", "--cores", str(usable), "results/scores/baseline.parquet")
+    assert "usable cores" not in same.stdout + same.stderr
+
+
+def test_the_project_config_splits_runs_as_documented():
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    assert "encoder-sts" in plan.headline_runs(config) and "fusion-tuned" in plan.headline_runs(config)
+    assert plan.run_comparisons(config, study=False) and all(
+        set(pair) <= set(plan.headline_runs(config)) for pair in plan.run_comparisons(config, study=False))
+    assert sorted(map(tuple, plan.run_comparisons(config, study=False) + plan.run_comparisons(config, study=True))) \
+        == sorted(map(tuple, plan.run_comparisons(config)))

@@ -16,7 +16,7 @@ from snakemake.settings.types import OutputSettings, ResourceSettings
 from conftest import REPO, run_snakemake
 
 # Rules that only collect targets.
-TARGET_RULES = {"all"}
+TARGET_RULES = {"all", "studies"}  # targets: inputs only
 # Rules that run the machine-translation backend (Marian can run on CUDA).
 TRANSLATION_RULES = {"translate_pairs", "round_trips"}
 
@@ -46,9 +46,10 @@ def declared_threads(rule) -> bool:
     """Whether the rule's own block has a threads: line (the parsed rule always has a default)."""
     lines = Path(rule.snakefile).read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line)), None)
-    if start is None:  # a rule a loop defines: `rule:`, then `name: f"<prefix>{...}"`
+    if start is None:  # a rule a loop defines: `rule:`, then `name: f"<prefix>{...}"` or a literal among names
         named = next(i for i, line in enumerate(lines)
-                     if (prefix := re.search(r'f"(\w+)\{', line)) and rule.name.startswith(prefix.group(1)))
+                     if ((prefix := re.search(r'f"(\w+)\{', line)) and rule.name.startswith(prefix.group(1)))
+                     or f'"{rule.name}"' in line)
         start = max(i for i in range(named) if re.match(r"\s*rule\s*:", lines[i]))
     for line in lines[start + 1:]:
         if line.strip() and not line.startswith((" ", "\t")):

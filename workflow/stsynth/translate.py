@@ -230,7 +230,8 @@ class Marian:
             torch.set_num_threads(threads)
         self.torch = torch
         self.batch_size, self.num_beams, self.max_length = batch_size, num_beams, max_length
-        device = resolve_device(device)
+        if not (quantize_int8 and device.startswith("cuda")):  # that combination is refused below, GPU or not
+            device = resolve_device(device)
         if quantize_int8 and device != "cpu":
             raise TranslationEngineError("translate.marian.quantize_int8 works on CPU only; set device: cpu")
         self.device = device

@@ -117,3 +117,18 @@ def test_token_f1_greedy_matching():
     # a = {x, y}, b = {x}: precision 1/2 (y unmatched), recall 1, F1 = 2/3, and symmetric
     assert token_f1(e[:2], e[:1]) == pytest.approx(2 / 3) == token_f1(e[:1], e[:2])
     assert token_f1(e[:0], e) == 0.0 and token_f1(e, e[:0]) == 0.0
+
+
+def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothing(tiny_model):
+    import logging
+
+    from stsynth.encoder import embed, load_encoder
+    from stsynth.progress import Progress
+
+    model = load_encoder(tiny_model)
+    sentences = ["a man plays", "a dog runs", "a man plays", "the cat", "a dog runs", "birds fly high"]
+    progress = Progress(logging.getLogger("test_encoder"), "encoding", 4, "sentences", every=0.0)
+    with_progress = embed(sentences, model, batch_size=2, progress=progress)
+    assert progress.done == 4  # distinct sentences, counted batch by batch (2 + 2)
+    np.testing.assert_array_equal(with_progress, embed(sentences, model, batch_size=2))
+    assert not model._forward_hooks  # the hook is gone after the call

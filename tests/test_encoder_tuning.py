@@ -127,7 +127,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     assert re.search(r"fine-tuning \(cosine, \d+ pairs\): 1/\d+ steps \(\d+%\), [\d.e+]+ steps/s, .* elapsed, "
                      r".* left", tuning_log), tuning_log
     assert re.search(r"fine-tuning \(cosine, \d+ pairs\): done, (\d+)/\1 steps in ", tuning_log)
-    assert re.search(r"encoding \d+ datasets: \d+/\d+ pairs \(\d+%\)",
+    assert re.search(r"encoding \d+ datasets: \d+/\d+ sentences \(\d+%\)",
                      (work / "logs/encoder_tuned_similarity/minilm-sts.log").read_text())
     assert re.search(r"fusion dev grid: 1/1 fits \(100%\)", (work / "logs/fusion/fusion-tuned/dev.log").read_text())
     folder = work / "resources/models/minilm-sts"

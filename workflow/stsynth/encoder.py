@@ -65,19 +65,28 @@ def load_encoder(folder: str | Path, max_length: int | None = None, device: str 
     return model.eval()
 
 
-def embed(sentences: list[str], model, batch_size: int = 64, token_states: list | None = None) -> np.ndarray:
+def embed(sentences: list[str], model, batch_size: int = 64, token_states: list | None = None,
+          progress=None) -> np.ndarray:
     """L2-normalised sentence embeddings, float32 [len(sentences), dimension].
 
     Each distinct sentence is encoded once (a quarter of the STS 2012-2016 sentences are repeats).
     With a list for ``token_states``, it is filled with one float32 [pieces, hidden] array per
     sentence: the L2-normalised last-layer states of its word pieces, [CLS] and [SEP] left out.
+    ``progress`` (stsynth.progress.Progress) advances by each batch's sentences as it is encoded.
     """
     import torch
 
     sentences = list(sentences)
     distinct = list(dict.fromkeys(sentences))
-    outputs = model.encode(distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False,
-                           show_progress_bar=False)
+    # encode calls the model once per batch: a forward hook counts them without touching the computation
+    hook = model.register_forward_hook(
+        lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))) if progress else None
+    try:
+        outputs = model.encode(distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False,
+                               show_progress_bar=False)
+    finally:
+        if hook is not None:
+            hook.remove()
     if not outputs:
         return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
     row = {sentence: i for i, sentence in enumerate(distinct)}
@@ -100,12 +109,17 @@ def token_f1(a: np.ndarray, b: np.ndarray) -> float:
     return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
 
 
-def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64) -> pd.DataFrame:
-    """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring)."""
+def sentences_of(pairs: pd.DataFrame) -> list[str]:
+    """Every s1, then every s2, as text: what :func:`cosine_table` encodes."""
+    return [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]]
+
+
+def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64, progress=None) -> pd.DataFrame:
+    """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring);
+    ``progress`` as in :func:`embed`."""
     n = len(pairs)
     pieces: list = []
-    vectors = embed([str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]], model, batch_size,
-                    token_states=pieces)
+    vectors = embed(sentences_of(pairs), model, batch_size, token_states=pieces, progress=progress)
     similarity = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
     f1 = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]
     return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),

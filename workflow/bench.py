@@ -244,14 +244,10 @@ def main() -> None:
     print("\n".join(rows))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
-    print(f"\nMachine: {machine()}; commit {commit()}")
+    sys.path.insert(0, str(REPO / "workflow"))
+    from stsynth.report import workflow_commit
 
-
-def commit() -> str:
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                           capture_output=True, text=True).stdout.strip()
-    return (head.stdout.strip() or "unknown") + (" + uncommitted changes" if dirty else "")
+    print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")
 
 
 if __name__ == "__main__":

@@ -30,13 +30,13 @@ rule score_run:
 
 # Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.scoring): one job
 # for the comparisons between headline runs (`all`), one for those with a study run (`studies`).
-for _study, _name in plan.COMPARISONS.items():
+for _study, (_rule, _name) in plan.COMPARISONS.items():
     if not plan.run_comparisons(config, _study):
         continue
 
     rule:
         name:
-            "compare_study_runs" if _study else "compare_runs"
+            "compare_study_runs" if _study else "compare_runs"  # = _rule (the conventions test reads names here)
         input:
             pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
             predictions=[predictions_path(run, d) for run in plan.compared_runs(config, _study)

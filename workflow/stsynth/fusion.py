@@ -135,23 +135,23 @@ def parallel_map(function, items: list, processes: int = 1, what: str = "fits") 
     """``[function(item) for item in items]``, in up to ``processes`` forked worker processes
     (each fit is single-threaded; the rule's ``threads:`` says how many run at once), with progress
     lines in the log (stsynth.progress)."""
-    items = list(items)
-    with Progress(log, what, len(items), "fits") as progress:
-        if processes <= 1 or len(items) <= 1:
-            results = []
-            for item in items:
-                results.append(function(item))
-                progress.advance()
-            return results
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from contextlib import ExitStack
 
-        with ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork")) as pool:
-            results = []
-            for result in pool.map(function, items):
-                results.append(result)
-                progress.advance()
-            return results
+    items = list(items)
+    with Progress(log, what, len(items), "fits") as progress, ExitStack() as stack:
+        if processes > 1 and len(items) > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(min(processes, len(items)),
+                                                           mp_context=multiprocessing.get_context("fork")))
+            results = pool.map(function, items)
+        else:
+            results = map(function, items)
+        done = []
+        for result in results:
+            done.append(result)
+            progress.advance()
+        return done
 
 
 class DevCurve:

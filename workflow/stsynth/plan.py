@@ -408,7 +408,8 @@ def tuned_encoder_tables(config: dict, datasets: list[Dataset]) -> dict[str, lis
 
 # --- comparisons between runs (rule compare_runs) ---------------------------------------------
 
-COMPARISONS = {False: "comparisons", True: "study_comparisons"}  # results/scores/<name>.{parquet,md}
+# study? -> (rule, results/scores/<name>.{parquet,md}) of the comparisons between runs
+COMPARISONS = {False: ("compare_runs", "comparisons"), True: ("compare_study_runs", "study_comparisons")}
 
 
 def run_comparisons(config: dict, study: bool | None = None) -> list[list[str]]:

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from .pairs import blank_counts
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
-from .plan import COMPARISONS, run_comparisons
+from .plan import COMPARISONS, headline_runs, run_comparisons, study_runs
 from .scoring import AGGREGATES, p_value_cell, read_predictions
 from .tables import markdown_rows as markdown_table
 
@@ -77,7 +77,7 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
     results = part == "results"
     settings = config["report"]
     all_runs = list(config["runs"])
-    runs = [run for run in all_runs if bool(config["runs"][run].get("study", False)) != results]
+    runs = headline_runs(config) if results else study_runs(config)
     paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
     fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
     headline_fusion_runs = [run for run in fusion_runs if run in runs] if results else []
@@ -101,8 +101,8 @@ def report_plan(config: dict, has_rule, test_sets: list[dict], resolve_model=Non
             plan["waiting"].append(f"{section}: needs rule `{rule}`" + (f" and {why}" if why else ""))
 
     comparisons = run_comparisons(config, study=not results)
-    wire("comparisons", "compare_study_runs" if not results else "compare_runs",
-         f"results/scores/{COMPARISONS[not results]}.parquet", "Which differences are significant",
+    rule, name = COMPARISONS[not results]
+    wire("comparisons", rule, f"results/scores/{name}.parquet", "Which differences are significant",
          bool(comparisons), "runs to compare (`scoring.compare`)", study=not results)
     wire("language", "language_report", "results/language/accuracy.parquet", "Language identification")
     dev_table_run = config.get("fusion", {}).get("dev_table", {}).get("run")

@@ -15,6 +15,8 @@ every second, above what was in use before the step), job time per rule of the c
 rules' benchmark files), and the machine. Usage::
 
     python workflow/bench.py [--cores 2] [--readme-cores 8] [--steps cold,noop] [--scratch DIR]
+    python workflow/bench.py --built TREE --steps noop,studies,dataset,threshold
+                                 # steps 3-6 on a tree built earlier by step 1 at this commit
     python workflow/bench.py --summarize TREE   # job time per rule of any built tree
 """
 from __future__ import annotations
@@ -61,6 +63,14 @@ def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
     if result.returncode != 0:
         sys.exit(f"snakemake {' '.join(args)} failed in {workdir}:\n{result.stderr[-4000:]}")
     return seconds, result.stdout + result.stderr
+
+
+def jobs_pending(workdir: Path, env: dict) -> int:
+    """Jobs a dry run of `all` would run (0 on a fully built tree)."""
+    _, output = snakemake(workdir, "-n", "all", env=env)
+    if "Nothing to be done" in output:
+        return 0
+    return int(match.group(1)) if (match := re.search(r"^total\s+(\d+)$", output, re.M)) else -1
 
 
 def jobs_done(output: str) -> int:
@@ -181,6 +191,10 @@ def main() -> None:
     parser.add_argument("--steps", default=",".join(STEPS), help=f"comma-separated subset of {', '.join(STEPS)}")
     parser.add_argument("--scratch", type=Path, help="empty folder for the copies (default: a new temporary one)")
     parser.add_argument("--threshold", type=float, default=3.7, help="paraphrase_pairs.threshold for step threshold")
+    parser.add_argument("--built", type=Path, metavar="TREE",
+                        help="use this built tree (it is changed: this checkout is copied over it) for noop/studies/"
+                             "dataset/threshold instead of building one; refused unless `snakemake -n all` "
+                             "then has nothing to do there")
     parser.add_argument("--summarize", type=Path, metavar="TREE",
                         help="only print the job time per rule of an already built tree")
     args = parser.parse_args()
@@ -205,7 +219,14 @@ def main() -> None:
         rows.append(f"| {step} | `{command}` | {minutes(seconds)} | {jobs} | {memory} |")
         print(rows[-1], file=sys.stderr)
 
-    if "cold" in steps or set(steps) & {"noop", "studies", "dataset", "threshold"}:
+    if args.built:
+        if "cold" in steps:
+            sys.exit("--built replaces step cold: leave cold out of --steps")
+        built = args.built.resolve()
+        copy_checkout(built)  # this checkout's code, so the steps time what it does
+        if pending := jobs_pending(built, env=env):
+            sys.exit(f"--built {built}: `snakemake -n all` would run {pending} jobs; build it first")
+    elif "cold" in steps or set(steps) & {"noop", "studies", "dataset", "threshold"}:
         built = fresh_copy(scratch, "built")
         row("cold build (the README's command)", f"snakemake --cores {args.readme_cores} all",
             timed(built, "--cores", str(args.readme_cores), "all", env=env))

@@ -22,6 +22,7 @@ rules' benchmark files), and the machine. Usage::
 from __future__ import annotations
 
 import argparse
+import filecmp
 import os
 import platform
 import re
@@ -39,11 +40,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def copy_checkout(target: Path) -> None:
-    """The tracked files of the working tree (uncommitted edits included), nothing built."""
+    """The tracked files of the working tree (uncommitted edits included), nothing built. A file the
+    target already holds with the same bytes is left alone: Snakemake reruns a rule whose script is
+    newer than its outputs, whatever the script says."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     for name in filter(None, files.decode().split("\0")):
         source = REPO / name
-        if source.is_file():
+        if source.is_file() and not ((target / name).is_file() and filecmp.cmp(source, target / name, shallow=False)):
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
 

@@ -134,6 +134,17 @@ class Workspace:
         config_path.write_text(yaml.safe_dump(self.config, sort_keys=False))
         return config_path
 
+    def keep_runs(self, runs: dict) -> None:
+        """Set `runs:` and drop every name of a run no longer there (the workflow refuses them, as it
+        would a user's trimmed config that still compares or plots a removed run)."""
+        self.config["runs"] = runs
+        compare, report = self.config["scoring"]["compare"], self.config["report"]
+        compare["reference"] = compare["reference"] if compare["reference"] in runs else None
+        compare["pairs"] = [pair for pair in compare["pairs"] if set(pair) <= set(runs)]
+        report["scatter_runs"] = [run for run in report["scatter_runs"] if run in runs]
+        for key in ("paper_systems", "training_curves"):
+            report[key] = {run: value for run, value in report[key].items() if run in runs}
+
     def snakemake(self, *args: str, check: bool = True, env: dict | None = None,
                   timeout: float = 900) -> subprocess.CompletedProcess:
         """Run the project's real Snakefile in this workspace; on failure show its output."""

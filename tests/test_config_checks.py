@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.config_checks import ConfigError, check_config
+from stsynth.config_checks import ConfigError, check_config, check_unique_keys
 from stsynth.corpus import read_manifest
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
@@ -56,6 +56,22 @@ def test_the_project_config_is_clean():
     (lambda c: c["fusion"]["dev"].update(validate_years=[2016]), "fusion.dev.validate_years[0]: 2016 is a test year"),
     (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
     (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
+    # runs named outside runs: (issue 24: each used to vanish without a word)
+    (lambda c: c["scoring"]["compare"].update(reference="task-internl"), "scoring.compare.reference: 'task-internl' is not a run in runs"),
+    (lambda c: c["scoring"]["compare"]["pairs"].append(["fusion", "fusoin"]), "scoring.compare.pairs[8][1]: 'fusoin' is not a run in runs"),
+    (lambda c: c["report"].update(scatter_runs=["baseline", "synthtic"]), "report.scatter_runs[1]: 'synthtic' is not a run in runs"),
+    (lambda c: c["report"]["paper_systems"].update(fusoin="fusion"), "report.paper_systems.fusoin: 'fusoin' is not a run in runs"),
+    (lambda c: c["report"]["training_curves"].update(synthtic=["synthetic-dev"]), "report.training_curves.synthtic: 'synthtic' is not a run"),
+    # values that pass the schema but cannot work together
+    (lambda c: c["paragram"]["models"]["task-internal"].update(holdout={"folds": 2, "fold": 5}),
+     "paragram.models.task-internal.holdout: fold 5 of 2 holds nothing out (folds are numbered 0 to 1)"),
+    (lambda c: c["paraphrase_pairs"]["sweep"].update(start=4.0, stop=3.0), "paraphrase_pairs.sweep: start 4.0 is above stop 3.0"),
+    (lambda c: c["datasets"].append({"year": 2020, "name": "own", "role": "test", "track": "en", "format": "table", "path": "x.csv",
+                                     "columns": {"sentence1": "first", "sentence2": "first"}}),
+     "datasets[29].columns: sentence1 and sentence2 name the same column 'first'"),
+    (lambda c: c["datasets"].append({"year": 2020, "name": "own", "role": "test", "track": "en", "format": "table", "path": "x.csv",
+                                     "columns": {"sentence1": "a", "sentence2": "b", "score": "c"}, "score_range": [5, 5]}),
+     r"datasets[29].score_range: [5, 5] is not [lowest, highest] with lowest < highest"),
 ])
 def test_a_dangling_name_is_reported_with_its_key_path(edit, expected):
     assert expected in problems(edit)
@@ -81,3 +97,15 @@ def test_a_year_without_any_dataset_is_a_note_not_an_error():
     config["fusion"]["dev"]["train_years"] = [2011, 2012]
     assert check_config(config, MANIFEST, KNOWN_FEATURES) == [
         "config.yaml: fusion.dev.train_years: no datasets in [2011]; those years are skipped"]
+
+
+def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
+    """YAML keeps the last of two equal keys without a word (a threshold of 3.8 became 0.0)."""
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("paraphrase_pairs:\n  threshold: 3.8\n  sweep: {start: 3.0, start: 2.0}\n  threshold: 0.0\n")
+    check_unique_keys([REPO / "config.yaml", REPO / "config/stsb.yaml"])  # the shipped files are clean
+    with pytest.raises(ConfigError) as error:
+        check_unique_keys([REPO / "config.yaml", overlay])
+    assert str(error.value).splitlines()[1:] == [
+        f"  {overlay}:3: key 'start' is given again (first on line 3); YAML would keep the last value without a word",
+        f"  {overlay}:4: key 'threshold' is given again (first on line 2); YAML would keep the last value without a word"]

@@ -1,11 +1,12 @@
 import hashlib
+import os
 import http.server
 import threading
 from functools import partial
 
 import pytest
 
-from stsynth.corpus import CorpusError, ManifestEntry, fetch, mirrors_from, read_manifest
+from stsynth.corpus import CorpusError, ManifestEntry, fetch, mirrors_from, read_manifest, verify_copies
 
 
 def entry_for(content: bytes, relpath="DIR/file.txt", origin="http://127.0.0.1:9/origin/DIR/file.txt"):
@@ -62,6 +63,94 @@ def test_manifest_errors_name_the_line(tmp_path):
     path.write_text("relpath\tsha256\tbytes\torigin\nx\tab\tnot-a-number\thttp://o/x\n")
     with pytest.raises(CorpusError, match=r"m\.tsv:2: malformed"):
         read_manifest(path)
+
+
+@pytest.mark.parametrize("relpath, reason", [
+    ("../../../escape_src.txt", "it contains a '..' part"),
+    ("STS2016/../../x.txt", "it contains a '..' part"),
+    ("/etc/escape.txt", "it is absolute"),
+    ("C:/escape.txt", "it is absolute"),
+    ("STS2016\\x.txt", "it contains a backslash"),
+])
+def test_a_manifest_path_that_could_leave_the_corpus_folder_is_refused(tmp_path, relpath, reason):
+    """Its copy goes to resources/corpus/<relpath>: '../../../x' wrote three levels above the working tree."""
+    path = tmp_path / "m.tsv"
+    path.write_text(f"relpath\tsha256\tbytes\torigin\nok/x.txt\t{'0' * 64}\t1\thttp://o/x\n"
+                    f"{relpath}\t{'0' * 64}\t1\thttp://o/y\n")
+    with pytest.raises(CorpusError) as error:
+        read_manifest(path)
+    assert str(error.value).startswith(f"{path}:3: relpath {relpath!r} is refused: {reason}")
+
+
+def test_a_manifest_path_listed_twice_is_refused(tmp_path):
+    path = tmp_path / "m.tsv"
+    path.write_text(f"relpath\tsha256\tbytes\torigin\nx.txt\t{'0' * 64}\t1\thttp://o/x\nx.txt\t{'1' * 64}\t1\thttp://o/x\n")
+    with pytest.raises(CorpusError, match=r"m\.tsv:3: relpath 'x.txt' is listed twice \(first on line 2\)"):
+        read_manifest(path)
+
+
+def test_an_escaping_manifest_row_stops_the_workflow_before_any_job(workspace, tmp_path):
+    content = b"outside\tthe tree\n"
+    put(tmp_path / "source", "escape_src.txt", content)
+    digest = hashlib.sha256(content).hexdigest()
+    with workspace.manifest.open("a") as manifest:
+        manifest.write(f"../../../escape_src.txt\t{digest}\t{len(content)}\tfile://{tmp_path}/source/escape_src.txt\n")
+    workspace.config["datasets"].append({"year": 2020, "name": "escape", "role": "test", "track": "en",
+                                         "format": "stsb", "input": "../../../escape_src.txt"})
+    workspace.write_config()
+    result = workspace.snakemake("resources/pairs/2020/escape.parquet", check=False)
+    lines = len(workspace.manifest.read_text().splitlines())
+    assert result.returncode != 0
+    assert f"{workspace.manifest}:{lines}: relpath '../../../escape_src.txt' is refused" in result.stdout + result.stderr
+    # where work/resources/corpus/../../../ and work/logs/corpus/../../../ lead: the copy, log and benchmark landed there
+    assert not list(tmp_path.glob("escape_src.txt*"))
+
+
+def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace):
+    """It was verified once, then trusted: an edited gold file went into the pair table."""
+    target = "resources/pairs/2016/tinytest.parquet"
+    workspace.snakemake(target)
+    copy = next((workspace.path / "resources/corpus").glob("*/STS.gs.tinytest.txt"))
+    copy.write_text(copy.read_text().replace("4.800", "1.800", 1) if "4.800" in copy.read_text()
+                    else "1.8" + copy.read_text()[3:])
+    result = workspace.snakemake(target, check=False)
+    log = (workspace.path / "logs/pairs/2016/tinytest.log").read_text()
+    assert result.returncode != 0 and f"{copy.relative_to(workspace.path)}: sha256 is" in log
+    assert "but the corpus manifest (" in log and "Delete it to fetch it again" in log
+    copy.unlink()
+    workspace.snakemake(target)  # fetched again, verified, and the table rebuilt from it
+
+
+def test_verify_copies_checks_only_corpus_copies_and_names_the_copy(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    manifest = tmp_path / "m.tsv"
+    digest = hashlib.sha256(b"original\n").hexdigest()
+    manifest.write_text(f"relpath\tsha256\tbytes\torigin\nx.txt\t{digest}\t9\thttp://o/x\n")
+    put(tmp_path / "resources/corpus", "x.txt", b"original\n")
+    put(tmp_path, "mine.csv", b"a local file: not in the manifest\n")
+    verify_copies(["resources/corpus/x.txt", "mine.csv"], manifest)
+    put(tmp_path / "resources/corpus", "x.txt", b"edited\n")
+    with pytest.raises(CorpusError, match=r"resources/corpus/x.txt: sha256 is [0-9a-f]{64}, but the corpus manifest"):
+        verify_copies(["mine.csv", "resources/corpus/x.txt"], manifest)
+
+
+def test_a_killed_fetch_leaves_nothing_behind_for_long_and_copies_are_readable(tmp_path):
+    content = b"right bytes\n"
+    put(tmp_path / "m", "DIR/file.txt", content)
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = out / ".file.txt.ab12_z9x"  # what mkstemp named the copy of a fetch killed mid-way
+    stale.write_bytes(b"half")
+    unrelated = out / ".file.txt.notes"
+    unrelated.write_bytes(b"mine")
+    umask = os.umask(0o022)
+    try:
+        fetch(entry_for(content), out / "file.txt", [str(tmp_path / "m")])
+    finally:
+        os.umask(umask)
+    assert not stale.exists() and unrelated.exists()
+    mode = (out / "file.txt").stat().st_mode & 0o777
+    assert mode == 0o644, oct(mode)  # readable like any checkout file, not mkstemp's 0600
 
 
 def test_project_manifest_matches_shared_corpus(shared_corpus):

@@ -83,12 +83,54 @@ def test_table_with_tabs_no_quoting_and_another_encoding(tmp_path):
     ("first,second,rating\nA.,B.,4\nC.,D.,high\n", {}, r"own.csv:3: score 'high' is not a number"),
     ("first,second,rating\nA.,B.,4\nC.,D.,0.5\n", {"score_range": [1, 5]}, r"own.csv:3: score 0.5 is outside \[1, 5\]"),
     ("first,second,rating\nA.,B.,4\nC.,D.,\xe9\n", {}, r"own.csv:3: not valid utf-8"),
+    # issue 24: each of these used to give a table without a word
+    ("first,second,second,rating\nA.,B.,C.,4\n", {}, r"own.csv:1: the header names a column more than once \('second' as columns 2, 3\)"),
+    ("rating,rating\n1,2\n", {"columns": {"sentence1": "rating", "sentence2": "rating"}}, r"own.csv:1: the header names a column more than once"),
+    ("first,second\nA.,B.\n", {"columns": {"sentence1": "first", "sentence2": "first"}},
+     r"own.csv:1: columns sentence1 and sentence2 name the same header column 'first'"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,0_5\n", {}, r"own.csv:3: score '0_5' is not a number written as a plain decimal"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,1e0\n", {}, r"own.csv:3: score '1e0' is not a number"),
+    ("first,second,rating\nA.,B.,4\nC.,D.,nan\n", {}, r"own.csv:3: score 'nan' is not a number"),
+    ("first,second,rating\nA.,B.,4\nC.,D\0.,3\n", {}, r"own.csv:3: field 2 contains a NUL byte"),
+    ("first,second,rating\nA.,B.,4\nC.," + "x" * 131073 + ",3\n", {}, r"own.csv:3: field larger than field limit \(131072\)"),
+    ("first,second,rating\n", {}, r"own.csv: no pairs; a dataset, a predict set too, needs at least one line"),
 ])
 def test_table_errors_name_file_and_line(tmp_path, content, keys, message):
     path = tmp_path / "own.csv"
     path.write_bytes(content.encode("latin-1"))
     with pytest.raises(InputFormatError, match=message):
         pair_table(table_dataset(**keys), path)
+
+
+@pytest.mark.parametrize("fmt, content, message", [
+    ("sts", "A.\tB.\nC.\t" + "x" * 131073 + "\n", r"in.txt:2: field 2 has 131073 characters, more than the 131072"),
+    ("sts", "A.\tB.\nC.\tD\0.\n", r"in.txt:2: field 2 contains a NUL byte \(at character 2\)"),
+    ("stsb", STSB_LINES[0] + "\n" + STSB_LINES[0].replace("A plane", "A\0plane") + "\n", r"in.txt:2: field 6 contains a NUL byte"),
+    ("stsb", STSB_LINES[0].replace("5.000", "0_5") + "\n", r"in.txt:1: score '0_5' is not a number"),
+    ("sts-gold", "0_5\n", r"gs.txt:1: score '0_5' is not a number"),
+    ("sts-gold", "5.5\n", r"gs.txt:1: score 5.5 is outside \[0, 5\]"),
+])
+def test_every_format_refuses_nul_overlong_fields_and_odd_numbers(tmp_path, fmt, content, message):
+    """One rule for all formats: the sts format used to take a 1 MB sentence and a NUL byte (which
+    failed much later in the MT engine), float() read gold "0_5" as 5.0."""
+    sentences, gold = tmp_path / "in.txt", tmp_path / "gs.txt"
+    if fmt == "sts-gold":
+        sentences.write_text("A.\tB.\n")
+        gold.write_text(content)
+    else:
+        sentences.write_text(content)
+    dataset = stsb() if fmt == "stsb" else Dataset.from_config(
+        {"year": 2016, "name": "x", "track": "en", "role": "test", "fields": 2, "path": "unused"})
+    with pytest.raises(InputFormatError, match=message):
+        pair_table(dataset, sentences, gold if fmt == "sts-gold" else None)
+
+
+def test_a_byte_order_mark_is_removed_and_logged(tmp_path, caplog):
+    path = tmp_path / "own.csv"
+    path.write_text("\ufefffirst,second,rating\nA.,B.,4\n", encoding="utf-8")
+    with caplog.at_level("INFO"):
+        table = pair_table(table_dataset(), path)
+    assert table["s1"].tolist() == ["A."] and "own.csv starts with a byte-order mark: removed" in caplog.text
 
 
 def test_a_dataset_without_scores_is_a_predict_set(tmp_path, caplog):
@@ -115,14 +157,18 @@ def test_a_scored_format_without_any_score_is_an_error(tmp_path):
 def test_local_files_are_recorded_once_and_a_change_is_refused(tmp_path):
     data, lock = tmp_path / "mine.csv", tmp_path / "results/datasets.lock.tsv"
     data.write_text("first,second\nA.,B.\n")
-    digests, notes = check_local_files([str(data)], lock, sha256_of, "2026-11-23T00:00:00+00:00")
-    assert digests == {str(data): hashlib.sha256(data.read_bytes()).hexdigest()} and "first read" in notes[0]
-    assert lock.read_text().splitlines()[1].split("\t")[:2] == [str(data), digests[str(data)]]
-    assert check_local_files([str(data)], lock, sha256_of, "later") == (digests, [])  # nothing new
+    first = check_local_files([str(data)], lock, sha256_of, "2026-11-23T00:00:00+00:00")
+    assert first.digests == {str(data): hashlib.sha256(data.read_bytes()).hexdigest()}
+    assert first.error() is None and "to be recorded" in first.notes()[0] and not lock.exists()  # checking writes nothing
+    assert "first read" in first.record()[0]
+    assert lock.read_text().splitlines()[1].split("\t")[:2] == [str(data), first.digests[str(data)]]
+    lock.write_text(lock.read_text() + "\n\n")  # blank lines (an editor's) are skipped
+    again = check_local_files([str(data)], lock, sha256_of, "later")
+    assert again.digests == first.digests and again.new == [] and again.error() is None
     data.write_text("first,second\nA.,C.\n")
-    with pytest.raises(InputFormatError, match="changed since they were first read") as error:
-        check_local_files([str(data)], lock, sha256_of, "later")
-    assert str(data) in str(error.value) and "delete their lines" in str(error.value)
+    changed = check_local_files([str(data)], lock, sha256_of, "later")
+    assert "changed since they were first read" in changed.error() and str(data) in changed.error()
+    assert "delete their lines" in changed.error()
     with pytest.raises(InputFormatError, match="local dataset file not found"):
         check_local_files([str(tmp_path / "absent.csv")], lock, sha256_of, "later")
 
@@ -163,6 +209,8 @@ def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_pa
     ]
     workspace.write_config()
     targets = ["results/scores/baseline.md", "results/predictions/baseline/2020/unlabeled.txt"]
+    planned = workspace.snakemake("-n", *targets)
+    assert f"{own}: first read" in planned.stdout + planned.stderr and not (workspace.path / "results/datasets.lock.tsv").exists()
     workspace.snakemake(*targets)
     work = workspace.path
     scores = pd.read_parquet(work / "results/scores/baseline.parquet")
@@ -177,9 +225,18 @@ def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_pa
     assert str(own) in lock and str(unlabeled) in lock
     assert "Nothing to be done" in workspace.snakemake(*targets).stderr
     write_csv(own, [*OWN_ROWS[:-1], ("It rains.", "The sun shines.", "2")])  # the file changes
-    result = workspace.snakemake("-n", *targets, check=False)
-    assert result.returncode != 0 and f"{own}: sha256 is" in result.stderr + result.stdout
     lock_path = work / "results/datasets.lock.tsv"
+    recorded = lock_path.read_text()
+    planned = workspace.snakemake("-n", *targets)  # a dry run says so, and changes nothing
+    assert f"{own}: sha256 is" in planned.stdout + planned.stderr and "A run refuses to start" in planned.stdout + planned.stderr
+    table = work / "resources/pairs/2020/own.parquet"
+    built = table.stat().st_mtime_ns
+    result = workspace.snakemake(*targets, check=False)
+    assert result.returncode != 0 and f"{own}: sha256 is" in result.stderr + result.stdout
+    assert "WorkflowError" in result.stderr + result.stdout and "NameError" not in result.stderr + result.stdout
+    assert lock_path.read_text() == recorded and table.stat().st_mtime_ns == built  # no job ran
+    unlocked = workspace.snakemake("--unlock")  # --unlock is not refused
+    assert "Unlocked working directory" in unlocked.stdout + unlocked.stderr
     lock_path.write_text("".join(line for line in lock_path.read_text().splitlines(keepends=True)
                                  if not line.startswith(str(own))))
     from test_provenance import planned_jobs

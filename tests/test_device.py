@@ -52,7 +52,7 @@ def test_the_workflow_declares_gpus_by_the_setting_and_a_job_refuses_a_missing_g
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU: the missing-GPU error cannot happen here")
-    workspace.config["runs"] = {"encoder": {"stage": "encoder"}}
+    workspace.keep_runs({"encoder": {"stage": "encoder"}})
     workspace.write_config({"device": "cuda"})
     planned = workspace.snakemake("-n", "results/scores/encoder.parquet")
     encoder_job = planned.stdout.split("rule encoder_similarity:", 1)[1].split("\n\n", 1)[0]

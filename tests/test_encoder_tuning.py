@@ -113,10 +113,10 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
         "fusion": {"encoder_folds": 2, "grid": {"init": [[]], "max_depth": [2], "learning_rate": [0.1],
                                                 "subsample": [1.0], "max_estimators": 20, "step": 10}},
     })
-    workspace.config["runs"] = {
+    workspace.keep_runs({
         "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
         "fusion-tuned": {"stage": "fusion", "groups": ["ngrams", "encoder"],
-                         "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"}}}
+                         "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"}}})
     workspace.write_config()
     targets = ["results/scores/encoder-sts.parquet", "results/scores/fusion-tuned.parquet",
                "results/encoder_tuning/dev_check.md", "results/fusion/fusion-tuned/ablation.parquet"]

@@ -235,7 +235,7 @@ def test_stage_times_match_benchmarks_to_rules(tmp_path):
 
 
 def test_report_rule_and_html_report_on_tiny_corpus(workspace):
-    workspace.config["runs"] = {"baseline": {"stage": "baseline"}}
+    workspace.keep_runs({"baseline": {"stage": "baseline"}})
     workspace.write_config()
     workspace.snakemake("results/report.md")
     work = workspace.path

@@ -9,7 +9,7 @@ import pytest
 
 from stsynth.language import accuracy_table, language_table
 from stsynth.synthetic import dev_check, round_trip_table, synthetic_pairs
-from stsynth.translate import TranslationCache
+from stsynth.translation_cache import TranslationCache
 
 SETTINGS = {"lowercase": True, "aggressive_dash_splits": False, "escape": False}
 

@@ -43,8 +43,8 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
 
 def test_studies_reuse_what_all_built(workspace):
     """On a tree where `all` is built, `studies` plans only study jobs (baseline-only config, real jobs)."""
-    workspace.config["runs"] = {"baseline": {"stage": "baseline"},
-                                "baseline-again": {"stage": "baseline", "study": True}}
+    workspace.keep_runs({"baseline": {"stage": "baseline"},
+                         "baseline-again": {"stage": "baseline", "study": True}})
     workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": []}
     workspace.config["crosslingual"]["reference_translation"]["field"] = 5  # no MT comparison (it trains models)
     workspace.write_config()

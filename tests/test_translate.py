@@ -9,8 +9,9 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
-from stsynth.translate import (Apertium, Marian, TranslationCache, TranslationEngineError, apertium_stream,
+from stsynth.translate import (Apertium, Marian, TranslationEngineError, apertium_stream,
                                make_translator, strip_apertium_marks, translate_cached, translate_pairs)
+from stsynth.translation_cache import TranslationCache
 
 MODES = {"en-es": "eng-spa", "es-en": "spa-eng"}
 
@@ -329,7 +330,8 @@ def test_missing_marian_model_says_how_to_configure(tmp_path):
 KILLED_TRANSLATION = """
 import sys, time
 sys.path.insert(0, {workflow!r})
-from stsynth.translate import TranslationCache, translate_cached
+from stsynth.translate import translate_cached
+from stsynth.translation_cache import TranslationCache
 
 class Slow:
     name, version = "slow", "1"

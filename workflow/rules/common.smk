@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth pack
 
 import stsynth.report as stsynth_report
 from stsynth import plan
-from stsynth.config_checks import VECTOR_BASES, check_config
+from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
 from stsynth.encoder import ENCODER_FEATURES
@@ -19,6 +19,7 @@ from stsynth.lexicon import WORDNET_FILES
 from stsynth.pairs import check_local_files
 from stsynth.scheduler import coalesce_reevaluations
 from stsynth.threads import job_slots
+from stsynth.translation_cache import merge_shards
 from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
                           pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
                           tuned_encoder_folder, tuned_encoder_path)
@@ -43,6 +44,9 @@ if workflow.is_main_process and workflow.nodes is None and workflow._cores:
 # during a cold `all` (stsynth.scheduler says how it was measured); at most one pending timer instead.
 if workflow.is_main_process and not coalesce_reevaluations():
     logger.warning("this Snakemake has no JobScheduler._schedule_reevalutation: stsynth.scheduler's fix not applied")
+# YAML keeps the last of two equal keys without a word (a repeated `threshold:` silently won): the
+# config files, overlays included, are read again with repeated keys refused.
+check_unique_keys(workflow.configfiles)
 # The manifest and local mirror folders are relative to the checkout, so a run in another working
 # directory (snakemake --directory runs/stsb ..., see README) finds them; outputs stay in that directory.
 config["corpus"]["manifest"] = plan.checkout_path(config["corpus"]["manifest"], workflow.basedir)
@@ -54,10 +58,30 @@ for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
 # Local dataset files (`path:`): sha256 recorded the first time they are read, a change refused.
-LOCAL_SHA256, _notes = check_local_files([f for d in ALL_DATASETS for f in d.local_files], DATASETS_LOCK,
-                                         sha256_of, datetime.now(timezone.utc).isoformat(timespec="seconds"))
-for _note in _notes:
-    logger.info(_note)
+# Recorded (and a change refused) when a run starts (onstart), so a dry run writes nothing and
+# --unlock works whatever the files hold; a dry run says what the run would do.
+LOCAL_FILES = check_local_files([f for d in ALL_DATASETS for f in d.local_files], DATASETS_LOCK,
+                                sha256_of, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+LOCAL_SHA256 = LOCAL_FILES.digests
+if workflow.is_main_process:
+    if LOCAL_FILES.error():
+        logger.error(LOCAL_FILES.error() + "\nA run refuses to start until then.")
+    for _note in LOCAL_FILES.notes():
+        logger.info(_note)
+
+
+onstart:
+    # A run (never a dry run, --unlock or a listing) that is about to start jobs: refuse changed
+    # local files, record new ones.
+    if LOCAL_FILES.error():
+        raise WorkflowError(LOCAL_FILES.error())
+    for _note in LOCAL_FILES.record():
+        logger.info(_note)
+    # translations the jobs of earlier runs wrote to their own shards (stsynth.translation_cache)
+    if _merged := merge_shards(config["translate"]["cache"], config["translate"]["cache_sharing"]):
+        logger.info(f"{config['translate']['cache']}: merged {_merged} translations from the job shards of earlier runs")
+
+
 RUNS = plan.runs_of(config)
 PARAGRAM = config["paragram"]
 PARAGRAM_MODELS = plan.paragram_models(config, ALL_DATASETS)

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from stsynth.corpus import verify_copies
 from stsynth.logs import log_to
 from stsynth.mt_quality import comparison, comparison_markdown, read_field
 from stsynth.sentence_model import SentenceModel
@@ -10,6 +11,7 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
+verify_copies(snakemake.input, snakemake.config["corpus"]["manifest"])
 models = {name: SentenceModel.load(path) for name, path in zip(settings["models"], snakemake.input.models, strict=True)}
 sets = [{"pairs": pd.read_parquet(pairs), "tokens": pd.read_parquet(tokens),
          "reference": read_field(released, fields, settings["field"])}

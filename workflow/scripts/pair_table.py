@@ -1,7 +1,9 @@
+from stsynth.corpus import verify_copies
 from stsynth.logs import log_to
 from stsynth.pairs import Dataset, pair_table
 
 log_to(snakemake.log[0])
+verify_copies(snakemake.input, snakemake.config["corpus"]["manifest"])
 entry = {key: value for key, value in snakemake.params.dataset.items() if key != "local_sha256"}
 table = pair_table(Dataset.from_config(entry), snakemake.input.sentences, snakemake.input.get("gold"))
 table.to_parquet(snakemake.output[0], index=False)

@@ -1,3 +1,4 @@
+from stsynth.corpus import verify_copies
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
 from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors
@@ -5,6 +6,7 @@ from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
+verify_copies(snakemake.input, snakemake.config["corpus"]["manifest"])
 base = read_vectors(snakemake.input.base)
 vectors = ppdb_paragram(base, read_ppdb_lexical(snakemake.input.ppdb), settings["trainer"], settings["max_pairs"],
                         seed=settings["trainer"]["seed"], source=f"ppdb-paragram-{base.source}")

@@ -1,16 +1,57 @@
 """Start-up checks of config.yaml that its JSON schema cannot express: names that point at another
-part of the config (tables, models, runs, feature groups, years, datasets) and repeated datasets.
+part of the config (tables, models, runs, feature groups, years, datasets), repeated datasets and
+values that only make sense together (a range's ends, a held-out fold and its fold count).
 
 ``check_config`` collects every problem, each naming its key path, and raises one ConfigError, so a
 user fixes them all in one go instead of meeting them one by one as missing files deep in the DAG.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 
 
 class ConfigError(ValueError):
     """A config value that names something the config does not define."""
+
+
+class _KeyRecordingLoader(yaml.SafeLoader):
+    """A SafeLoader that notes every mapping key given twice (YAML loaders keep the last one silently)."""
+
+    def __init__(self, stream, name: str):
+        super().__init__(stream)
+        self.name, self.repeated = name, []
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first_line = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in first_line:
+                    self.repeated.append((line, f"{self.name}:{line}: key {key!r} is given again (first on line "
+                                         f"{first_line[key]}); YAML would keep the last value without a word"))
+                first_line.setdefault(key, line)
+        return super().construct_mapping(node, deep=deep)
+
+
+def check_unique_keys(paths) -> None:
+    """Raise ConfigError naming every key that a config file (config.yaml or an overlay) gives twice."""
+    problems = []
+    for path in paths:
+        loader = _KeyRecordingLoader(Path(path).read_text(encoding="utf-8"), str(path))
+        try:
+            loader.get_single_data()
+        finally:
+            loader.dispose()
+        problems += [message for _, message in sorted(loader.repeated)]
+    if problems:
+        raise ConfigError(f"{len(problems)} repeated key(s):\n  " + "\n  ".join(problems))
 
 
 def vector_sources() -> list[str]:
@@ -34,6 +75,13 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             problems.append(f"datasets[{index}]: {entry['year']}/{entry['name']} is declared twice "
                             f"(first as datasets[{seen[key]}])")
         seen.setdefault(key, index)
+        columns = entry.get("columns") or {}
+        for name in sorted(set(columns.values())):
+            if len(keys := [key for key, other in columns.items() if other == name]) > 1:
+                problems.append(f"datasets[{index}].columns: {' and '.join(keys)} name the same column {name!r}")
+        if "score_range" in entry and not entry["score_range"][0] < entry["score_range"][1]:
+            problems.append(f"datasets[{index}].score_range: {entry['score_range']} is not [lowest, highest] "
+                            "with lowest < highest")
         for field in ("input", "gold"):
             if field in entry and entry[field] not in manifest:
                 problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
@@ -81,10 +129,19 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, "
                  "synthetic or synthetic-<year>-<dataset>)")
 
+    def check_holdout(where: str, entry: dict) -> None:
+        if (holdout := entry.get("holdout")) and not holdout["fold"] < holdout["folds"]:
+            problems.append(f"{where}.holdout: fold {holdout['fold']} of {holdout['folds']} holds nothing out "
+                            f"(folds are numbered 0 to {holdout['folds'] - 1})")
+
     paragram = config.get("paragram", {})
     models = paragram.get("models", {})
+    check_holdout("paragram.defaults", paragram.get("defaults", {}))
+    for preset, entry in paragram.get("presets", {}).items():
+        check_holdout(f"paragram.presets.{preset}", entry)
     for model, entry in models.items():
         where = f"paragram.models.{model}"
+        check_holdout(where, entry)
         need_tables(where, entry)
         if "preset" in entry:
             need(f"{where}.preset", entry["preset"], list(paragram.get("presets", {})), "a paragram preset")
@@ -104,6 +161,9 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             need(f"runs.{run}.model", entry.get("model"), list(models), "a model in paragram.models")
     if "sweep" in pairs:
         need("paraphrase_pairs.sweep.model", pairs["sweep"]["model"], list(models), "a model in paragram.models")
+        if pairs["sweep"]["start"] > pairs["sweep"]["stop"]:
+            problems.append(f"paraphrase_pairs.sweep: start {pairs['sweep']['start']} is above stop "
+                            f"{pairs['sweep']['stop']}, so the sweep has no threshold")
         need_years("paraphrase_pairs.sweep.years", pairs["sweep"].get("years", []))
     compare = paragram.get("compare_sources", {})
     for i, source in enumerate(compare.get("sources", [])):
@@ -167,7 +227,20 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     if "features" in config:
         need("features.vectors", config["features"]["vectors"], vector_sources(), "a word-vector source")
 
+    run_names = list(runs)
+    compare_runs = config.get("scoring", {}).get("compare", {})
+    if compare_runs.get("reference") is not None:
+        need("scoring.compare.reference", compare_runs["reference"], run_names, "a run in runs")
+    for i, pair in enumerate(compare_runs.get("pairs", [])):
+        for j, run in enumerate(pair):
+            need(f"scoring.compare.pairs[{i}][{j}]", run, run_names, "a run in runs")
     report = config.get("report", {})
+    for i, run in enumerate(report.get("scatter_runs", [])):
+        need(f"report.scatter_runs[{i}]", run, run_names, "a run in runs")
+    for run in report.get("paper_systems", {}):
+        need(f"report.paper_systems.{run}", run, run_names, "a run in runs")
+    for run in report.get("training_curves", {}):
+        need(f"report.training_curves.{run}", run, run_names, "a run in runs")
     for run, models_of_run in report.get("training_curves", {}).items():
         for i, model in enumerate(models_of_run):
             need(f"report.training_curves.{run}[{i}]", model, list(models), "a model in paragram.models")

@@ -11,11 +11,12 @@ import csv
 import hashlib
 import logging
 import os
+import re
 import shutil
 import tempfile
 import urllib.request
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +35,24 @@ class CorpusError(RuntimeError):
     pass
 
 
+def unsafe_relpath(relpath: str) -> str | None:
+    """Why a corpus path could land outside the corpus folder (its copy is written to
+    resources/corpus/<relpath>), or None: no absolute path, drive, backslash or '..' part."""
+    if not relpath.strip():
+        return "it is empty"
+    if PurePosixPath(relpath).is_absolute() or relpath[1:3] in (":/", ":\\"):
+        return "it is absolute"
+    if "\\" in relpath:
+        return "it contains a backslash"
+    if ".." in PurePosixPath(relpath).parts:
+        return "it contains a '..' part"
+    return None
+
+
 def read_manifest(path: str | Path) -> dict[str, ManifestEntry]:
-    entries = {}
+    """The manifest's rows by relpath; a malformed row, a path that could leave the corpus folder or a
+    path listed twice is an error naming the line."""
+    entries, lines = {}, {}
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
         expected = ["relpath", "sha256", "bytes", "origin"]
@@ -46,7 +63,13 @@ def read_manifest(path: str | Path) -> dict[str, ManifestEntry]:
                 entry = ManifestEntry(row["relpath"], row["sha256"].lower(), int(row["bytes"]), row["origin"])
             except (TypeError, ValueError) as err:
                 raise CorpusError(f"{path}:{lineno}: malformed manifest row ({err})") from err
-            entries[entry.relpath] = entry
+            if reason := unsafe_relpath(entry.relpath):
+                raise CorpusError(f"{path}:{lineno}: relpath {entry.relpath!r} is refused: {reason} (a corpus path "
+                                  "is relative to the corpus folder and stays inside it)")
+            if entry.relpath in lines:
+                raise CorpusError(f"{path}:{lineno}: relpath {entry.relpath!r} is listed twice (first on line "
+                                  f"{lines[entry.relpath]})")
+            entries[entry.relpath], lines[entry.relpath] = entry, lineno
     return entries
 
 
@@ -63,6 +86,28 @@ def sha256_of(path: str | Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+CORPUS_COPIES = "resources/corpus/"  # where fetch_corpus_file puts each verified copy
+
+
+def verify_copies(paths, manifest: str | Path) -> None:
+    """Check the corpus copies among the files a job reads against the manifest's sha256 again, before
+    the job reads them: a copy edited after it was fetched and verified is refused, never read
+    (Snakemake sees only a newer file). The manifest is read here, not passed as a param: the check
+    shapes no output, so a corrected checksum reruns the fetch alone."""
+    entries = None
+    checked = 0
+    for path in map(str, paths):
+        if not path.startswith(CORPUS_COPIES):
+            continue
+        entries = entries or read_manifest(manifest)
+        expected = entries[path.removeprefix(CORPUS_COPIES)].sha256
+        if (digest := sha256_of(path)) != expected:
+            raise CorpusError(f"{path}: sha256 is {digest}, but the corpus manifest ({manifest}) says {expected}: "
+                              "the copy changed after it was fetched and verified. Delete it to fetch it again.")
+        checked += 1
+    log.info("%d corpus copies match the manifest's sha256", checked)
 
 
 def _is_url(location: str) -> bool:
@@ -88,6 +133,22 @@ def candidate_sources(entry: ManifestEntry, mirrors: list[str]) -> list[str]:
     return sources
 
 
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def remove_stale_temporaries(destination: Path) -> None:
+    """Delete what an earlier fetch of the same file left when it was killed (Snakemake runs one job
+    per output at a time, so no live fetch owns them)."""
+    pattern = re.compile(re.escape(f".{destination.name}.") + r"[a-z0-9_]{8}")
+    for stale in destination.parent.glob(f".{destination.name}.*"):
+        if pattern.fullmatch(stale.name):
+            stale.unlink(missing_ok=True)
+            log.info("removed %s, left by an interrupted fetch", stale)
+
+
 def fetch(entry: ManifestEntry, destination: str | Path, mirrors: list[str], timeout: float = 60.0) -> str:
     """Copy ``entry`` to ``destination`` from the first source whose bytes verify.
 
@@ -97,6 +158,7 @@ def fetch(entry: ManifestEntry, destination: str | Path, mirrors: list[str], tim
     """
     destination = Path(destination)
     destination.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(destination)
     tried = []
     for source in candidate_sources(entry, mirrors):
         if not _is_url(source) and not Path(source).is_file():
@@ -111,6 +173,7 @@ def fetch(entry: ManifestEntry, destination: str | Path, mirrors: list[str], tim
             if digest != entry.sha256:
                 tried.append(f"{source}: sha256 {digest} != expected {entry.sha256}")
                 continue
+            os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 would hide it from the group
             os.replace(tmp, destination)
             log.info("fetched %s from %s (%d bytes, sha256 ok)", entry.relpath, source, entry.bytes)
             return source

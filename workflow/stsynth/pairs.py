@@ -1,8 +1,9 @@
 """Read a dataset, in any of the formats people have, into one checked pair table.
 
 Formats (a dataset entry's ``format``; every one goes through the same checks, each failure naming
-the file and line: field count, decoding, a score that is a number inside the declared range,
-blank sentences logged with their lines):
+the file and line: field count, decoding, no NUL byte, no field over MAX_FIELD_CHARS characters, a
+score that is a plain decimal number (``3.8``, ``-1``, ``.5``; not ``0_5``, ``1e0`` or ``nan``)
+inside the declared range, at least one line; blank sentences logged with their lines):
 
 * ``sts`` (default): a SemEval STS release: an input file of tab-separated lines (``fields`` per
   line, s1 and s2 the first two; later fields never read) and a gold file, one score per line
@@ -38,8 +39,8 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,11 @@ class InputFormatError(ValueError):
 
 
 FORMATS = ("sts", "stsb", "table")
+# The csv module's default field limit, applied to every format: no sentence of any STS release
+# comes near it, and a field this long is a quoting error (a stray quote swallowing lines).
+MAX_FIELD_CHARS = 131072
+# What a score may look like: Python's float() also takes "0_5", "1e0", "inf" and "nan".
+PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 STSB_FIELDS = 7  # genre, file, years, id, score, s1, s2 (license notes may follow: never read)
 
 
@@ -124,6 +130,18 @@ def _decoded_lines(path: str | Path) -> list[str]:
     return decoded
 
 
+def check_fields(parts: list[str], where: str) -> list[str]:
+    """The fields of one line, refused when one holds a NUL byte (the MT engines use it as a
+    separator) or is longer than MAX_FIELD_CHARS."""
+    for number, field in enumerate(parts, start=1):
+        if "\0" in field:
+            raise InputFormatError(f"{where}: field {number} contains a NUL byte (at character {field.index(chr(0)) + 1})")
+        if len(field) > MAX_FIELD_CHARS:
+            raise InputFormatError(f"{where}: field {number} has {len(field)} characters, more than the "
+                                   f"{MAX_FIELD_CHARS} a field may have")
+    return parts
+
+
 def read_field_lines(path: str | Path, fields: int) -> list[list[str]]:
     """The tab-separated fields of every line of a released input file, each line checked for ``fields``."""
     lines = []
@@ -131,7 +149,7 @@ def read_field_lines(path: str | Path, fields: int) -> list[list[str]]:
         parts = line.split("\t")
         if len(parts) != fields:
             raise InputFormatError(f"{path}:{lineno}: expected {fields} tab-separated fields, found {len(parts)}")
-        lines.append(parts)
+        lines.append(check_fields(parts, f"{path}:{lineno}"))
     return lines
 
 
@@ -141,20 +159,8 @@ def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
 
 
 def read_gold(path: str | Path) -> list[float | None]:
-    scores: list[float | None] = []
-    for lineno, line in enumerate(_decoded_lines(path), start=1):
-        text = line.strip()
-        if not text:
-            scores.append(None)
-            continue
-        try:
-            value = float(text)
-        except ValueError:
-            raise InputFormatError(f"{path}:{lineno}: gold score {text!r} is not a number") from None
-        if not (0.0 <= value <= 5.0) or math.isnan(value):
-            raise InputFormatError(f"{path}:{lineno}: gold score {value} is outside [0, 5]")
-        scores.append(value)
-    return scores
+    return [_score(line.strip(), f"{path}:{lineno}") if line.strip() else None
+            for lineno, line in enumerate(_decoded_lines(path), start=1)]
 
 
 def is_blank(sentence) -> bool:
@@ -181,11 +187,10 @@ def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, s
 
 
 def _score(text: str, where: str, low: float = 0.0, high: float = 5.0) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputFormatError(f"{where}: score {text!r} is not a number") from None
-    if math.isnan(value) or not low <= value <= high:
+    if not PLAIN_DECIMAL.fullmatch(text):
+        raise InputFormatError(f"{where}: score {text!r} is not a number written as a plain decimal (3.8, .5, -1; not 0_5, 1e0, nan)")
+    value = float(text)
+    if not low <= value <= high:
         raise InputFormatError(f"{where}: score {value} is outside [{low:g}, {high:g}]")
     return value
 
@@ -198,6 +203,7 @@ def read_stsb(path) -> tuple[list[tuple[str, str]], list[float | None]]:
             raise InputFormatError(f"{path}:{lineno}: expected at least {STSB_FIELDS} tab-separated fields "
                                    f"(genre, file, years, id, score, s1, s2), found {len(parts)}")
         extra += len(parts) > STSB_FIELDS
+        check_fields(parts[:STSB_FIELDS], f"{path}:{lineno}")
         gold.append(_score(parts[4], f"{path}:{lineno}"))
         sentences.append((parts[5], parts[6]))
     log.info("%s: %d lines carry fields after s2 (license notes), not read", path, extra)
@@ -212,23 +218,37 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
         lineno = raw[:err.start].count(b"\n") + 1
         raise InputFormatError(f"{path}:{lineno}: not valid {dataset.encoding} "
                                f"({err.reason} at byte {err.start})") from err
-    text = text.removeprefix("\ufeff")
+    if text.startswith("\ufeff"):
+        log.info("%s starts with a byte-order mark: removed, not part of the header", path)
+        text = text[1:]
     quoting = {"minimal": csv.QUOTE_MINIMAL, "none": csv.QUOTE_NONE}[dataset.quoting]
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=dataset.delimiter, quoting=quoting)
-    header = next(reader, None)
+    rows = _table_rows(reader, path)
+    header = next(rows, None)
     if header is None:
         raise InputFormatError(f"{path}: empty file, expected a header row")
+    where = f"{path}:{reader.line_num}"
+    repeated = {name: [i + 1 for i, other in enumerate(header) if other == name] for name in header}
+    if repeated := {name: at for name, at in repeated.items() if len(at) > 1}:
+        raise InputFormatError(f"{where}: the header names a column more than once ("
+                               + "; ".join(f"{name!r} as columns {', '.join(map(str, at))}" for name, at in repeated.items())
+                               + "): which one a key means would be a guess")
     columns = dataset.columns or {}
     missing = [f"{key}: {name!r}" for key, name in columns.items() if name not in header]
     if missing:
-        raise InputFormatError(f"{path}:1: header {header} lacks the configured column(s) {', '.join(missing)}")
+        raise InputFormatError(f"{where}: header {header} lacks the configured column(s) {', '.join(missing)}")
+    shared = {name: [key for key, other in columns.items() if other == name] for name in columns.values()}
+    if shared := {name: keys for name, keys in shared.items() if len(keys) > 1}:
+        raise InputFormatError(f"{where}: " + "; ".join(f"columns {' and '.join(keys)} name the same header column {name!r}"
+                                                     for name, keys in shared.items()))
     index = {key: header.index(name) for key, name in columns.items()}
     low, high = dataset.score_range or (0.0, 5.0)
     sentences, gold = [], []
-    for row in reader:
+    for row in rows:
         where = f"{path}:{reader.line_num}"
         if len(row) != len(header):
             raise InputFormatError(f"{where}: expected {len(header)} fields (as the header), found {len(row)}")
+        check_fields(row, where)
         sentences.append((row[index["sentence1"]], row[index["sentence2"]]))
         if "score" not in index or not row[index["score"]].strip():
             gold.append(None)
@@ -238,6 +258,17 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     if "score" in index and (low, high) != (0.0, 5.0):
         log.info("%s: scores on [%g, %g] mapped linearly onto [0, 5]", path, low, high)
     return sentences, gold
+
+
+def _table_rows(reader, path):
+    """The rows of a csv reader, its errors (a field over the limit, a stray quote) naming file and line."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            raise InputFormatError(f"{path}:{reader.line_num}: {err}") from err
 
 
 def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path | None = None) -> pd.DataFrame:
@@ -250,6 +281,8 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         sentences, gold = read_table(dataset, input_path)
     else:
         raise ValueError(f"unknown dataset format {dataset.format!r} (known: {', '.join(FORMATS)})")
+    if not sentences:
+        raise InputFormatError(f"{input_path}: no pairs; a dataset, a predict set too, needs at least one line")
     scored = sum(g is not None for g in gold)
     where = gold_path or input_path
     if dataset.scored is not None and scored != dataset.scored:
@@ -282,40 +315,61 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
 LOCK_COLUMNS = ["path", "sha256", "bytes", "recorded"]
 
 
-def check_local_files(paths: list[str], lock_path: str | Path, sha256_of, now: str) -> tuple[dict, list[str]]:
-    """sha256 of every local dataset file, checked against the lock file (TSV: path, sha256, bytes,
-    recorded): a file not in it yet is added (returned as a note); a file whose bytes changed since
-    it was recorded is an error, never silently mixed with results built from the old bytes.
-    Returns {path: sha256} and the notes."""
+@dataclass
+class LocalFiles:
+    """The local dataset files as read now, against the lock file (TSV: path, sha256, bytes, recorded)."""
+    lock_path: Path
+    digests: dict          # path -> sha256 now
+    rows: dict             # path -> lock row, the new files' rows included
+    new: list              # paths not in the lock yet
+    changed: list          # one message per file whose bytes changed since it was recorded
+
+    def error(self) -> str | None:
+        """Why a run must not start (files changed since they were recorded), or None."""
+        if not self.changed:
+            return None
+        return ("local dataset files changed since they were first read:\n  " + "\n  ".join(self.changed)
+                + f"\nIf the new contents are intended, delete their lines from {self.lock_path}: every result "
+                "built from them is then rebuilt.")
+
+    def notes(self) -> list[str]:
+        return [f"{path}: first read, sha256 {self.digests[path]} to be recorded in {self.lock_path}" for path in self.new]
+
+    def record(self) -> list[str]:
+        """Write the new files' rows to the lock (a run that goes ahead, never a dry run); the notes."""
+        if self.new:
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.lock_path.with_name(self.lock_path.name + f".{os.getpid()}.tmp")
+            temporary.write_text("\n".join("\t".join(row) for row in [LOCK_COLUMNS, *self.rows.values()]) + "\n",
+                                 encoding="utf-8")
+            os.replace(temporary, self.lock_path)
+        return [note.replace("to be recorded", "recorded") for note in self.notes()]
+
+
+def check_local_files(paths: list[str], lock_path: str | Path, sha256_of, now: str) -> LocalFiles:
+    """sha256 of every local dataset file, checked against the lock file: a file not in it yet is new
+    (LocalFiles.record adds it); a file whose bytes changed since it was recorded is a LocalFiles.error,
+    never silently mixed with results built from the old bytes. Blank lines of the lock are skipped."""
     lock_path = Path(lock_path)
     recorded = {}
     if lock_path.exists():
-        rows = list(csv.reader(lock_path.read_text(encoding="utf-8").splitlines(), delimiter="\t"))
-        if not rows or rows[0] != LOCK_COLUMNS:
+        rows = [(lineno, row) for lineno, row in enumerate(
+            csv.reader(lock_path.read_text(encoding="utf-8").splitlines(), delimiter="\t"), start=1) if row]
+        if not rows or rows[0][1] != LOCK_COLUMNS:
             raise InputFormatError(f"{lock_path}:1: header must be {LOCK_COLUMNS}")
-        for lineno, row in enumerate(rows[1:], start=2):
+        for lineno, row in rows[1:]:
             if len(row) != len(LOCK_COLUMNS):
                 raise InputFormatError(f"{lock_path}:{lineno}: expected {len(LOCK_COLUMNS)} fields, found {len(row)}")
             recorded[row[0]] = row
-    digests, notes, changed = {}, [], []
+    digests, new, changed = {}, [], []
     for path in dict.fromkeys(paths):
         if not Path(path).is_file():
             raise InputFormatError(f"{path}: local dataset file not found")
         digests[path] = digest = sha256_of(path)
         if path not in recorded:
             recorded[path] = [path, digest, str(Path(path).stat().st_size), now]
-            notes.append(f"{path}: first read, sha256 {digest} recorded in {lock_path}")
+            new.append(path)
         elif recorded[path][1] != digest:
             changed.append(f"{path}: sha256 is {digest}, but {lock_path} recorded {recorded[path][1]} on "
                            f"{recorded[path][3]}")
-    if changed:
-        raise InputFormatError("local dataset files changed since they were first read:\n  " + "\n  ".join(changed)
-                               + f"\nIf the new contents are intended, delete their lines from {lock_path}: "
-                               "every result built from them is then rebuilt.")
-    if notes:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = lock_path.with_name(lock_path.name + f".{os.getpid()}.tmp")
-        temporary.write_text("\n".join("\t".join(row) for row in [LOCK_COLUMNS, *recorded.values()]) + "\n",
-                             encoding="utf-8")
-        os.replace(temporary, lock_path)
-    return digests, notes
+    return LocalFiles(lock_path, digests, recorded, new, changed)

@@ -31,7 +31,8 @@ import pandas as pd
 from stsynth.paraphrase_pairs import conform
 from .tables import markdown_rows, markdown_table
 from stsynth.tokens import tokenize
-from stsynth.translate import TranslationCache, Translator, round_trip
+from stsynth.translate import Translator, round_trip
+from stsynth.translation_cache import TranslationCache
 
 log = logging.getLogger(__name__)
 

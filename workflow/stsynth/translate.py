@@ -11,12 +11,9 @@ A backend has a ``name``, a ``version`` (everything that changes its output: eng
 version, or model weights and decoding settings) and ``translate(sentences, direction)`` where
 direction is ``"en-es"`` or ``"es-en"``.
 
-The cache (``translate.cache``, SQLite) lives outside every rule's outputs, keyed by
-(backend, version, direction, sentence), and is committed batch by batch, so a killed or re-run
-rule translates only what is missing. Its table::
-
-    translations(backend TEXT, version TEXT, direction TEXT, source TEXT, target TEXT,
-                 PRIMARY KEY (backend, version, direction, source))
+Every translation goes through the cache (stsynth.translation_cache: ``translate.cache``, keyed by
+(backend, version, direction, sentence), safe on a local disk and on a cluster's network filesystem),
+so a killed or re-run rule translates only what is missing.
 
 Translated pair table (``resources/translated/{year}/{dataset}.parquet``, es-en sets): the pair
 table schema (stsynth.pairs) with every Spanish sentence replaced by its English translation
@@ -36,7 +33,6 @@ import logging
 import re
 import shlex
 import shutil
-import sqlite3
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +44,7 @@ import pandas as pd
 
 from .device import resolve_device
 from .progress import Progress
+from .translation_cache import TranslationCache
 
 log = logging.getLogger(__name__)
 
@@ -310,43 +307,6 @@ def make_translator(settings: dict, threads: int = 1, device: str = "auto") -> T
     if backend == "marian":
         return Marian(**settings["marian"], threads=threads, device=device)
     raise ValueError(f"translate.backend {backend!r} is not one of apertium, marian")
-
-
-# ---------------------------------------------------------------------------------------------
-# Cache
-
-
-class TranslationCache:
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Rules translating in parallel share the file: WAL lets readers and one writer coexist.
-        self.db = sqlite3.connect(self.path, timeout=600)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("CREATE TABLE IF NOT EXISTS translations (backend TEXT, version TEXT, direction TEXT, "
-                        "source TEXT, target TEXT, PRIMARY KEY (backend, version, direction, source))")
-        self.db.commit()
-
-    def close(self) -> None:
-        self.db.close()
-
-    def lookup(self, translator: Translator, direction: str, sentences: list[str]) -> dict[str, str]:
-        found = {}
-        query = ("SELECT source, target FROM translations WHERE backend=? AND version=? AND direction=? "
-                 "AND source IN ({})")
-        unique = list(dict.fromkeys(sentences))
-        for start in range(0, len(unique), 500):  # SQLite caps the number of bound variables
-            chunk = unique[start:start + 500]
-            rows = self.db.execute(query.format(",".join("?" * len(chunk))),
-                                   [translator.name, translator.version, direction, *chunk])
-            found.update(rows)
-        return found
-
-    def store(self, translator: Translator, direction: str, translations: dict[str, str]) -> None:
-        with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
-                                [(translator.name, translator.version, direction, s, t)
-                                 for s, t in translations.items()])
 
 
 def translate_cached(sentences: list[str], direction: str, translator: Translator, cache: TranslationCache,

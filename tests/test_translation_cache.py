@@ -1,0 +1,139 @@
+"""The translation cache shared by jobs running at once: WAL on a local disk, per-job shards merged at
+the next run's start on a network filesystem (stsynth.translation_cache), with several writer processes."""
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from stsynth.translation_cache import (NETWORK_FILESYSTEMS, TranslationCache, filesystem_type, merge_shards,
+                                       mount_type, resolve_sharing, shard_folder)
+
+MOUNTINFO = """\
+22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+30 22 0:40 / /home rw,relatime shared:2 - nfs4 server:/home rw,vers=4.2
+31 30 0:41 / /home/lab/scratch rw shared:3 - xfs /dev/sdb1 rw
+32 22 0:42 / /mnt/my\\040share rw shared:4 - cifs //nas/share rw
+"""
+
+
+class Engine:
+    name, version = "toy", "1"
+
+
+def writer(path: str, sharing: str, worker: int, sentences: int, start) -> None:
+    start.wait()  # every process writes at the same time
+    with closing(TranslationCache(path, sharing)) as cache:
+        for chunk in range(0, sentences, 10):
+            cache.store(Engine, "en-es", {f"w{worker} s{i}": f"t{worker} s{i}" for i in range(chunk, chunk + 10)})
+            # each writer also reads while the others write
+            assert len(cache.lookup(Engine, "en-es", [f"w{worker} s{chunk}"])) == 1
+
+
+def rows(path) -> int:
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("SELECT COUNT(*) FROM translations").fetchone()[0]
+
+
+def test_the_filesystem_is_that_of_the_nearest_mount_point(tmp_path):
+    assert mount_type(Path("/home/lab/cache"), MOUNTINFO) == "nfs4"
+    assert mount_type(Path("/home/lab/scratch/cache"), MOUNTINFO) == "xfs"
+    assert mount_type(Path("/home/lab/scratchy"), MOUNTINFO) == "nfs4"
+    assert mount_type(Path("/mnt/my share/cache"), MOUNTINFO) == "cifs"
+    assert mount_type(Path("/tmp"), MOUNTINFO) == "ext4"
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(MOUNTINFO.replace(" / / ", f" / {tmp_path} "))
+    assert filesystem_type(tmp_path / "not" / "yet" / "cache.sqlite", mountinfo) == "ext4"  # nearest existing folder
+    assert filesystem_type(tmp_path, tmp_path / "absent") is None  # no /proc: unknown, so wal
+    assert {"nfs4", "cifs", "lustre", "gpfs", "beegfs"} <= NETWORK_FILESYSTEMS
+
+
+def test_auto_picks_shards_only_on_a_network_filesystem(tmp_path, monkeypatch):
+    import stsynth.translation_cache as module
+
+    monkeypatch.setattr(module, "filesystem_type", lambda path: "nfs4")
+    assert resolve_sharing("auto", tmp_path / "c.sqlite") == "shards"
+    monkeypatch.setattr(module, "filesystem_type", lambda path: "ext4")
+    assert resolve_sharing("auto", tmp_path / "c.sqlite") == "wal"
+    assert resolve_sharing("shards", tmp_path / "c.sqlite") == "shards"
+    with pytest.raises(ValueError, match="translate.cache_sharing: 'nfs' is not one of auto, wal, shards"):
+        resolve_sharing("nfs", tmp_path / "c.sqlite")
+
+
+@pytest.mark.parametrize("sharing", ["wal", "shards"])
+def test_concurrent_writer_processes_lose_nothing(tmp_path, sharing):
+    path, workers, sentences = tmp_path / "cache" / "translations.sqlite", 6, 200
+    context = multiprocessing.get_context("spawn")  # fresh interpreters, as Snakemake's jobs are
+    start = context.Event()
+    processes = [context.Process(target=writer, args=(str(path), sharing, w, sentences, start)) for w in range(workers)]
+    for process in processes:
+        process.start()
+    start.set()
+    for process in processes:
+        process.join(120)
+    assert [process.exitcode for process in processes] == [0] * workers
+    if sharing == "shards":
+        # each job wrote only its own shard; the file itself is untouched until the next run starts
+        assert len(list(shard_folder(path).glob("*.sqlite"))) == workers and not path.exists()
+        assert merge_shards(path, "shards") == workers * sentences
+        assert list(shard_folder(path).iterdir()) == []
+    assert rows(path) == workers * sentences
+    with closing(TranslationCache(path, sharing)) as cache:
+        found = cache.lookup(Engine, "en-es", [f"w{w} s{i}" for w in range(workers) for i in range(sentences)])
+    assert len(found) == workers * sentences and found["w3 s7"] == "t3 s7"
+
+
+def test_shards_read_what_finished_jobs_wrote_and_merge_a_killed_jobs_part(tmp_path):
+    path = tmp_path / "translations.sqlite"
+    with closing(TranslationCache(path, "wal")) as cache:  # an earlier local run
+        cache.store(Engine, "en-es", {"old": "viejo"})
+    first = TranslationCache(path, "shards")
+    first.store(Engine, "en-es", {"a": "una"})
+    first.close()
+    killed = TranslationCache(path, "shards")
+    killed.store(Engine, "en-es", {"b": "be"})  # never closed: its shard stays .partial
+    later = TranslationCache(path, "shards")
+    assert later.lookup(Engine, "en-es", ["old", "a", "b"]) == {"old": "viejo", "a": "una"}
+    later.close()
+    killed.db.close()
+    assert merge_shards(path, "shards") == 2  # "a" and "b"; the killed job's committed chunk too
+    with closing(TranslationCache(path, "shards")) as cache:
+        assert cache.lookup(Engine, "en-es", ["old", "a", "b"]) == {"old": "viejo", "a": "una", "b": "be"}
+    with closing(sqlite3.connect(path)) as db:  # readable immutable: no WAL file holds rows back
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_merge_is_a_no_op_without_shards_on_a_local_disk(tmp_path):
+    path = tmp_path / "translations.sqlite"
+    with closing(TranslationCache(path, "wal")) as cache:
+        cache.store(Engine, "en-es", {"a": "una"})
+    assert merge_shards(path, "wal") == 0
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_the_workflow_shares_the_cache_as_shards_and_merges_them_when_the_next_run_starts(workspace):
+    """What a Slurm run on a network filesystem does (auto picks shards there), forced here."""
+    import shutil
+
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not installed (apt-get install apertium apertium-eng-spa)")
+    workspace.write_config({"translate": {"cache_sharing": "shards"}})
+    targets = ["resources/round_trips/2016/tinytest.parquet", "resources/translated/2016/tinynews.parquet"]
+    workspace.snakemake(*targets)
+    work = workspace.path
+    cache = work / workspace.config["translate"]["cache"]
+    shards = list(shard_folder(cache).glob("*.sqlite"))
+    assert len(shards) == 2 and not cache.exists()  # one per translating job; nobody wrote the file
+    written = sum(rows(shard) for shard in shards)
+    for folder in ("resources/round_trips", "resources/translated"):
+        shutil.rmtree(work / folder)
+    rerun = workspace.snakemake(*targets)
+    assert f"merged {written} translations from the job shards" in rerun.stdout + rerun.stderr
+    assert rows(cache) == written
+    for log in [*(work / "logs/round_trips").rglob("*.log"), *(work / "logs/translate").rglob("*.log")]:
+        assert " 0 translated" in log.read_text(), log  # read from the merged file
+    assert list(shard_folder(cache).iterdir()) == []  # and jobs that translated nothing wrote no shard

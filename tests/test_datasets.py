@@ -261,3 +261,72 @@ def test_the_sts_benchmark_protocol_builds_from_its_config_alone(tmp_path):
     output = result.stdout + result.stderr
     assert "results/predictions/fusion-encoder/2017/sts-test.txt" in output
     assert "resources/round_trips/2017/sts-dev.parquet" in output  # the dev check's round trips
+
+
+JSONL_ROWS = ['{"sentence1": "A man plays.", "sentence2": "A man is playing.", "score": 4.5}',
+              '{"sentence1": "A dog runs.", "sentence2": "A cat sleeps.", "score": "1"}',
+              '{"sentence1": "Rain.", "sentence2": "Sun.", "score": null}',
+              '{"sentence1": "Hello.", "sentence2": "Hi."}']
+COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
+
+
+def typed_dataset(fmt: str, **keys) -> Dataset:
+    return Dataset.from_config({"year": 2020, "name": "export", "track": "en", "role": "test", "format": fmt,
+                                "path": "unused", "columns": COLUMNS, **keys})
+
+
+def test_jsonl_and_parquet_exports_read_like_a_table(tmp_path):
+    """What MTEB and Hugging Face dataset exports hold; a null or absent score is an unscored line."""
+    jsonl = tmp_path / "export.jsonl"
+    jsonl.write_text("\n".join(JSONL_ROWS) + "\n")
+    from_jsonl = pair_table(typed_dataset("jsonl"), jsonl)
+    assert from_jsonl["gold"].tolist()[:2] == [4.5, 1.0] and from_jsonl["gold"].isna().tolist() == [False, False, True, True]
+    parquet = tmp_path / "export.parquet"
+    pd.DataFrame({"sentence1": ["A man plays.", "A dog runs."], "sentence2": ["A man is playing.", "A cat sleeps."],
+                  "label": [0.9, None], "other": [1, 2]}).to_parquet(parquet)
+    from_parquet = pair_table(typed_dataset("parquet", columns={**COLUMNS, "score": "label"}, score_range=[0, 1]), parquet)
+    assert from_parquet["line"].tolist() == [1, 2] and from_parquet["gold"].iat[0] == pytest.approx(4.5)
+    assert from_parquet["gold"].isna().tolist() == [False, True]
+    unscored = pair_table(typed_dataset("parquet", columns={"sentence1": "sentence1", "sentence2": "sentence2"}), parquet)
+    assert unscored["gold"].isna().all()  # no score column: a predict set
+
+
+@pytest.mark.parametrize("fmt, content, message", [
+    ("jsonl", JSONL_ROWS[0] + "\n" + '{"sentence1": "A.", "sentence2": "B.", "score": "0_5"}', r"export.jsonl:2: score '0_5' is not a number"),
+    ("jsonl", JSONL_ROWS[0] + "\n" + '{"sentence1": "A.", "sentence2": "B.", "score": true}', r"export.jsonl:2: score True is not a number"),
+    ("jsonl", JSONL_ROWS[0] + "\n" + '{"sentence1": "A.", "sentence2": "B.", "score": 5.5}', r"export.jsonl:2: score 5.5 is outside \[0, 5\]"),
+    ("jsonl", JSONL_ROWS[0] + "\n" + '["A.", "B."]', r"export.jsonl:2: a JSON list, not an object"),
+    ("jsonl", JSONL_ROWS[0] + "\n" + '{"sentence1": "A.",', r"export.jsonl:2: not a JSON object"),
+    ("jsonl", '{"sentence1": "A.", "score": 1}', r"export.jsonl:1: no 'sentence2' \(sentence2\)"),
+    ("jsonl", '{"sentence1": "A.", "sentence2": 7, "score": 1}', r"export.jsonl:1: 'sentence2' \(sentence2\) is 7, not a string"),
+    ("jsonl", '{"sentence1": "A.", "sentence2": "B\\u0000", "score": 1}', r"export.jsonl:1: field 2 contains a NUL byte"),
+    ("jsonl", "", r"export.jsonl: no pairs"),
+    ("parquet", {"sentence1": ["A.", "C."], "sentence2": ["B.", None], "score": [1.0, 2.0]}, r"export.parquet: row 2: 'sentence2' \(sentence2\) is None"),
+    ("parquet", {"sentence1": ["A.", "C."], "sentence2": ["B.", "D."], "score": [1.0, float("inf")]}, r"export.parquet: row 2: score inf is outside"),
+    ("parquet", {"s1": ["A."], "sentence2": ["B."], "score": [1.0]}, r"export.parquet: columns \['s1', 'sentence2', 'score'\] lack the configured column\(s\) sentence1"),
+    ("parquet", "not parquet", r"export.parquet: not a readable Parquet file"),
+])
+def test_typed_formats_name_the_file_and_row(tmp_path, fmt, content, message):
+    path = tmp_path / f"export.{fmt}"
+    if isinstance(content, dict):
+        pd.DataFrame(content).to_parquet(path)
+    else:
+        path.write_text(content)
+    with pytest.raises(InputFormatError, match=message):
+        pair_table(typed_dataset(fmt), path)
+
+
+def test_jsonl_and_parquet_datasets_in_the_workflow(workspace, tmp_path):
+    """Declared in config.yaml like any dataset: the schema takes the formats, the pair tables build."""
+    jsonl, parquet = tmp_path / "export.jsonl", tmp_path / "export.parquet"
+    jsonl.write_text("\n".join(JSONL_ROWS) + "\n")
+    pd.DataFrame({"sentence1": ["A man plays."], "sentence2": ["A man is playing."]}).to_parquet(parquet)
+    workspace.config["datasets"] += [
+        {"year": 2020, "name": "from-jsonl", "role": "test", "track": "en", "format": "jsonl", "path": str(jsonl),
+         "columns": COLUMNS, "scored": 2},
+        {"year": 2020, "name": "from-parquet", "role": "test", "track": "en", "format": "parquet", "path": str(parquet),
+         "columns": {"sentence1": "sentence1", "sentence2": "sentence2"}}]
+    workspace.write_config()
+    workspace.snakemake("resources/pairs/2020/from-jsonl.parquet", "resources/pairs/2020/from-parquet.parquet")
+    assert len(pd.read_parquet(workspace.path / "resources/pairs/2020/from-jsonl.parquet")) == 4
+    assert "(a predict set: no gold)" in (workspace.path / "logs/pairs/2020/from-parquet.log").read_text()

@@ -16,6 +16,10 @@ inside the declared range, at least one line; blank sentences logged with their 
   is the scale the scores are on, checked and mapped linearly onto 0-5 (correlations do not
   change; the gold threshold of the paraphrase filter stays on the STS scale). Without a ``score``
   column the dataset is a predict set. An empty score cell is an unscored line.
+* ``parquet`` and ``jsonl``: what MTEB and Hugging Face dataset exports hold (Parquet; JSON Lines, one
+  object per line), with ``columns`` and ``score_range`` as ``table``. Sentences must be strings;
+  a score is a number, a plain-decimal string, or null/absent (unscored). ``line`` is the 1-based
+  row (Parquet) or line (JSON Lines), and errors name it.
 
 A dataset's file is a corpus file (``input``/``gold``: paths in the corpus manifest, fetched and
 verified by stsynth.corpus) or a local file (``path``/``gold_path``), whose sha256 the workflow
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import os
 import re
@@ -55,7 +60,8 @@ class InputFormatError(ValueError):
     """Bad input, always naming the file and (where there is one) the line."""
 
 
-FORMATS = ("sts", "stsb", "table")
+FORMATS = ("sts", "stsb", "table", "parquet", "jsonl")
+COLUMN_FORMATS = ("table", "parquet", "jsonl")  # columns: {sentence1, sentence2[, score]}, score_range
 # The csv module's default field limit, applied to every format: no sentence of any STS release
 # comes near it, and a field this long is a quoting error (a stray quote swallowing lines).
 MAX_FIELD_CHARS = 131072
@@ -100,7 +106,7 @@ class Dataset:
         """False for a predict set: predictions are written, nothing is scored."""
         if self.format == "sts":
             return bool(self.gold or self.gold_path)
-        if self.format == "table":
+        if self.format in COLUMN_FORMATS:
             return "score" in (self.columns or {})
         return True
 
@@ -260,6 +266,71 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     return sentences, gold
 
 
+def _scaled(value, where: str, low: float, high: float) -> float | None:
+    """A score cell of a typed format (JSON, Parquet) on the 0-5 scale: a number or a plain-decimal
+    string; None, NaN (Parquet's null) and "" are unscored."""
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputFormatError(f"{where}: score {value!r} is not a number")
+    if isinstance(value, str):
+        value = _score(value.strip(), where, low, high)
+    elif not low <= value <= high:  # also refuses inf
+        raise InputFormatError(f"{where}: score {value} is outside [{low:g}, {high:g}]")
+    return 5.0 * (float(value) - low) / (high - low)
+
+
+def read_records(dataset: Dataset, path, records) -> tuple[list[tuple[str, str]], list[float | None]]:
+    """Sentences and 0-5 scores from (where, mapping) records of a typed format, by the dataset's columns."""
+    columns = dataset.columns or {}
+    shared = {name: [key for key, other in columns.items() if other == name] for name in columns.values()}
+    if shared := {name: keys for name, keys in shared.items() if len(keys) > 1}:
+        raise InputFormatError(f"{path}: " + "; ".join(f"columns {' and '.join(keys)} name the same column {name!r}"
+                                                     for name, keys in shared.items()))
+    low, high = dataset.score_range or (0.0, 5.0)
+    sentences, gold = [], []
+    for where, record in records:
+        pair = []
+        for key in ("sentence1", "sentence2"):
+            if columns[key] not in record:
+                raise InputFormatError(f"{where}: no {columns[key]!r} ({key}); it has {sorted(record)}")
+            if not isinstance(value := record[columns[key]], str):
+                raise InputFormatError(f"{where}: {columns[key]!r} ({key}) is {value!r}, not a string")
+            pair.append(value)
+        sentences.append(tuple(check_fields(pair, where)))
+        gold.append(_scaled(record.get(columns["score"]), where, low, high) if "score" in columns else None)
+    if "score" in columns and (low, high) != (0.0, 5.0):
+        log.info("%s: scores on [%g, %g] mapped linearly onto [0, 5]", path, low, high)
+    return sentences, gold
+
+
+def read_jsonl(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[float | None]]:
+    def records():
+        for lineno, line in enumerate(_decoded_lines(path), start=1):
+            where = f"{path}:{lineno}"
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputFormatError(f"{where}: not a JSON object ({err.msg} at column {err.colno})") from None
+            if not isinstance(record, dict):
+                raise InputFormatError(f"{where}: a JSON {type(record).__name__}, not an object")
+            yield where, record
+    return read_records(dataset, path, records())
+
+
+def read_parquet_rows(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[float | None]]:
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as err:  # pyarrow raises its own error types for a file that is not Parquet
+        raise InputFormatError(f"{path}: not a readable Parquet file ({err})") from err
+    missing = [f"{key}: {name!r}" for key, name in (dataset.columns or {}).items() if name not in frame.columns]
+    if missing:
+        raise InputFormatError(f"{path}: columns {list(frame.columns)} lack the configured column(s) {', '.join(missing)}")
+    wanted = list(dict.fromkeys((dataset.columns or {}).values()))
+    rows = frame[wanted].astype(object).where(frame[wanted].notna(), None).to_dict("records")
+    return read_records(dataset, path, ((f"{path}: row {number}", row) for number, row in enumerate(rows, start=1)))
+
+
 def _table_rows(reader, path):
     """The rows of a csv reader, its errors (a field over the limit, a stray quote) naming file and line."""
     while True:
@@ -279,6 +350,10 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         sentences, gold = read_stsb(input_path)
     elif dataset.format == "table":
         sentences, gold = read_table(dataset, input_path)
+    elif dataset.format == "jsonl":
+        sentences, gold = read_jsonl(dataset, input_path)
+    elif dataset.format == "parquet":
+        sentences, gold = read_parquet_rows(dataset, input_path)
     else:
         raise ValueError(f"unknown dataset format {dataset.format!r} (known: {', '.join(FORMATS)})")
     if not sentences:
@@ -289,7 +364,7 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         raise InputFormatError(f"{where}: {scored} scored pairs, config.yaml expects {dataset.scored}")
     if dataset.has_gold and not scored:
         raise InputFormatError(f"{where}: no scored pair; a dataset without scores is declared without "
-                               "`gold` (sts) or without a `score` column (table)")
+                               "`gold` (sts) or without a `score` column (table, parquet, jsonl)")
     log.info("%s/%s (%s): read %d lines, %d scored, %d unscored%s", dataset.year, dataset.name, dataset.format,
              len(sentences), scored, len(sentences) - scored, "" if dataset.has_gold else " (a predict set: no gold)")
     for side in (0, 1):

@@ -218,7 +218,8 @@ def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_pa
     mine = scores[scores["group"] == "mine"].set_index("dataset")
     assert list(mine.index) == ["own", "ALL", "ALL (mean)", "ALL (pooled)"] and mine.loc["own", "pairs"] == 5
     assert mine.loc["ALL", "pearson"] == mine.loc["own", "pearson"] and mine["spearman"].notna().all()
-    assert mine.loc["ALL", "ci_low"] <= mine.loc["ALL", "pearson"] <= mine.loc["ALL", "ci_high"]
+    assert mine.loc["ALL", "pearson_ci_low"] <= mine.loc["ALL", "pearson"] <= mine.loc["ALL", "pearson_ci_high"]
+    assert mine.loc["own", "spearman_ci_low"] <= mine.loc["own", "spearman"] <= mine.loc["own", "spearman_ci_high"]
     assert len((work / "results/predictions/baseline/2020/unlabeled.txt").read_text().splitlines()) == 2
     assert "(a predict set: no gold)" in (work / "logs/pairs/2020/unlabeled.log").read_text()
     lock = (work / "results/datasets.lock.tsv").read_text()

@@ -33,8 +33,10 @@ def scores_table(run: str, pearsons: dict[str, float]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=["run", "track", "group", "year", "dataset", "pairs", "pearson"])
     official_rows = table["dataset"] == "ALL"
     return table.assign(spearman=table["pearson"] - 0.01, undefined=0,
-                        ci_low=np.where(official_rows, table["pearson"] - 0.05, np.nan),
-                        ci_high=np.where(official_rows, table["pearson"] + 0.05, np.nan))
+                        pearson_ci_low=np.where(official_rows, table["pearson"] - 0.05, np.nan),
+                        pearson_ci_high=np.where(official_rows, table["pearson"] + 0.05, np.nan),
+                        spearman_ci_low=np.where(official_rows, table["pearson"] - 0.07, np.nan),
+                        spearman_ci_high=np.where(official_rows, table["pearson"] + 0.03, np.nan))
 
 
 @pytest.fixture
@@ -92,7 +94,8 @@ def study(tmp_path):
                                                 "pairs": [100, 200], "pearson": [.5, .45]})),
         "language": None, "vectors": {}, "waiting": [],
         "comparisons": put("comparisons", pd.DataFrame({
-            "run": ["fusion", "baseline"], "against": ["task-internal"] * 2, "track": ["en"] * 2, "group": ["2016"] * 2,
+            "run": ["fusion", "baseline"], "against": ["task-internal"] * 2, "metric": ["pearson", "spearman"],
+            "track": ["en"] * 2, "group": ["2016"] * 2,
             "pairs": [55, 55], "all_run": [.68, .48], "all_against": [.61, .61], "difference": [.07, -.13],
             "ci_low": [.03, -.2], "ci_high": [.11, -.06], "p_value": [.0004, 0.0], "significant": [True, True]})),
         "dev_check": put("dev_check", pd.DataFrame({
@@ -139,8 +142,8 @@ def test_every_section_from_documented_schemas(study):
     assert "| paper: cross-lingual run2 | — | 0.846 |" in markdown
     # Every convention, with the official ALL's interval, and which differences are significant.
     assert (f"| **fusion** | en | 2016 | {fusion_all:.4f} | [{fusion_all - 0.05:.4f}, {fusion_all + 0.05:.4f}] | "
-            f"{fusion_all - 0.01:.4f} | 0.1110 | 0.1010 | 0.2220 | 0.2120 |") in markdown
-    assert "| fusion | task-internal | en | 2016 | +0.0700 | [+0.0300, +0.1100] | < 0.001 | **yes** |" in markdown
+            f"{fusion_all - 0.01:.4f} | [{fusion_all - 0.07:.4f}, {fusion_all + 0.03:.4f}] | 0.1110 | 0.1010 | 0.2220 | 0.2120 |") in markdown
+    assert "| fusion | task-internal | pearson | en | 2016 | +0.0700 | [+0.0300, +0.1100] | < 0.001 | **yes** |" in markdown
     assert "2 of 2 differences have an interval that excludes 0" in markdown
     for heading in ["Table 1 analog", "hyperparameters chosen", "Table 4 analog", "ablation", "Table 5 analog",
                     "threshold sweep", "Training curves", "Word-vector sources", "Predicted vs gold"]:

@@ -154,6 +154,43 @@ def test_compare_runs_pairs_runs_per_track_and_group(tmp_path):
             predictions[run].append(tmp_path / f"{run}-{name}.txt")
     bootstrap = {"resamples": 500, "seed": 1, "confidence": 0.95}
     table = compare_runs([("good", "noisy")], tables, predictions, {"2016/a": "x", "2016/b": "x"}, bootstrap)
-    assert table[["track", "group", "pairs"]].values.tolist() == [["en", "x", 160], ["es-en", "2016", 80]]
+    assert table[["metric", "track", "group", "pairs"]].values.tolist() == [
+        ["pearson", "en", "x", 160], ["pearson", "es-en", "2016", 80], ["spearman", "en", "x", 160], ["spearman", "es-en", "2016", 80]]
     assert table["significant"].all() and (table["difference"] > 0).all()
-    assert "| good | noisy | en | x |" in comparisons_markdown(table, bootstrap)
+    assert "| good | noisy | spearman | en | x |" in comparisons_markdown(table, bootstrap)
+
+
+def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
+    """MTEB's main STS score: every dataset and the official ALL get a Spearman interval, and two runs
+    a paired Spearman test, from the same resamples as Pearson (so Pearson's figures do not move)."""
+    from scipy.stats import spearmanr
+
+    from stsynth.scoring import bootstrap_sets, compare_runs, interval, paired_bootstrap, score_run
+    rng = np.random.default_rng(7)
+    tables, paths = [], {"good": [], "noisy": []}
+    for name, n in (("a", 120), ("b", 60)):
+        gold = rng.uniform(0, 5, n)
+        tables.append(pd.DataFrame({"track": "en", "year": 2016, "dataset": name, "gold": gold}))
+        for run, noise in (("good", 0.6), ("noisy", 2.5)):
+            write_predictions(gold + rng.normal(0, noise, n), tmp_path / f"{run}-{name}.txt")
+            paths[run].append(tmp_path / f"{run}-{name}.txt")
+    bootstrap = {"resamples": 1000, "seed": 3, "confidence": 0.95}
+    scores = score_run("good", tables, paths["good"], None, bootstrap).set_index("dataset")
+    for row in ("a", "b", "ALL", "ALL (mean)"):
+        for metric in ("pearson", "spearman"):
+            assert scores.loc[row, f"{metric}_ci_low"] < scores.loc[row, metric] < scores.loc[row, f"{metric}_ci_high"]
+    assert np.isnan(scores.loc["ALL (pooled)", "spearman_ci_low"])  # not defined by within-dataset resampling
+    # one resample's Spearman is scipy's on the resampled pairs
+    sets = [(f"2016/{t['dataset'].iat[0]}", np.loadtxt(p), t["gold"].to_numpy()) for t, p in zip(tables, paths["good"])]
+    resampled = bootstrap_sets(sets, 3, 3)
+    index = np.random.default_rng([3, __import__("zlib").crc32(b"2016/a")]).integers(0, 120, size=(3, 120))
+    x, y = sets[0][1][index[1]], sets[0][2][index[1]]
+    assert resampled["spearman"]["datasets"][0][1] == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
+    # the Pearson interval is what it was before Spearman joined (the same draws)
+    assert (scores.loc["ALL", "pearson_ci_low"], scores.loc["ALL", "pearson_ci_high"]) == interval(
+        bootstrap_sets(sets, 1000, 3)["pearson"]["ALL"], 0.95)
+    table = compare_runs([("good", "noisy")], tables, paths, None, bootstrap)
+    assert table["metric"].tolist() == ["pearson", "spearman"] and table["significant"].all()
+    noisy = [(key, np.loadtxt(p), gold) for (key, _, gold), p in zip(sets, paths["noisy"])]
+    spearman_test = paired_bootstrap(sets, noisy, 1000, 3, 0.95, metric="spearman")
+    assert spearman_test["difference"] == pytest.approx(table.iloc[1]["difference"])

@@ -252,29 +252,30 @@ def conventions_section(scores: dict[str, pd.DataFrame]) -> str:
         for (track, group), part in aggregates.groupby(["track", "group"], sort=False):
             by = part.set_index("dataset")
             official = by.loc[AGGREGATES[0]]
-            interval = (f"[{official['ci_low']:.4f}, {official['ci_high']:.4f}]"
-                        if pd.notna(official["ci_low"]) else None)
-            rows.append([f"**{run}**", track, str(group), official["pearson"], interval, official["spearman"],
+            interval = {metric: f"[{official[f'{metric}_ci_low']:.4f}, {official[f'{metric}_ci_high']:.4f}]"
+                        if pd.notna(official[f"{metric}_ci_low"]) else None for metric in ("pearson", "spearman")}
+            rows.append([f"**{run}**", track, str(group), official["pearson"], interval["pearson"],
+                         official["spearman"], interval["spearman"],
                          by.loc[AGGREGATES[1], "pearson"], by.loc[AGGREGATES[1], "spearman"],
                          by.loc[AGGREGATES[2], "pearson"], by.loc[AGGREGATES[2], "spearman"]])
     return ("## Every run, every convention\n\nALL: official (per-dataset correlations weighted by scored "
-            "pairs), with its 95% bootstrap interval (pairs resampled within each dataset); mean: their plain "
+            "pairs), with its 95% bootstrap intervals (pairs resampled within each dataset); mean: their plain "
             "mean (SentEval); pooled: one correlation over every scored pair of the group (MTEB, "
             "sentence-transformers). P = Pearson, S = Spearman. Per-dataset values: `results/scores/{run}.md`.\n\n"
-            + markdown_table(["run", "track", "group", "ALL P", "95% CI", "ALL S", "mean P", "mean S",
-                              "pooled P", "pooled S"], rows, "lllrrrrrrr"))
+            + markdown_table(["run", "track", "group", "ALL P", "95% CI", "ALL S", "95% CI", "mean P", "mean S",
+                              "pooled P", "pooled S"], rows, "lllrrrrrrrr"))
 
 
 def comparisons_section(table: pd.DataFrame) -> str:
-    rows = [[row.run, row.against, row.track, row.group, f"{row.difference:+.4f}",
+    rows = [[row.run, row.against, row.metric, row.track, row.group, f"{row.difference:+.4f}",
              f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value), "**yes**" if row.significant else "no"]
             for row in table.itertuples()]
     significant = int(table["significant"].sum())
-    return ("## Which differences are significant\n\nPaired bootstrap of the official ALL (the same resampled "
-            "pairs for both runs; `results/scores/`): difference = run − against, its 95% "
+    return ("## Which differences are significant\n\nPaired bootstrap of the official ALL, Pearson and Spearman "
+            "(the same resampled pairs for both runs; `results/scores/`): difference = run − against, its 95% "
             f"interval, two-sided p. {significant} of {len(table)} differences have an interval that excludes 0.\n\n"
-            + markdown_table(["run", "against", "track", "group", "difference", "95% CI", "p", "significant"],
-                             rows, "llllrrrl"))
+            + markdown_table(["run", "against", "metric", "track", "group", "difference", "95% CI", "p", "significant"],
+                             rows, "lllllrrrl"))
 
 
 def input_checks_section(counts: list[dict]) -> str:

@@ -15,9 +15,11 @@ conventions people quote (:data:`AGGREGATES`):
 * ``ALL (pooled)``: one correlation over every scored pair of the group at once (MTEB's and
   sentence-transformers' evaluators on a concatenated set).
 
-Uncertainty (:func:`bootstrap_all`): a percentile bootstrap of the official ALL, resampling the
-scored pairs within each dataset (seeded per dataset, so every run of the same datasets draws the
-same resamples and two runs' intervals pair up: :func:`paired_bootstrap`).
+Uncertainty (:func:`bootstrap_sets`): a percentile bootstrap of every dataset's Pearson and Spearman
+and of the official ALL and ALL (mean) of each, resampling the scored pairs within each dataset
+(seeded per dataset, so every run of the same datasets draws the same resamples and two runs'
+intervals pair up: :func:`paired_bootstrap`, :func:`compare_runs`, for both correlations). Spearman
+is MTEB's main STS score and the first number sentence-transformers users look at.
 
 Scores table schema (``results/scores/{run}.parquet``):
 
@@ -34,8 +36,10 @@ pearson     float64  Pearson r, NaN where undefined (constant predictions or gol
                      pairs); ALL rows over the datasets whose r is defined
 spearman    float64  Spearman rho, likewise
 undefined   int16    datasets whose Pearson is undefined (0 or 1; ALL rows: how many they leave out)
-ci_low      float64  ALL rows only: the official ALL's 95% bootstrap interval (Pearson), else NaN
-ci_high     float64  (interval level, resamples and seed: config ``scoring.bootstrap``)
+pearson_ci_low   float64  the bootstrap interval of ``pearson`` (level, resamples, seed: config
+pearson_ci_high  float64  ``scoring.bootstrap``); every dataset, ALL and ALL (mean); NaN on ALL
+spearman_ci_low  float64  (pooled), which resampling within datasets does not define, and where
+spearman_ci_high float64  the correlation is undefined
 ==========  =======  =========================================================================
 
 An undefined correlation is never a made-up 0: it is NaN in the table, "n/a" in the Markdown,
@@ -128,8 +132,10 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
 # --- the score tables: every correlation and the three ALLs, with the official ALL's interval ---
 
 AGGREGATES = ("ALL", "ALL (mean)", "ALL (pooled)")
+METRICS = ("pearson", "spearman")
+INTERVAL_COLUMNS = [f"{metric}_ci_{end}" for metric in METRICS for end in ("low", "high")]
 SCORE_COLUMNS = ["run", "track", "group", "year", "dataset", "pairs", "pearson", "spearman", "undefined",
-                 "ci_low", "ci_high"]
+                 *INTERVAL_COLUMNS]
 
 
 def spearman(x, y) -> float:
@@ -174,35 +180,58 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, (dx * dy).sum(1) / denominator, np.nan)
 
 
-def resampled_pearsons(key: str, predictions, gold, resamples: int, seed: int, chunk: int = 100) -> np.ndarray:
-    """Pearson of ``resamples`` bootstrap resamples of a dataset's scored pairs (drawn with
-    replacement, as many as it has). The draws depend only on (seed, key, number of pairs), so every
-    run scored on the same dataset sees the same resamples: the pairing of :func:`paired_bootstrap`."""
+def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    from scipy.stats import rankdata
+
+    return _rowwise_pearson(rankdata(x, axis=1), rankdata(y, axis=1))  # average ranks for ties, as spearman()
+
+
+def resampled_correlations(key: str, predictions, gold, resamples: int, seed: int,
+                           chunk: int = 100) -> dict[str, np.ndarray]:
+    """Pearson and Spearman of ``resamples`` bootstrap resamples of a dataset's scored pairs (drawn
+    with replacement, as many as it has; both metrics from the same draws). The draws depend only on
+    (seed, key, number of pairs), so every run scored on the same dataset sees the same resamples:
+    the pairing of :func:`paired_bootstrap`."""
     x, y = scored_pairs(predictions, gold)
     rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
-    values = []
+    values = {metric: [] for metric in METRICS}
     for start in range(0, resamples, chunk):
         index = rng.integers(0, len(x), size=(min(chunk, resamples - start), len(x)))
-        values.append(_rowwise_pearson(x[index], y[index]))
-    return np.concatenate(values) if values else np.zeros(0)
+        values["pearson"].append(_rowwise_pearson(x[index], y[index]))
+        values["spearman"].append(_rowwise_spearman(x[index], y[index]))
+    return {metric: np.concatenate(parts) if parts else np.zeros(0) for metric, parts in values.items()}
 
 
-def bootstrap_all(sets, resamples: int, seed: int) -> np.ndarray:
-    """The official ALL of every resample: ``sets`` are ``(key, predictions, gold)``; per resample,
-    the pair-weighted mean of the datasets' Pearson (over the defined ones, as the ALL row)."""
-    pearsons, weights = [], []
-    for key, predictions, gold in sets:
-        pearsons.append(resampled_pearsons(key, predictions, gold, resamples, seed))
-        weights.append(int((~np.isnan(np.asarray(gold, dtype=np.float64))).sum()))
-    values = np.vstack(pearsons)  # [datasets, resamples]
+def _mean_of_defined_rows(values: np.ndarray, weights) -> np.ndarray:
+    """Per resample (column), the weighted mean of the datasets (rows) whose value is defined."""
     mask = ~np.isnan(values)
     weight = np.asarray(weights, dtype=np.float64)[:, None] * mask
     with np.errstate(invalid="ignore", divide="ignore"):
         return (np.where(mask, values, 0.0) * weight).sum(0) / weight.sum(0)
 
 
+def bootstrap_sets(sets, resamples: int, seed: int) -> dict[str, dict[str, np.ndarray]]:
+    """Resampled correlations of ``sets`` (``(key, predictions, gold)``), per metric: ``datasets``
+    [datasets, resamples], and per resample the official ``ALL`` (pair-weighted mean over the defined
+    datasets, as the ALL row) and ``ALL (mean)``."""
+    resampled = [resampled_correlations(key, predictions, gold, resamples, seed) for key, predictions, gold in sets]
+    weights = [int((~np.isnan(np.asarray(gold, dtype=np.float64))).sum()) for _, _, gold in sets]
+    out = {}
+    for metric in METRICS:
+        values = np.vstack([r[metric] for r in resampled])
+        out[metric] = {"datasets": values, AGGREGATES[0]: _mean_of_defined_rows(values, weights),
+                       AGGREGATES[1]: _mean_of_defined_rows(values, [1] * len(sets))}
+    return out
+
+
+def bootstrap_all(sets, resamples: int, seed: int, metric: str = "pearson") -> np.ndarray:
+    """The official ALL of every resample (:func:`bootstrap_sets`)."""
+    return bootstrap_sets(sets, resamples, seed)[metric][AGGREGATES[0]]
+
+
 def interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """Percentile interval of bootstrap values (resamples whose value is undefined left out)."""
+    values = np.asarray(values, dtype=np.float64)
     values = values[~np.isnan(values)]
     if not len(values):
         return math.nan, math.nan
@@ -211,16 +240,20 @@ def interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float) -> dict:
-    """Official ALL of run a minus run b on the same datasets, with the same resamples for both:
-    the observed difference, its percentile interval and a two-sided bootstrap p-value (twice the
-    smaller share of resampled differences on either side of 0)."""
+def official_all(sets, metric: str = "pearson") -> float:
+    return summary(sets)[len(sets)][metric]
+
+
+def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float, metric: str = "pearson") -> dict:
+    """Official ALL (of ``metric``) of run a minus run b on the same datasets, with the same resamples
+    for both: the observed difference, its percentile interval and a two-sided bootstrap p-value
+    (twice the smaller share of resampled differences on either side of 0)."""
     keys_a, keys_b = [key for key, *_ in sets_a], [key for key, *_ in sets_b]
     if keys_a != keys_b:
         raise ValueError(f"paired bootstrap needs the same datasets in the same order: {keys_a} vs {keys_b}")
-    return difference_interval(correlations(sets_a)[-1][2] - correlations(sets_b)[-1][2],
-                               bootstrap_all(sets_a, resamples, seed) - bootstrap_all(sets_b, resamples, seed),
-                               confidence)
+    return difference_interval(official_all(sets_a, metric) - official_all(sets_b, metric),
+                               bootstrap_all(sets_a, resamples, seed, metric)
+                               - bootstrap_all(sets_b, resamples, seed, metric), confidence)
 
 
 def difference_interval(observed: float, resampled: np.ndarray, confidence: float) -> dict:
@@ -243,53 +276,60 @@ def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[
     by_group, rows = grouped_sets(pair_tables, prediction_paths, groups), []
     for (track, group), sets in by_group.items():
         summarized = summary(sets)
-        for (key, *_), row in zip(sets, summarized):
+        resampled = bootstrap_sets(sets, bootstrap["resamples"], bootstrap["seed"]) if bootstrap else None
+
+        def intervals(resampled_values) -> dict:
+            """The interval columns of one row from its resampled values per metric (NaN without)."""
+            cells = {}
+            for metric in METRICS:
+                values = resampled_values(metric) if resampled else None
+                low, high = interval(values, bootstrap["confidence"]) if values is not None else (math.nan, math.nan)
+                cells.update({f"{metric}_ci_low": low, f"{metric}_ci_high": high})
+            return cells
+
+        for index, ((key, *_), row) in enumerate(zip(sets, summarized)):
             if row["undefined"]:
                 log.warning("run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
                             "pairs are constant); shown as n/a and left out of ALL", run, key, row["pairs"])
             year, name = key.split("/", 1)
-            rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name})
-        low = high = math.nan
-        if bootstrap:
-            low, high = interval(bootstrap_all(sets, bootstrap["resamples"], bootstrap["seed"]),
-                                 bootstrap["confidence"])
+            rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name,
+                         **intervals(lambda metric: resampled[metric]["datasets"][index])})
         group_years = {key.split("/", 1)[0] for key, *_ in sets}
         group_year = int(next(iter(group_years))) if len(group_years) == 1 else None
         for row in summarized[len(sets):]:
-            official = row["dataset"] == AGGREGATES[0]
             rows.append({"track": track, "group": group, "year": group_year, **row,
-                         "ci_low": low if official else math.nan, "ci_high": high if official else math.nan})
-    table = pd.DataFrame(rows).assign(run=run)
-    for column in ("ci_low", "ci_high"):
-        table[column] = table[column] if column in table else math.nan
+                         **intervals(lambda metric: resampled[metric].get(row["dataset"]))})
+    table = pd.DataFrame(rows, columns=[column for column in SCORE_COLUMNS if column != "run"]).assign(run=run)
     return table[SCORE_COLUMNS].astype(
         {"run": "string", "track": "string", "group": "string", "year": "Int16", "dataset": "string",
          "pairs": "int32", "pearson": "float64", "spearman": "float64", "undefined": "int16",
-         "ci_low": "float64", "ci_high": "float64"})
+         **{column: "float64" for column in INTERVAL_COLUMNS}})
 
 
 def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
+    def interval_cell(low: float, high: float) -> str | None:
+        return None if math.isnan(low) else f"[{low:.4f}, {high:.4f}]"
+
     rows, notes = [], []
     for row in scores.itertuples():
-        interval_cell = (f"[{row.ci_low:.4f}, {row.ci_high:.4f}]"
-                         if row.dataset == AGGREGATES[0] and not math.isnan(row.ci_low) else None)
         rows.append([row.track, row.group, f"**{row.dataset}**" if row.dataset == AGGREGATES[0] else row.dataset,
-                     str(row.pairs), float(row.pearson), float(row.spearman), interval_cell])
+                     str(row.pairs), float(row.pearson), interval_cell(row.pearson_ci_low, row.pearson_ci_high),
+                     float(row.spearman), interval_cell(row.spearman_ci_low, row.spearman_ci_high)])
         if row.dataset == AGGREGATES[0] and row.undefined:
             notes.append(f"- {row.track} {row.group} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
                          "undefined (constant predictions or gold): the means and their pairs are over the others.")
-    table = markdown_rows(["track", "group", "dataset", "pairs", "pearson", "spearman",
-                           f"{confidence:.0%} CI (pearson)"], rows, "lllrrrr", digits=5)
+    table = markdown_rows(["track", "group", "dataset", "pairs", "pearson", f"{confidence:.0%} CI", "spearman",
+                           f"{confidence:.0%} CI"], rows, "lllrrrrr", digits=5)
     legend = ("ALL: official, per-dataset correlations weighted by scored pairs; ALL (mean): their plain "
-              "mean; ALL (pooled): one correlation over every scored pair of the group. The interval is a "
-              "bootstrap of the official ALL (pairs resampled within each dataset).\n")
+              "mean; ALL (pooled): one correlation over every scored pair of the group. The intervals are a "
+              "bootstrap (pairs resampled within each dataset; none for the pooled ALL).\n")
     return (f"# Scores: {scores['run'].iat[0]}\n\n" + table + "\n" + legend
             + ("\n" + "\n".join(notes) + "\n" if notes else ""))
 
 
 # --- differences between runs -------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["run", "against", "track", "group", "pairs", "all_run", "all_against", "difference",
+COMPARISON_COLUMNS = ["run", "against", "metric", "track", "group", "pairs", "all_run", "all_against", "difference",
                       "ci_low", "ci_high", "p_value", "significant"]
 
 
@@ -307,29 +347,31 @@ def grouped_sets(pair_tables: list[pd.DataFrame], prediction_paths: list[str | P
 def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFrame],
                  predictions: dict[str, list[str | Path]], groups: dict[str, str] | None,
                  bootstrap: dict) -> pd.DataFrame:
-    """Paired bootstrap of the official ALL for each ``(run, against)``, per (track, group), from the
-    runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`; ``significant``: the
-    interval of the difference excludes 0)."""
+    """Paired bootstrap of the official ALL, Pearson and Spearman, for each ``(run, against)``, per
+    (track, group), from the runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`;
+    ``significant``: the interval of the difference excludes 0)."""
     sets = {run: grouped_sets(pair_tables, paths, groups) for run, paths in predictions.items()}
-    # each run's official ALL and its resampled values, once per (track, group); the resamples pair
-    # up across runs because they depend on the dataset only
-    official = {run: {key: correlations(group_sets)[-1] for key, group_sets in by_group.items()}
+    # each run's official ALLs and their resampled values, once per (track, group); the resamples
+    # pair up across runs because they depend on the dataset only
+    official = {run: {key: summary(group_sets)[len(group_sets)] for key, group_sets in by_group.items()}
                 for run, by_group in sets.items()}
-    resampled = {run: {key: bootstrap_all(group_sets, bootstrap["resamples"], bootstrap["seed"])
+    resampled = {run: {key: bootstrap_sets(group_sets, bootstrap["resamples"], bootstrap["seed"])
                        for key, group_sets in by_group.items()} for run, by_group in sets.items()}
     rows = []
     for run, against in comparisons:
-        for key in sets[run]:
-            if [k for k, *_ in sets[run][key]] != [k for k, *_ in sets[against][key]]:
-                raise ValueError(f"runs {run} and {against} are not scored on the same datasets of {key}")
-            (_, pairs, all_run), all_against = official[run][key], official[against][key][2]
-            rows.append({"run": run, "against": against, "track": key[0], "group": key[1], "pairs": pairs,
-                         "all_run": all_run, "all_against": all_against,
-                         **difference_interval(all_run - all_against, resampled[run][key] - resampled[against][key],
-                                               bootstrap["confidence"])})
+        for metric in METRICS:
+            for key in sets[run]:
+                if [k for k, *_ in sets[run][key]] != [k for k, *_ in sets[against][key]]:
+                    raise ValueError(f"runs {run} and {against} are not scored on the same datasets of {key}")
+                all_run, all_against = official[run][key][metric], official[against][key][metric]
+                difference = (resampled[run][key][metric][AGGREGATES[0]]
+                              - resampled[against][key][metric][AGGREGATES[0]])
+                rows.append({"run": run, "against": against, "metric": metric, "track": key[0], "group": key[1],
+                             "pairs": official[run][key]["pairs"], "all_run": all_run, "all_against": all_against,
+                             **difference_interval(all_run - all_against, difference, bootstrap["confidence"])})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(
-        {"run": "string", "against": "string", "track": "string", "group": "string", "pairs": "int32",
-         "significant": "bool"})
+        {"run": "string", "against": "string", "metric": "string", "track": "string", "group": "string",
+         "pairs": "int32", "significant": "bool"})
 
 
 def p_value_cell(p: float) -> str:
@@ -338,12 +380,12 @@ def p_value_cell(p: float) -> str:
 
 
 def comparisons_markdown(table: pd.DataFrame, bootstrap: dict) -> str:
-    rows = [[row.run, row.against, row.track, row.group, row.all_run, row.all_against, f"{row.difference:+.4f}",
-             f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value), "yes" if row.significant else "no"]
-            for row in table.itertuples()]
-    return ("# Differences between runs: paired bootstrap of the official ALL\n\n"
+    rows = [[row.run, row.against, row.metric, row.track, row.group, row.all_run, row.all_against,
+             f"{row.difference:+.4f}", f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value),
+             "yes" if row.significant else "no"] for row in table.itertuples()]
+    return ("# Differences between runs: paired bootstrap of the official ALL (Pearson and Spearman)\n\n"
             f"{bootstrap['resamples']} resamples of the scored pairs within each dataset (seed {bootstrap['seed']}), "
             "the same resamples for both runs; the difference is run − against; *significant*: its "
             f"{bootstrap['confidence']:.0%} interval excludes 0.\n\n"
-            + markdown_rows(["run", "against", "track", "group", "ALL run", "ALL against", "difference",
-                             f"{bootstrap['confidence']:.0%} CI", "p", "significant"], rows, "llllrrrrrl"))
+            + markdown_rows(["run", "against", "metric", "track", "group", "ALL run", "ALL against", "difference",
+                             f"{bootstrap['confidence']:.0%} CI", "p", "significant"], rows, "lllllrrrrrl"))

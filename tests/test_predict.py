@@ -33,6 +33,21 @@ def test_a_source_table_out_of_line_with_the_pairs_is_named():
         run_predictions("paragram", PAIRS, shuffled, "similarity.parquet")
 
 
+@pytest.mark.parametrize("content, message", [
+    ("4.5\n3\n", r"other.txt: 2 predictions for 3 input lines"),
+    ("4.5\nnan\n1\n", r"other.txt:2: prediction 'nan' is not a number"),
+    ("4.5\n0_5\n1\n", r"other.txt:2: prediction '0_5' is not a number"),
+    ("4.5\n\n1\n", r"other.txt:2: prediction '' is not a number"),
+])
+def test_an_external_runs_file_is_checked_like_our_own(tmp_path, content, message):
+    path = tmp_path / "other.txt"
+    path.write_text("4.5\t(a note the scorer ignores)\n2e-1\n1\n")
+    assert list(run_predictions("external", PAIRS, None, str(path))) == [4.5, 0.2, 1.0]
+    path.write_text(content)
+    with pytest.raises(InputFormatError, match=message):
+        run_predictions("external", PAIRS, None, str(path))
+
+
 def test_one_markdown_writer():
     assert [cell(0.123456), cell(float("nan")), cell(None), cell(3), cell(0.5, 2)] == ["0.1235", "n/a", "—", "3", "0.50"]
     assert markdown_rows(["a", "b"], [["x", 1.0]]) == "| a | b |\n| --- | ---: |\n| x | 1.0000 |\n"

@@ -194,3 +194,31 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     noisy = [(key, np.loadtxt(p), gold) for (key, _, gold), p in zip(sets, paths["noisy"])]
     spearman_test = paired_bootstrap(sets, noisy, 1000, 3, 0.95, metric="spearman")
     assert spearman_test["difference"] == pytest.approx(table.iloc[1]["difference"])
+
+
+def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path):
+    """An external run: prediction files from outside the pipeline, scored and paired with ours."""
+    from conftest import TINY_DATASETS
+
+    rng = np.random.default_rng(2)
+    for d in TINY_DATASETS:
+        if d.role == "test":
+            path = tmp_path / "other-system" / str(d.year) / f"{d.name}.txt"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"{value:.3f}\n" for value in rng.uniform(0, 5, len(d.pairs))))
+    workspace.keep_runs({"baseline": {"stage": "baseline"},
+                         "other": {"stage": "external", "predictions": str(tmp_path / "other-system/{year}/{dataset}.txt")}})
+    workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": [["other", "baseline"]]}
+    workspace.write_config()
+    workspace.snakemake("results/scores/comparisons.md", "results/scores/other.parquet")
+    comparisons = pd.read_parquet(workspace.path / "results/scores/comparisons.parquet")
+    assert set(zip(comparisons["run"], comparisons["against"], comparisons["metric"])) == {
+        ("other", "baseline", "pearson"), ("other", "baseline", "spearman")}
+    scores = pd.read_parquet(workspace.path / "results/scores/other.parquet")
+    assert set(scores["dataset"]) >= {"tinytest", "tinynews", "ALL"}
+    copied = workspace.path / "results/predictions/other/2016/tinytest.txt"
+    np.testing.assert_array_equal(np.loadtxt(copied), np.loadtxt(tmp_path / "other-system/2016/tinytest.txt"))
+    workspace.keep_runs({"other": {"stage": "external", "predictions": str(tmp_path / "one-file.txt")}})
+    workspace.write_config()
+    refused = workspace.snakemake("-n", "results/scores/other.parquet", check=False)
+    assert refused.returncode != 0 and "runs.other.predictions" in refused.stdout + refused.stderr

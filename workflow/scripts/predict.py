@@ -9,6 +9,7 @@ stage = snakemake.params.stage
 for pairs_path, source_path, output in zip(snakemake.input.pairs, snakemake.input.sources, snakemake.output,
                                            strict=True):
     pairs = pd.read_parquet(pairs_path)
-    predictions = run_predictions(stage, pairs, pd.read_parquet(source_path), source_path)
+    source = None if stage == "external" else pd.read_parquet(source_path)
+    predictions = run_predictions(stage, pairs, source, source_path)
     write_predictions(predictions, output)
     log.info("%s: %d predictions (stage %s, from %s)", output, len(predictions), stage, source_path)

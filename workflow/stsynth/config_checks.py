@@ -156,7 +156,18 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     if "vectors" in defaults:
         need("paragram.defaults.vectors", defaults["vectors"], vector_sources(), "a word-vector source")
     runs = config.get("runs", {})
+    test_sets = [d for d in datasets if d["role"] == "test"]
     for run, entry in runs.items():
+        if entry.get("stage") == "external":
+            try:
+                files = {entry["predictions"].format(year=d["year"], dataset=d["name"]) for d in test_sets}
+            except (KeyError, IndexError, ValueError) as err:
+                problems.append(f"runs.{run}.predictions: {entry['predictions']!r} may hold only {{year}} and "
+                                f"{{dataset}} ({type(err).__name__}: {err})")
+                continue
+            if len(files) < len(test_sets):
+                problems.append(f"runs.{run}.predictions: {entry['predictions']!r} names one file for several test "
+                                "sets; put {year} and {dataset} in it")
         if entry.get("stage") == "paragram":
             need(f"runs.{run}.model", entry.get("model"), list(models), "a model in paragram.models")
     if "sweep" in pairs:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .pairs import Dataset
 
-RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion")
+RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
 FOLD_NAME = re.compile(r"(.+)\.fold(\d+)of(\d+)")
 
@@ -149,6 +149,7 @@ class Run:
     groups: tuple[str, ...] = ()  # fusion runs
     encoder: tuple[str, str] | None = None  # fusion runs: tuned encoder (final, dev) of the encoder features
     study: bool = False  # built by the target `studies`, not by `all`
+    predictions: str | None = None  # external runs: another system's prediction files, "{year}"/"{dataset}" in the path
 
 
 def runs_of(config: dict) -> dict[str, Run]:
@@ -158,7 +159,8 @@ def runs_of(config: dict) -> dict[str, Run]:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
         encoder = entry.get("encoder")
         runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())),
-                         (encoder["final"], encoder["dev"]) if encoder else None, bool(entry.get("study", False)))
+                         (encoder["final"], encoder["dev"]) if encoder else None, bool(entry.get("study", False)),
+                         entry.get("predictions"))
     return runs
 
 
@@ -189,7 +191,15 @@ def run_source(run: Run, d: Dataset) -> str:
         return similarity_path(run_model(run, d), d)
     if run.stage == "encoder":
         return tuned_encoder_path(run.model, d) if run.model else encoder_path(d)
+    if run.stage == "external":
+        return external_predictions_path(run.predictions, d)
     return f"results/fusion/{run.name}/predictions.parquet"
+
+
+def external_predictions_path(template: str, d: Dataset) -> str:
+    """Another system's prediction file for test set d: the run's ``predictions`` path with ``{year}``
+    and ``{dataset}`` filled in."""
+    return template.format(year=d.year, dataset=d.name)
 
 
 def runs_of_stage(config: dict, *stages: str) -> list[Run]:

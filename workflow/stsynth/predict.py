@@ -1,6 +1,7 @@
 """A run's predictions from the table its stage wrote (stsynth.plan.run_source says which):
 the organizers' baseline from the pair table, 5 x cosine for paragram and encoder runs (the STS
-scale is 0-5), the fusion's own predictions for fusion runs."""
+scale is 0-5), the fusion's own predictions for fusion runs, and for an external run another
+system's prediction file, one number per line of the released input (checked as our own are)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,7 @@ import pandas as pd
 
 from .baseline import predict as baseline_predict
 from .pairs import InputFormatError
+from .scoring import read_predictions
 
 SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction"}
 
@@ -16,11 +18,14 @@ def predictions_from_cosines(cosines) -> np.ndarray:
     return 5.0 * np.asarray(cosines, dtype=np.float64)
 
 
-def run_predictions(stage: str, pairs: pd.DataFrame, source: pd.DataFrame, source_name: str) -> np.ndarray:
+def run_predictions(stage: str, pairs: pd.DataFrame, source: pd.DataFrame | None, source_name: str) -> np.ndarray:
     """One score per line of ``pairs`` (a test set's pair table); ``source``: the stage's table,
-    whose rows for this dataset must be the pair table's lines in order."""
+    whose rows for this dataset must be the pair table's lines in order (external runs: None, the
+    file ``source_name`` is read)."""
     if stage == "baseline":
         return baseline_predict(pairs)
+    if stage == "external":
+        return read_predictions(source_name, len(pairs))
     year, name = int(pairs["year"].iat[0]), pairs["dataset"].iat[0]
     rows = source[(source["year"].astype(int) == year) & (source["dataset"] == name)]
     if len(rows) != len(pairs) or not (rows["line"].to_numpy() == pairs["line"].to_numpy()).all():

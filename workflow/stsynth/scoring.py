@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import zlib
 from pathlib import Path
 
@@ -117,13 +118,19 @@ def write_predictions(scores, path: str | Path) -> None:
     path.write_text("".join(f"{value:.15g}\n" for value in scores))
 
 
+# A prediction: a finite decimal, exponent allowed (write_predictions' %.15g writes 1e-05); not
+# "0_5", "nan" or "inf", which Python's float() would take.
+PREDICTION = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
 def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
+    """One number per line (a tab and anything after it ignored, as the organizers' scorer does)."""
     values = []
-    for lineno, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        try:
-            values.append(float(line.split("\t")[0]))
-        except ValueError:
-            raise InputFormatError(f"{path}:{lineno}: prediction {line!r} is not a number") from None
+    for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.split("\t")[0].strip()
+        if not PREDICTION.fullmatch(text):
+            raise InputFormatError(f"{path}:{lineno}: prediction {line!r} is not a number")
+        values.append(float(text))
     if len(values) != expected_lines:
         raise InputFormatError(f"{path}: {len(values)} predictions for {expected_lines} input lines")
     return np.asarray(values)

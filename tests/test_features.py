@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from stsynth import features as F
-from stsynth.features import FEATURES, Resources, Side, check_aligned, feature_table, pair_features
+from stsynth.features import FEATURES, Resources, Side, feature_table, pair_features
+from stsynth.keyed import check_aligned
 from stsynth.lexicon import LEXNAMES, build_wordnet, information_content, lexnames_text
 from stsynth.pairs import InputFormatError
 
@@ -155,11 +156,11 @@ def test_feature_table_keys_and_alignment_errors():
     assert list(table.columns) == ["year", "dataset", "line", *FEATURES]
     assert str(table["year"].dtype) == "int16" and table.shape == (2, 3 + len(FEATURES))
     assert table.loc[1, "length_difference"] == 1.0
-    check_aligned(pairs, tokens, "p.parquet", "t.parquet")
-    with pytest.raises(InputFormatError, match="t.parquet: row 1 has line 3"):
-        check_aligned(pairs, tokens.assign(line=[1, 3]), "p.parquet", "t.parquet")
-    with pytest.raises(InputFormatError, match="t.parquet has 1 rows but p.parquet has 2"):
-        check_aligned(pairs, tokens.iloc[:1], "p.parquet", "t.parquet")
+    check_aligned(tokens, pairs, "t.parquet", "p.parquet")
+    with pytest.raises(InputFormatError, match="t.parquet: row 2 has line 3, p.parquet has 2: not row-aligned"):
+        check_aligned(tokens.assign(line=[1, 3]), pairs, "t.parquet", "p.parquet")
+    with pytest.raises(InputFormatError, match="t.parquet: 1 rows, but p.parquet has 2"):
+        check_aligned(tokens.iloc[:1], pairs, "t.parquet", "p.parquet")
 
 
 def test_lexnames_is_the_standard_list():

@@ -113,7 +113,7 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
              "paragram": {}}
     frame = Fu.load_split([entry])
     assert list(frame.columns) == ["year", "dataset", "track", "line", "gold", "f"]
-    with pytest.raises(ValueError, match="short.parquet: 2 rows not aligned"):
+    with pytest.raises(ValueError, match="short.parquet: 2 rows, but the pair table has 3: not row-aligned"):
         Fu.load_split([{**entry, "paragram": {"p": [str(tmp_path / "short.parquet")]}}])
 
 

@@ -10,7 +10,8 @@ import torch
 
 from stsynth.paragram import Paragram, choose_negatives, margin_loss, objective
 from stsynth.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
-from stsynth.paraphrase_pairs import InputFormatError, fold_of, gold_filter, gold_pairs, select_pairs
+from stsynth.pairs import InputFormatError
+from stsynth.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
 from stsynth.vectors import WordVectors
 
 from conftest import REPO

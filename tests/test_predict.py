@@ -26,10 +26,10 @@ def test_each_stage_reads_its_own_column():
 
 
 def test_a_source_table_out_of_line_with_the_pairs_is_named():
-    with pytest.raises(InputFormatError, match="similarity.parquet: 2 rows for 2016/news"):
+    with pytest.raises(InputFormatError, match=r"similarity.parquet \(its rows for 2016/news\): 2 rows, but the pair table has 3"):
         run_predictions("paragram", PAIRS, keyed(cosine=[1.0, 0.5, 0.0]).iloc[:2], "similarity.parquet")
     shuffled = keyed(cosine=[1.0, 0.5, 0.0]).iloc[[1, 0, 2]]
-    with pytest.raises(InputFormatError, match="not aligned"):
+    with pytest.raises(InputFormatError, match="row 1 has line 2, the pair table has 1: not row-aligned"):
         run_predictions("paragram", PAIRS, shuffled, "similarity.parquet")
 
 

@@ -3,7 +3,8 @@ import time
 import pandas as pd
 import pyarrow.parquet as pq
 
-from stsynth.features import check_aligned, extract
+from stsynth.features import extract
+from stsynth.keyed import check_aligned
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -19,7 +20,7 @@ with Progress(log, f"features of {len(snakemake.input.pairs)} datasets", total, 
                                                strict=True):
         start = time.perf_counter()
         pairs, tokens = pd.read_parquet(pairs_path), pd.read_parquet(tokens_path)
-        check_aligned(pairs, tokens, pairs_path, tokens_path)
+        check_aligned(tokens, pairs, tokens_path, pairs_path)
         table = extract(pairs, tokens, vectors, settings, settings["nltk_data"])  # tagger and WordNet load once
         table.to_parquet(output, index=False)
         log.info("%s: %d pairs, %d features, %.1f s", pairs_path, len(table), table.shape[1] - 3,

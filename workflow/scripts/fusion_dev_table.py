@@ -4,6 +4,7 @@ import pandas as pd
 
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.fusion import chosen_parameters, fit, load_split, per_dataset_pearson
+from stsynth.keyed import check_aligned
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
 from stsynth.tables import markdown_table
@@ -28,9 +29,7 @@ for model, paths in snakemake.params.cosines.items():
     if not set(paths) <= set(snakemake.input.cosines):
         raise ValueError(f"cosine tables of {model} are not among the job's declared inputs")
     cosines = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
-    if not (cosines[["year", "dataset", "line"]].astype(str).to_numpy() ==
-            validate[["year", "dataset", "line"]].astype(str).to_numpy()).all():
-        raise ValueError(f"similarity tables of {model} are not aligned with the validation pairs")
+    check_aligned(cosines, validate, f"similarity tables of {model}", "the validation pairs")
     add(f"paragram {model} (5 x cosine)", 5 * cosines["cosine"].to_numpy())
 with_paragram = [f for f in features if f not in ENCODER_FEATURES]
 add("features + paragram (GBR)", fit(train, with_paragram, params, settings["seed"]).predict(validate[with_paragram].to_numpy()))

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 
 from .lexicon import is_word
-from .pairs import InputFormatError
 
 log = logging.getLogger(__name__)
 
@@ -362,18 +361,6 @@ FEATURES: dict[str, Callable[[Side, Side], float]] = {
 
 def pair_features(a: Side, b: Side) -> dict[str, float]:
     return {name: float(function(a, b)) for name, function in FEATURES.items()}
-
-
-def check_aligned(pairs: pd.DataFrame, tokens: pd.DataFrame, pairs_name: str, tokens_name: str) -> None:
-    """The token table must have the pair table's rows in the same order."""
-    if len(pairs) != len(tokens):
-        raise InputFormatError(f"{tokens_name} has {len(tokens)} rows but {pairs_name} has {len(pairs)}")
-    for column in ("year", "dataset", "line"):
-        mismatch = np.flatnonzero(pairs[column].to_numpy() != tokens[column].to_numpy())
-        if len(mismatch):
-            row = int(mismatch[0])
-            raise InputFormatError(f"{tokens_name}: row {row} has {column} {tokens[column].iat[row]}, "
-                                   f"{pairs_name} has {pairs[column].iat[row]}")
 
 
 def feature_table(pairs: pd.DataFrame, tokens: pd.DataFrame, tagged: list[tuple[list[str], list[str]]],

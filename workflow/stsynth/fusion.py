@@ -51,21 +51,13 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor
 
-from .pairs import InputFormatError
+from .keyed import KEYS, check_aligned
 from .paraphrase_pairs import fold_of
 from .progress import Progress
 from .scoring import correlations
 
 log = logging.getLogger(__name__)
 
-KEYS = ["year", "dataset", "line"]
-
-
-def check_rows(table: pd.DataFrame, pairs: pd.DataFrame, name: str) -> None:
-    """A per-dataset table must be row-aligned with its pair table."""
-    if len(table) != len(pairs) or not (table["line"].to_numpy() == pairs["line"].to_numpy()).all():
-        raise InputFormatError(f"{name}: {len(table)} rows not aligned with the pair table's {len(pairs)} "
-                               f"(year {pairs['year'].iat[0]}, dataset {pairs['dataset'].iat[0]})")
 
 
 def out_of_fold(pairs: pd.DataFrame, fold_tables: list[pd.DataFrame], column: str = "cosine") -> np.ndarray:
@@ -291,7 +283,7 @@ def similarity_columns(pairs: pd.DataFrame, paths: list[str], names: dict[str, s
     one table, or of k fold tables out of fold (:func:`out_of_fold`), each checked row by row against the pairs."""
     tables = [pd.read_parquet(path) for path in paths]
     for table, path in zip(tables, paths):
-        check_rows(table, pairs, path)
+        check_aligned(table, pairs, path)
     names = names or {column: column for column in tables[0].columns if column not in KEYS}
     return {name: out_of_fold(pairs, tables, column) if len(tables) > 1 else tables[0][column].to_numpy()
             for column, name in names.items()}
@@ -313,7 +305,7 @@ def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -
     for entry in split:
         pairs = pd.read_parquet(entry["pairs"])
         features = pd.read_parquet(entry["features"])
-        check_rows(features, pairs, entry["features"])
+        check_aligned(features, pairs, entry["features"])
         columns = {}
         if encoder_tables(entry):
             columns.update(similarity_columns(pairs, encoder_tables(entry)))

@@ -26,7 +26,7 @@ import zlib
 
 import pandas as pd
 
-from .pairs import InputFormatError
+from .keyed import check_aligned
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +35,7 @@ PARAPHRASE_COLUMNS = ["source", "year", "dataset", "line", "s1", "s2", "tokens1"
 
 def gold_pairs(pairs: pd.DataFrame, tokens: pd.DataFrame, where: str = "") -> pd.DataFrame:
     """A pair table and its row-aligned token table as one paraphrase-pair table (source gold)."""
-    if len(pairs) != len(tokens) or not (pairs["line"].to_numpy() == tokens["line"].to_numpy()).all():
-        raise InputFormatError(f"{where}: token table is not row-aligned with the pair table")
+    check_aligned(tokens, pairs, f"{where} (token table)")
     table = pd.DataFrame({
         "source": "gold", "year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
         "line": pairs["line"].to_numpy(), "s1": pairs["s1"].to_numpy(), "s2": pairs["s2"].to_numpy(),

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .baseline import predict as baseline_predict
-from .pairs import InputFormatError
+from .keyed import check_aligned
 from .scoring import read_predictions
 
 SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction"}
@@ -28,8 +28,6 @@ def run_predictions(stage: str, pairs: pd.DataFrame, source: pd.DataFrame | None
         return read_predictions(source_name, len(pairs))
     year, name = int(pairs["year"].iat[0]), pairs["dataset"].iat[0]
     rows = source[(source["year"].astype(int) == year) & (source["dataset"] == name)]
-    if len(rows) != len(pairs) or not (rows["line"].to_numpy() == pairs["line"].to_numpy()).all():
-        raise InputFormatError(f"{source_name}: {len(rows)} rows for {year}/{name}, not aligned with its "
-                               f"pair table's {len(pairs)} lines")
+    check_aligned(rows, pairs, f"{source_name} (its rows for {year}/{name})")
     values = rows[SCORE_COLUMN[stage]].to_numpy(dtype=np.float64)
     return values if stage == "fusion" else predictions_from_cosines(values)

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from .device import resolve_device
+from .keyed import check_aligned
 from .progress import Progress
 from .translation_cache import TranslationCache
 
@@ -348,9 +349,7 @@ def spanish_sides(pairs: pd.DataFrame, languages: pd.DataFrame | None) -> tuple[
     identified, probability = [], []
     for side in (1, 2):
         rows = languages[languages["side"] == side]
-        if len(rows) != len(pairs) or not (rows["line"].to_numpy() == pairs["line"].to_numpy()).all():
-            raise ValueError(f"language table: {len(rows)} rows for side {side}, not aligned with the pair table's "
-                             f"{len(pairs)} lines")
+        check_aligned(rows, pairs, f"language table (side {side})")
         identified.append(rows["language"].to_numpy() == "es")
         probability.append(rows["spanish"].to_numpy(dtype=np.float64))
     neither = ~identified[0] & ~identified[1] & ~np.isnan(probability[0]) & ~np.isnan(probability[1])

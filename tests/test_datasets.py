@@ -107,8 +107,8 @@ def test_table_errors_name_file_and_line(tmp_path, content, keys, message):
     ("sts", "A.\tB.\nC.\tD\0.\n", r"in.txt:2: field 2 contains a NUL byte \(at character 2\)"),
     ("stsb", STSB_LINES[0] + "\n" + STSB_LINES[0].replace("A plane", "A\0plane") + "\n", r"in.txt:2: field 6 contains a NUL byte"),
     ("stsb", STSB_LINES[0].replace("5.000", "0_5") + "\n", r"in.txt:1: score '0_5' is not a number"),
-    ("sts-gold", "0_5\n", r"gs.txt:1: score '0_5' is not a number"),
-    ("sts-gold", "5.5\n", r"gs.txt:1: score 5.5 is outside \[0, 5\]"),
+    ("sts-gold", "0_5\n", r"gs.txt:1: gold score '0_5' is not a number"),
+    ("sts-gold", "5.5\n", r"gs.txt:1: gold score 5.5 is outside \[0, 5\]"),
 ])
 def test_every_format_refuses_nul_overlong_fields_and_odd_numbers(tmp_path, fmt, content, message):
     """One rule for all formats: the sts format used to take a 1 MB sentence and a NUL byte (which

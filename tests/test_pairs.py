@@ -40,7 +40,8 @@ def test_undecodable_bytes_name_file_and_line(tmp_path):
 
 
 @pytest.mark.parametrize("bad, message", [(b"high", "is not a number"), (b"5.5", "outside"),
-                                          (b"-0.1", "outside"), (b"nan", "outside")])
+                                          (b"-0.1", "outside"), (b"nan", "is not a number"),
+                                          (b"0_5", "is not a number"), (b"1e0", "is not a number")])
 def test_bad_gold_names_file_and_line(tmp_path, bad, message):
     with pytest.raises(InputFormatError, match=rf"gs\.txt:2: .*{message}"):
         write(tmp_path, b"a\tb\tc\td\na\tb\tc\td\n", b"1\n" + bad + b"\n")

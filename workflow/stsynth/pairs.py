@@ -165,7 +165,7 @@ def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
 
 
 def read_gold(path: str | Path) -> list[float | None]:
-    return [_score(line.strip(), f"{path}:{lineno}") if line.strip() else None
+    return [_score(line.strip(), f"{path}:{lineno}", what="gold score") if line.strip() else None
             for lineno, line in enumerate(_decoded_lines(path), start=1)]
 
 
@@ -192,12 +192,12 @@ def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, s
     return sentences, gold
 
 
-def _score(text: str, where: str, low: float = 0.0, high: float = 5.0) -> float:
+def _score(text: str, where: str, low: float = 0.0, high: float = 5.0, what: str = "score") -> float:
     if not PLAIN_DECIMAL.fullmatch(text):
-        raise InputFormatError(f"{where}: score {text!r} is not a number written as a plain decimal (3.8, .5, -1; not 0_5, 1e0, nan)")
+        raise InputFormatError(f"{where}: {what} {text!r} is not a number written as a plain decimal (3.8, .5, -1; not 0_5, 1e0, nan)")
     value = float(text)
     if not low <= value <= high:
-        raise InputFormatError(f"{where}: score {value} is outside [{low:g}, {high:g}]")
+        raise InputFormatError(f"{where}: {what} {value} is outside [{low:g}, {high:g}]")
     return value
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+from .pairs import named_twice
+
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 
 
@@ -75,10 +77,8 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             problems.append(f"datasets[{index}]: {entry['year']}/{entry['name']} is declared twice "
                             f"(first as datasets[{seen[key]}])")
         seen.setdefault(key, index)
-        columns = entry.get("columns") or {}
-        for name in sorted(set(columns.values())):
-            if len(keys := [key for key, other in columns.items() if other == name]) > 1:
-                problems.append(f"datasets[{index}].columns: {' and '.join(keys)} name the same column {name!r}")
+        for name, keys in named_twice(entry.get("columns") or {}).items():
+            problems.append(f"datasets[{index}].columns: {' and '.join(keys)} name the same column {name!r}")
         if "score_range" in entry and not entry["score_range"][0] < entry["score_range"][1]:
             problems.append(f"datasets[{index}].score_range: {entry['score_range']} is not [lowest, highest] "
                             "with lowest < highest")

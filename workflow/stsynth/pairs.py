@@ -234,8 +234,7 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     if header is None:
         raise InputFormatError(f"{path}: empty file, expected a header row")
     where = f"{path}:{reader.line_num}"
-    repeated = {name: [i + 1 for i, other in enumerate(header) if other == name] for name in header}
-    if repeated := {name: at for name, at in repeated.items() if len(at) > 1}:
+    if repeated := named_twice(header):
         raise InputFormatError(f"{where}: the header names a column more than once ("
                                + "; ".join(f"{name!r} as columns {', '.join(map(str, at))}" for name, at in repeated.items())
                                + "): which one a key means would be a guess")
@@ -243,10 +242,7 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     missing = [f"{key}: {name!r}" for key, name in columns.items() if name not in header]
     if missing:
         raise InputFormatError(f"{where}: header {header} lacks the configured column(s) {', '.join(missing)}")
-    shared = {name: [key for key, other in columns.items() if other == name] for name in columns.values()}
-    if shared := {name: keys for name, keys in shared.items() if len(keys) > 1}:
-        raise InputFormatError(f"{where}: " + "; ".join(f"columns {' and '.join(keys)} name the same header column {name!r}"
-                                                     for name, keys in shared.items()))
+    check_columns_distinct(columns, where, "header column")
     index = {key: header.index(name) for key, name in columns.items()}
     low, high = dataset.score_range or (0.0, 5.0)
     sentences, gold = [], []
@@ -259,11 +255,30 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
         if "score" not in index or not row[index["score"]].strip():
             gold.append(None)
         else:
-            value = _score(row[index["score"]].strip(), where, low, high)
-            gold.append(5.0 * (value - low) / (high - low))
+            gold.append(to_sts_scale(_score(row[index["score"]].strip(), where, low, high), low, high))
     if "score" in index and (low, high) != (0.0, 5.0):
         log.info("%s: scores on [%g, %g] mapped linearly onto [0, 5]", path, low, high)
     return sentences, gold
+
+
+def named_twice(names) -> dict:
+    """Each name given more than once -> the keys (of a mapping) or 1-based positions (of a list) giving it."""
+    given: dict = {}
+    for key, name in (names.items() if isinstance(names, dict) else enumerate(names, start=1)):
+        given.setdefault(name, []).append(key)
+    return {name: keys for name, keys in given.items() if len(keys) > 1}
+
+
+def check_columns_distinct(columns: dict, where: str, noun: str = "column") -> None:
+    """``columns`` (sentence1, sentence2[, score] -> column name) must name three different columns."""
+    if shared := named_twice(columns):
+        raise InputFormatError(f"{where}: " + "; ".join(f"columns {' and '.join(keys)} name the same {noun} {name!r}"
+                                                     for name, keys in shared.items()))
+
+
+def to_sts_scale(value: float, low: float, high: float) -> float:
+    """A score on [low, high] mapped linearly onto the STS scale 0-5."""
+    return 5.0 * (value - low) / (high - low)
 
 
 def _scaled(value, where: str, low: float, high: float) -> float | None:
@@ -277,16 +292,13 @@ def _scaled(value, where: str, low: float, high: float) -> float | None:
         value = _score(value.strip(), where, low, high)
     elif not low <= value <= high:  # also refuses inf
         raise InputFormatError(f"{where}: score {value} is outside [{low:g}, {high:g}]")
-    return 5.0 * (float(value) - low) / (high - low)
+    return to_sts_scale(float(value), low, high)
 
 
 def read_records(dataset: Dataset, path, records) -> tuple[list[tuple[str, str]], list[float | None]]:
     """Sentences and 0-5 scores from (where, mapping) records of a typed format, by the dataset's columns."""
     columns = dataset.columns or {}
-    shared = {name: [key for key, other in columns.items() if other == name] for name in columns.values()}
-    if shared := {name: keys for name, keys in shared.items() if len(keys) > 1}:
-        raise InputFormatError(f"{path}: " + "; ".join(f"columns {' and '.join(keys)} name the same column {name!r}"
-                                                     for name, keys in shared.items()))
+    check_columns_distinct(columns, str(path))
     low, high = dataset.score_range or (0.0, 5.0)
     sentences, gold = [], []
     for where, record in records:

@@ -56,7 +56,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .pairs import InputFormatError
+from .pairs import PLAIN_DECIMAL, InputFormatError
+from .progress import Progress
 from .tables import markdown_rows
 
 log = logging.getLogger(__name__)
@@ -120,7 +121,7 @@ def write_predictions(scores, path: str | Path) -> None:
 
 # A prediction: a finite decimal, exponent allowed (write_predictions' %.15g writes 1e-05); not
 # "0_5", "nan" or "inf", which Python's float() would take.
-PREDICTION = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+PREDICTION = re.compile(PLAIN_DECIMAL.pattern + r"([eE][+-]?\d+)?")
 
 
 def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
@@ -362,8 +363,13 @@ def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFr
     # pair up across runs because they depend on the dataset only
     official = {run: {key: summary(group_sets)[len(group_sets)] for key, group_sets in by_group.items()}
                 for run, by_group in sets.items()}
-    resampled = {run: {key: bootstrap_sets(group_sets, bootstrap["resamples"], bootstrap["seed"])
-                       for key, group_sets in by_group.items()} for run, by_group in sets.items()}
+    resampled = {}
+    # ~2 s per run on STS 2016 at 10,000 resamples: a long list of runs is a long job
+    with Progress(log, "bootstrap of the compared runs", len(sets), "runs") as progress:
+        for run, by_group in sets.items():
+            resampled[run] = {key: bootstrap_sets(group_sets, bootstrap["resamples"], bootstrap["seed"])
+                              for key, group_sets in by_group.items()}
+            progress.advance()
     rows = []
     for run, against in comparisons:
         for metric in METRICS:

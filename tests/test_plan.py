@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth import plan
+from stsynth import fusion_plan, plan
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
@@ -20,7 +20,7 @@ def test_every_run_names_the_table_its_predictions_come_from():
     assert plan.run_source(runs["synthetic"], news) == "resources/similarity/synthetic/2016/news.parquet"
     assert plan.run_source(runs["synthetic-per-set"], news) == \
         "resources/similarity/synthetic-per-set-2016-news/2016/news.parquet"
-    assert plan.run_source(runs["encoder"], news) == "resources/encoder/2016/news.parquet"
+    assert plan.run_source(runs["encoder"], news) == "resources/encoder/minilm/2016/news.parquet"
     assert plan.run_source(runs["fusion-encoder"], news) == "results/fusion/fusion-encoder/predictions.parquet"
     other = plan.Run("other", "external", predictions="their-system/{year}/{dataset}.txt")
     assert plan.run_source(other, news) == "their-system/2016/news.txt"
@@ -71,35 +71,43 @@ def test_training_inputs_follow_the_model():
 
 def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
     runs = plan.runs_of(CONFIG)
-    splits = plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
+    splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
     assert [len(splits[k]) for k in ("dev_train", "dev_validate", "train", "test")] == [17, 5, 22, 7]
-    first_train = splits["train"][0]["paragram"]["paraphrase_synthetic"]
-    assert first_train == [f"resources/similarity/synthetic.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2)]
-    news = next(entry for entry in splits["test"] if entry["dataset"] == "news")
-    assert news["paragram"]["paraphrase_synthetic"] == ["resources/similarity/synthetic/2016/news.parquet"]
-    assert news["encoder"] == "resources/encoder/2016/news.parquet"
-    validate = splits["dev_validate"][0]["paragram"]["paraphrase_task_internal"]
-    assert validate == ["resources/similarity/task-internal-dev/2015/answers-forums.parquet"]
-    assert plan.fusion_split(CONFIG, runs["fusion"], DATASETS[:1], "final", False)[0]["encoder"] is None
-    in_sample = plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample="paragram")
-    assert in_sample["train"][0]["paragram"]["paraphrase_synthetic"] == \
-        ["resources/similarity/synthetic/2012/MSRpar-train.parquet"]
-    files = plan.split_files(splits["test"])
+    first_train = dict(splits["train"][0].paragram)["paraphrase_synthetic"]
+    assert first_train == tuple(f"resources/similarity/synthetic.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2))
+    news = next(entry for entry in splits["test"] if entry.dataset == "news")
+    assert dict(news.paragram)["paraphrase_synthetic"] == ("resources/similarity/synthetic/2016/news.parquet",)
+    assert news.encoder == ("resources/encoder/minilm/2016/news.parquet",)
+    validate = dict(splits["dev_validate"][0].paragram)["paraphrase_task_internal"]
+    assert validate == ("resources/similarity/task-internal-dev/2015/answers-forums.parquet",)
+    assert fusion_plan.fusion_split(CONFIG, runs["fusion"], DATASETS[:1], "final", False)[0].encoder == ()
+    in_sample = fusion_plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample="paragram")
+    assert dict(in_sample["train"][0].paragram)["paraphrase_synthetic"] == \
+        ("resources/similarity/synthetic/2012/MSRpar-train.parquet",)
+    # rule params are plain values, and the job gets the same entries back
+    params = fusion_plan.split_params(splits)
+    assert params["test"][-1] == {"year": 2016, "dataset": "multisource", "pairs": "resources/pairs/2016/multisource.parquet",
+                                  "features": "resources/features/2016/multisource.parquet",
+                                  "encoder": ["resources/encoder/minilm/2016/multisource.parquet"],
+                                  "paragram": {"paraphrase_task_internal": ["resources/similarity/task-internal/2016/multisource.parquet"],
+                                               "paraphrase_synthetic": ["resources/similarity/synthetic/2016/multisource.parquet"]}}
+    assert fusion_plan.splits_from_params(params) == splits
+    files = fusion_plan.split_files(splits["test"])
     assert len(files) == len(set(files)) and "resources/features/2016/news.parquet" in files
 
 
 def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_models_folds():
     runs = plan.runs_of(CONFIG)
     news = TEST["news"]
-    assert plan.run_source(runs["encoder-sts"], news) == "resources/encoder-tuned/minilm-sts/2016/news.parquet"
+    assert plan.run_source(runs["encoder-sts"], news) == "resources/encoder/minilm-sts/2016/news.parquet"
     sts = plan.tuned_encoder_settings(CONFIG, "minilm-sts")
-    assert sts["loss"] == "cosine" and sts["start"] is None and sts["holdout"] is None
-    inputs = plan.tuned_encoder_inputs(sts, DATASETS)
+    assert sts["loss"] == "cosine" and sts["start"] == "minilm" and sts["holdout"] is None
+    inputs = plan.tuned_encoder_inputs(CONFIG, sts, DATASETS)
     assert len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and "start" not in inputs
     fold = plan.tuned_encoder_settings(CONFIG, "minilm-sts-synthetic.fold1of2")
     assert fold["holdout"] == {"folds": 2, "fold": 1} and fold["start"] == "minilm-sts.fold1of2"
-    assert plan.tuned_encoder_inputs(fold, DATASETS)["start"] == "resources/models/minilm-sts.fold1of2"
-    dev = plan.tuned_encoder_inputs(plan.tuned_encoder_settings(CONFIG, "minilm-synthetic-dev"), DATASETS)
+    assert plan.tuned_encoder_inputs(CONFIG, fold, DATASETS)["start"] == "resources/models/minilm-sts.fold1of2"
+    dev = plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-synthetic-dev"), DATASETS)
     assert len(dev["dev"]) == 5 and "resources/paraphrase_pairs/synthetic-2015-images.parquet" in dev["pairs"]
     with pytest.raises(KeyError, match="'minilm-nope' is not a tuned encoder"):
         plan.tuned_encoder_settings(CONFIG, "minilm-nope")
@@ -110,23 +118,66 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     run = runs["fusion-tuned"]
     assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
     # the project's choice (issue 23, dev protocol): tuned encoder in-sample, paragram out of fold
-    assert CONFIG["fusion"]["encoder_folds"] == 0 and plan.fold_sources(CONFIG, run) == ["paragram"]
+    assert CONFIG["fusion"]["encoder_folds"] == 0 and fusion_plan.fold_sources(CONFIG, run) == ["paragram"]
     folded = copy.deepcopy(CONFIG)
     folded["fusion"]["encoder_folds"] = 2
-    assert plan.fold_sources(folded, run) == ["paragram", "encoder"]
-    assert plan.fold_sources(folded, runs["fusion-encoder"]) == ["paragram"]
-    splits = plan.fusion_splits(folded, run, DATASETS)
-    assert splits["train"][0]["encoder"] == [f"resources/encoder-tuned/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet"
+    assert fusion_plan.fold_sources(folded, run) == ["paragram", "encoder"]
+    assert fusion_plan.fold_sources(folded, runs["fusion-encoder"]) == ["paragram"]
+    splits = fusion_plan.fusion_splits(folded, run, DATASETS)
+    assert list(splits["train"][0].encoder) == [f"resources/encoder/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet"
                                              for i in range(2)]
-    assert splits["dev_train"][0]["encoder"][1] == \
-        "resources/encoder-tuned/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
-    assert splits["dev_validate"][0]["encoder"] == "resources/encoder-tuned/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"
-    assert splits["test"][-1]["encoder"] == "resources/encoder-tuned/minilm-sts/2016/multisource.parquet"
-    assert "resources/encoder-tuned/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in plan.split_files(splits["train"])
-    in_sample = plan.fusion_splits(folded, run, DATASETS, in_sample="encoder")
-    assert in_sample["train"][0]["encoder"] == "resources/encoder-tuned/minilm-sts/2012/MSRpar-train.parquet"
-    assert len(in_sample["train"][0]["paragram"]["paraphrase_synthetic"]) == 2  # the other source stays out of fold
+    assert splits["dev_train"][0].encoder[1] == \
+        "resources/encoder/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
+    assert list(splits["dev_validate"][0].encoder) == ["resources/encoder/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"]
+    assert list(splits["test"][-1].encoder) == ["resources/encoder/minilm-sts/2016/multisource.parquet"]
+    assert "resources/encoder/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in fusion_plan.split_files(splits["train"])
+    in_sample = fusion_plan.fusion_splits(folded, run, DATASETS, in_sample="encoder")
+    assert list(in_sample["train"][0].encoder) == ["resources/encoder/minilm-sts/2012/MSRpar-train.parquet"]
+    assert len(dict(in_sample["train"][0].paragram)["paraphrase_synthetic"]) == 2  # the other source stays out of fold
     config = copy.deepcopy(CONFIG)
     config["fusion"]["encoder_folds"] = 0
-    assert plan.fusion_splits(config, run, DATASETS)["train"][0]["encoder"] == \
-        "resources/encoder-tuned/minilm-sts/2012/MSRpar-train.parquet"
+    assert list(fusion_plan.fusion_splits(config, run, DATASETS)["train"][0].encoder) == \
+        ["resources/encoder/minilm-sts/2012/MSRpar-train.parquet"]
+
+
+def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_start():
+    config = copy.deepcopy(CONFIG)
+    config["encoder"]["models"]["mpnet"] = {"path": "resources/encoders/mpnet"}
+    config["encoder"]["tuning"]["models"]["mpnet-sts"] = {"start": "mpnet", "gold_years": [2012, 2013, 2014, 2015]}
+    config["fusion"]["encoder_folds"] = 2
+    config["runs"] = {"mpnet": {"stage": "encoder", "encoder": "mpnet"},
+                      "fusion-mpnet": {"stage": "fusion", "encoder": "mpnet", "groups": ["ngrams", "encoder"]},
+                      "mpnet-sts": {"stage": "encoder", "model": "mpnet-sts"}}
+    runs = plan.runs_of(config)
+    news = TEST["news"]
+    assert plan.run_source(runs["mpnet"], news) == "resources/encoder/mpnet/2016/news.parquet"
+    assert plan.run_source(runs["mpnet-sts"], news) == "resources/encoder/mpnet-sts/2016/news.parquet"
+    # a named encoder is never trained: read in-sample whatever encoder_folds says
+    assert fusion_plan.fold_sources(config, runs["fusion-mpnet"]) == []
+    splits = fusion_plan.fusion_splits(config, runs["fusion-mpnet"], DATASETS)
+    assert list(splits["train"][0].encoder) == ["resources/encoder/mpnet/2012/MSRpar-train.parquet"]
+    assert list(splits["dev_validate"][0].encoder) == ["resources/encoder/mpnet/2015/answers-forums.parquet"]
+    # one job per encoder, for exactly the sets something reads: every set for the fusion's encoder,
+    # the test sets for a tuned encoder that only a run of stage encoder reads
+    tables = fusion_plan.encoder_table_sets(config, DATASETS)
+    assert list(tables) == ["mpnet", "mpnet-sts"]
+    assert tables["mpnet"] == DATASETS and tables["mpnet-sts"] == [d for d in DATASETS if d.role == "test"]
+    # the tuning starts from the named encoder's folder (an input, so a rule may build it), its folds too
+    settings = plan.tuned_encoder_settings(config, "mpnet-sts")
+    assert settings["start"] == "mpnet"
+    assert plan.tuned_encoder_inputs(config, settings, DATASETS)["start"] == "resources/encoders/mpnet"
+    assert plan.tuned_encoder_settings(config, "mpnet-sts.fold0of2")["start"] == "mpnet"
+    assert plan.encoder_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}
+    assert plan.encoder_entry(config, "mpnet-sts.fold1of2") == {"tuned": "mpnet-sts.fold1of2"}
+    # a package or hub encoder lives outside the working directory: no input folder
+    assert plan.named_encoder_folder(CONFIG, "minilm") == []
+    assert "start" not in plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-sts"), DATASETS)
+
+
+def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tuned_encoder():
+    tables = fusion_plan.encoder_table_sets(CONFIG, DATASETS)
+    assert list(tables) == ["minilm", "minilm-sts", "minilm-task-internal", "minilm-synthetic",
+                            "minilm-sts-synthetic", "minilm-sts-cosine-lr5e-5-dev"]
+    assert tables["minilm"] == DATASETS and tables["minilm-synthetic"] == list(TEST.values())
+    # the dev-protocol tuned encoder: the fusion's dev splits only (2012-2015), never a test set
+    assert {d.role for d in tables["minilm-sts-cosine-lr5e-5-dev"]} == {"train"}

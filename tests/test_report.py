@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.report import build_report, plan_files, report_plan, seeds, stage_times
+from stsynth.provenance import stage_times
+from stsynth.report import build_report
+from stsynth.report_plan import plan_files, report_plan, seeds
 from stsynth.scoring import write_predictions
 
 LOG = logging.getLogger("test_report")
@@ -165,24 +167,28 @@ def test_every_section_from_documented_schemas(study):
         assert (tmp_path / "out" / link).stat().st_size > 5000
 
 
-def test_plan_wires_present_stages_and_lists_the_rest():
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config["runs"] = {"baseline": {"stage": "baseline"}}
+def test_plan_wires_what_the_config_declares_and_lists_the_rest():
+    project = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = {**project, "runs": {"baseline": {"stage": "baseline"}},
+              "datasets": [d for d in project["datasets"] if d["track"] == "en"]}  # no es-en: no language table
     tests = [{"year": 2016, "dataset": "news", "track": "es-en", "pairs": "resources/pairs/2016/news.parquet"}]
-    nothing = report_plan(config, lambda rule: False, tests)
+    nothing = report_plan(config, tests)
     assert nothing["scores"] == {"baseline": "results/scores/baseline.parquet"}
     assert nothing["predictions"] == {"baseline": ["results/predictions/baseline/2016/news.txt"]}
-    assert len(nothing["waiting"]) == 5 and all("needs rule" in item for item in nothing["waiting"])
-    assert nothing["studies"] == []
+    assert [item.split(":")[0] for item in nothing["waiting"]] == [
+        "Which differences are significant", "Language identification", "Table 4 analog (Gini importances) and ablation",
+        "Table 5 analog (% unknown words)"]
+    assert nothing["studies"] == [] and nothing["epochs"] == {} and nothing["vectors"] == {}
     assert plan_files(nothing) == {"scores": ["results/scores/baseline.parquet"],
                                    "pairs": ["resources/pairs/2016/news.parquet"],
                                    "predictions": ["results/predictions/baseline/2016/news.txt"]}
-    nothing_studied = report_plan(config, lambda rule: False, tests, part="studies")
+    nothing_studied = report_plan(config, tests, part="studies")
     assert nothing_studied["scores"] == {} and nothing_studied["predictions"] == {}
     assert len(nothing_studied["waiting"]) == 7  # comparisons, Table 1, sweep, sources, 2 dev checks, MT
     with pytest.raises(ValueError, match="report part 'other' is not one of results, studies"):
-        report_plan(config, lambda rule: True, tests, part="other")
+        report_plan(config, tests, part="other")
 
+    config = project
     config["runs"] = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"},
                       "synthetic": {"stage": "paragram", "model": "synthetic"},
                       "fusion": {"stage": "fusion", "groups": ["paragram"]},
@@ -192,7 +198,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
     models = {model: {"vectors": "minilm-static"}
               for model in ("task-internal", "task-internal-dev", "synthetic", "synthetic-dev")}
-    results = report_plan(config, lambda rule: True, tests, models.__getitem__)
+    results = report_plan(config, tests, models.__getitem__)
     assert results["waiting"] == [] and "encoder-task-internal" not in results["scores"]
     assert results["importances"] == {"fusion": "results/fusion/fusion/importances.parquet"}
     assert results["unknown_words"] == {run: f"results/paragram/{run}/unknown_words.parquet"
@@ -205,7 +211,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     assert results["ablation"] == {} and len(results["studies"]) == 7
     assert results["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
                                   "minilm-static": "resources/vectors/minilm-static.parquet"}
-    studies = report_plan(config, lambda rule: True, tests, models.__getitem__, part="studies")
+    studies = report_plan(config, tests, models.__getitem__, part="studies")
     assert studies["waiting"] == [] and studies["studies"] == []
     assert studies["scores"] == {"encoder-task-internal": "results/scores/encoder-task-internal.parquet"}
     assert studies["comparisons"] == "results/scores/study_comparisons.parquet"
@@ -216,7 +222,7 @@ def test_plan_wires_present_stages_and_lists_the_rest():
     assert studies["ablation"] == {"fusion": "results/fusion/fusion/ablation.parquet"}
     assert studies["importances"] == {} and studies["epochs"] == {} and studies["language"] is None
     with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):
-        report_plan(config, lambda rule: True, tests, {"task-internal": {"vectors": "x"}}.__getitem__)
+        report_plan(config, tests, {"task-internal": {"vectors": "x"}}.__getitem__)
 
 
 def test_seeds_are_found_anywhere_in_the_config():

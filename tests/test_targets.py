@@ -21,7 +21,7 @@ HEADLINE_RULES = {"fusion_dev", "fusion_fit", "score_run", "compare_runs", "repo
 def tiny_tuning(workspace, tmp_path):
     """The project's runs, with the encoder stage pointed at a tiny model (dry runs only: never loaded);
     the tiny corpus has no PPDB, so the source comparison compares the other two sources."""
-    workspace.write_config({"encoder": {"model_dir": str(tmp_path)},
+    workspace.write_config({"encoder": {"models": {"tiny": {"path": str(tmp_path)}}, "default": "tiny"},
                             "paragram": {"compare_sources": {"sources": ["glove-6b-50d", "minilm-static"]}}})
     (tmp_path / "config.json").write_text("{}")
 

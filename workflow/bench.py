@@ -40,10 +40,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def copy_checkout(target: Path) -> None:
-    """The tracked files of the working tree (uncommitted edits included), nothing built. A file the
-    target already holds with the same bytes is left alone: Snakemake reruns a rule whose script is
-    newer than its outputs, whatever the script says."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    """The files of the working tree git does not ignore (uncommitted edits and new files included),
+    nothing built. A file the target already holds with the same bytes is left alone: Snakemake reruns
+    a rule whose script is newer than its outputs, whatever the script says."""
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, check=True).stdout
     for name in filter(None, files.decode().split("\0")):
         source = REPO / name
         if source.is_file() and not ((target / name).is_file() and filecmp.cmp(source, target / name, shallow=False)):
@@ -269,7 +270,7 @@ def main() -> None:
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
     sys.path.insert(0, str(REPO / "workflow"))
-    from stsynth.report import workflow_commit
+    from stsynth.provenance import workflow_commit
 
     print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")
 

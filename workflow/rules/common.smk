@@ -8,28 +8,28 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
 
-import stsynth.report as stsynth_report
-from stsynth import plan
+from stsynth import fusion_plan, model_card, paths, plan, report_plan as stsynth_report_plan
 from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
 from stsynth.lexicon import WORDNET_FILES
-from stsynth.pairs import check_local_files
+from stsynth.local_files import check_local_files
+from stsynth.pairs import with_year
 from stsynth.scheduler import coalesce_reevaluations
 from stsynth.threads import job_slots
 from stsynth.translation_cache import merge_shards
-from stsynth.plan import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
-                          pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
-                          tuned_encoder_folder, tuned_encoder_path)
+from stsynth.paths import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
+                           pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
+                           tuned_encoder_folder)
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
 os.environ.update(
     PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")]))
 )
 
-DATASETS_LOCK = "results/datasets.lock.tsv"
+DATASETS_LOCK = paths.DATASETS_LOCK
 
 # `--cores 8` on a 2-core machine would run 8 threads' worth of jobs on 2 cores; torch jobs then
 # thrash (4 tuning jobs side by side took 4x as long each). Locally, job slots never exceed the cores
@@ -49,9 +49,11 @@ if workflow.is_main_process and not coalesce_reevaluations():
 check_unique_keys(workflow.configfiles)
 # The manifest and local mirror folders are relative to the checkout, so a run in another working
 # directory (snakemake --directory runs/stsb ..., see README) finds them; outputs stay in that directory.
-config["corpus"]["manifest"] = plan.checkout_path(config["corpus"]["manifest"], workflow.basedir)
-config["corpus"]["mirrors"] = [plan.checkout_path(m, workflow.basedir) for m in config["corpus"]["mirrors"]]
+config["corpus"]["manifest"] = paths.checkout_path(config["corpus"]["manifest"], workflow.basedir)
+config["corpus"]["mirrors"] = [paths.checkout_path(m, workflow.basedir) for m in config["corpus"]["mirrors"]]
 MANIFEST = read_manifest(config["corpus"]["manifest"])
+# A dataset without a year gets stsynth.pairs.NO_YEAR and its own group, before anything reads it.
+config["datasets"] = [with_year(entry) for entry in config["datasets"]]
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
 for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
     logger.warning(_note)
@@ -124,9 +126,9 @@ def datasets_with(role=None, track=None, years=None):
 TEST_SETS = datasets_with(role="test")
 SCORED_TEST_SETS = [d for d in TEST_SETS if d.has_gold]  # the others are predict sets
 # es-en test sets whose released files carry the third-party translation (crosslingual.reference_translation).
-REFERENCE_TRANSLATION_SETS = [
-    d for d in datasets_with(role="test", track="es-en") if d.format == "sts" and d.input and d.has_gold
-    and d.fields >= config["crosslingual"]["reference_translation"]["field"]]
+REFERENCE_TRANSLATION_SETS = plan.reference_translation_sets(config, ALL_DATASETS)
+# The rules declared only when the config has what they need (the report asks the same function).
+OPTIONAL_RULES = plan.optional_rules(config)
 
 
 # Params are Snakemake's rerun trigger for config values: it compares them between runs when they
@@ -142,17 +144,17 @@ def dataset_entry(wc):
 def dataset_files(wc):
     """The files the pair table is read from: the dataset's file (and gold file), fetched corpus copies or local files."""
     d = dataset(wc)
-    files = {"sentences": d.path or f"resources/corpus/{d.input}"}
+    files = {"sentences": d.path or paths.corpus_copy(d.input)}
     if d.gold_path or d.gold:
-        files["gold"] = d.gold_path or f"resources/corpus/{d.gold}"
+        files["gold"] = d.gold_path or paths.corpus_copy(d.gold)
     return files
 
 
 def translation_inputs(wc):
     """The pair table and, when identification decides which sentences are Spanish, its language table."""
-    files = {"pairs": f"resources/pairs/{wc.year}/{wc.dataset}.parquet"}
+    files = {"pairs": pairs_path(dataset(wc))}
     if config["crosslingual"]["sides"] == "identified":
-        files["languages"] = f"resources/language/{wc.year}/{wc.dataset}.parquet"
+        files["languages"] = paths.language_path(dataset(wc))
     return files
 
 
@@ -185,25 +187,31 @@ def tuned_encoder_settings(name):
 
 # A tuned encoder's name, or its fold model's (<name>.fold<i>of<k>).
 TUNED_ENCODER_NAMES = rf"({_alternatives(config['encoder']['tuning']['models'])})(\.fold\d+of\d+)?"
-TUNED_ENCODER_TABLES = plan.tuned_encoder_tables(config, ALL_DATASETS)
+# Encoder (named, tuned, fold model) -> the datasets whose similarity tables something reads.
+ENCODER_TABLE_SETS = fusion_plan.encoder_table_sets(config, ALL_DATASETS)
 
 
 def fusion_splits(run_name, in_sample=None):
-    return plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
+    return fusion_plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
 
 
 def report_plan(part="results"):
-    """What a report part reads (stsynth.report.report_plan). Called by the report rules' input and
-    params functions, i.e. once every rule file is parsed, so it does not depend on the include order."""
+    """What a report part reads (stsynth.report_plan, from the config alone)."""
     sets = [{"year": d.year, "dataset": d.name, "track": d.track, "pairs": pairs_path(d)} for d in ALL_DATASETS]
     tests = [entry for entry, d in zip(sets, ALL_DATASETS) if d.role == "test" and d.has_gold]
-    return stsynth_report.report_plan(config, rules.has, tests, paragram_model, sets, part)
+    return stsynth_report_plan.report_plan(config, tests, paragram_model, sets, part)
+
+
+# Run -> what its model card says (stsynth.model_card), for every run whose model the pipeline made.
+CARD_FACTS = {run: model_card.card_facts(config, run) for run in RUNS if model_card.model_folder(config, run)}
 
 
 def run_outputs(runs):
-    """Each run's predictions on every test set (predict sets too) and its score tables."""
+    """Each run's predictions on every test set (predict sets too), its score tables and, for a run
+    whose model the pipeline made, that model released with its card."""
     return [*[predictions_path(run, d) for run in runs for d in TEST_SETS],
-            *[f"results/scores/{run}.{suffix}" for run in runs for suffix in ("parquet", "md")]]
+            *[paths.scores_path(run, suffix) for run in runs for suffix in ("parquet", "md")],
+            *[paths.release_folder(run) for run in runs if run in CARD_FACTS]]
 
 
 def results_targets():
@@ -211,32 +219,32 @@ def results_targets():
     runs' exported models and the results report."""
     runs = plan.headline_runs(config)
     return [*[tokens_path(d) for d in ALL_DATASETS], *run_outputs(runs),
-            *(["results/scores/comparisons.md"] if plan.run_comparisons(config, study=False) else []),
+            *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
             # every paragram run's model as a sentence-transformers folder, checked against the pipeline
-            *[f"results/paragram/{RUNS[run].model}/export_check.md" for run in runs if RUNS[run].stage == "paragram"],
-            stsynth_report.REPORT_PARTS["results"]]
+            *[paths.paragram_result_path(RUNS[run].model, "export_check.md") for run in runs if RUNS[run].stage == "paragram"],
+            stsynth_report_plan.REPORT_PARTS["results"]]
 
 
 def study_targets():
     """`snakemake studies`: the study runs and every table that shows how a setting was chosen
-    (stsynth.report.report_plan, part studies), in results/studies.md."""
-    return [*run_outputs(plan.study_runs(config)), stsynth_report.REPORT_PARTS["studies"]]
+    (stsynth.report_plan, part studies), in results/studies.md."""
+    return [*run_outputs(plan.study_runs(config)), stsynth_report_plan.REPORT_PARTS["studies"]]
 
 
 def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
     """Input function: the files of the named splits of a fusion run (`run`, else the wildcard's),
-    one named input per split (stsynth.plan.fusion_splits), plus the run's dev table."""
+    one named input per split (stsynth.fusion_plan.fusion_splits), plus the run's dev table."""
 
     def inputs(wc):
         name = run or wc.fusion_run
         splits = fusion_splits(name)
-        files = {split: plan.split_files(splits[split]) for split in split_names}
+        files = {split: fusion_plan.split_files(splits[split]) for split in split_names}
         if in_sample:  # per source read out of fold, the training splits with it in-sample
-            for source in plan.fold_sources(config, RUNS[name]):
-                files.update({f"{split}_{source}_in_sample": plan.split_files(entries)
+            for source in fusion_plan.fold_sources(config, RUNS[name]):
+                files.update({f"{split}_{source}_in_sample": fusion_plan.split_files(entries)
                               for split, entries in fusion_splits(name, in_sample=source).items()})
         if dev:
-            files["dev"] = f"results/fusion/{name}/dev.parquet"
+            files["dev"] = paths.fusion_path(name, "dev.parquet")
         return files
 
     return inputs

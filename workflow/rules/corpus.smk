@@ -4,7 +4,7 @@
 rule fetch_corpus_file:
     """One corpus file from the first mirror that has it, else its origin URL; sha256-verified."""
     output:
-        "resources/corpus/{relpath}",
+        paths.corpus_copy("{relpath}"),
     params:
         # What the copy is. Where it comes from (corpus.mirrors, the origin URL in the manifest,
         # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.

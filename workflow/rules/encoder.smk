@@ -1,49 +1,21 @@
 # Sentence-encoder similarities (schema: stsynth.encoder): pooled cosine and token-level F1, from the
-# zero-shot encoder and from the fine-tuned ones (stsynth.encoder_tuning; config encoder.tuning).
+# named encoders (config encoder.models) and the fine-tuned ones (stsynth.encoder_tuning; encoder.tuning).
 ENCODER = config["encoder"]
 TUNING = ENCODER["tuning"]
-# What shapes a similarity table: the encoder's own keys, not the tuning section (a param, so a
-# changed tuning setting reruns only the tuned models it concerns). The device (config `device`,
-# read by the job) is no param: it moves the floats in their last digits only, so changing it reruns
-# nothing (docs: README, GPU).
-ENCODING = {key: value for key, value in ENCODER.items() if key != "tuning"}
-
-
-rule encoder_similarity:
-    """Zero-shot all-MiniLM-L6-v2 cosine and token F1 of every pair of every declared dataset (English
-    sentences; es-en translated), in one job: the model loads once."""
-    input:
-        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
-    output:
-        [encoder_path(d) for d in ALL_DATASETS],
-    params:
-        settings=ENCODING,
-    log:
-        "logs/encoder/encoder.log",
-    benchmark:
-        "benchmarks/encoder/encoder.tsv"
-    priority: 10  # one long job: started early, it runs beside the paragram trainings
-    threads: ENCODER["threads"]
-    resources:
-        mem_mb=2000,
-        runtime=60,
-        gpu=GPUS,
-    conda:
-        ENV
-    script:
-        "../scripts/encoder_similarity.py"
 
 
 rule encoder_tune:
-    """Fine-tune the encoder (sentence-transformers) on gold or paraphrase pairs; dev ALL per epoch."""
+    """Fine-tune an encoder (sentence-transformers) on gold or paraphrase pairs; dev ALL per epoch."""
     input:
-        unpack(lambda wc: plan.tuned_encoder_inputs(tuned_encoder_settings(wc.tuned), ALL_DATASETS)),
+        unpack(lambda wc: plan.tuned_encoder_inputs(config, tuned_encoder_settings(wc.tuned), ALL_DATASETS)),
     output:
-        model=directory("resources/models/{tuned}"),
-        epochs="resources/models/{tuned}.epochs.parquet",
+        model=directory(tuned_encoder_folder("{tuned}")),
+        epochs=paths.epochs_path("{tuned}"),
     params:
         settings=lambda wc: tuned_encoder_settings(wc.tuned),
-        encoder={key: ENCODER[key] for key in ("package", "model_dir", "max_length")},
+        # a named start encoder's entry (its source decides the weights); a tuned start is an input
+        start=lambda wc: plan.encoder_entry(config, tuned_encoder_settings(wc.tuned)["start"]),
+        max_length=ENCODER["max_length"],
     wildcard_constraints:
         tuned=TUNED_ENCODER_NAMES,
     log:
@@ -62,28 +34,34 @@ rule encoder_tune:
         "../scripts/encoder_tune.py"
 
 
-# A tuned encoder's similarities: one job per model (it loads once; start-up is most of a small
-# job), for exactly the sets something reads (stsynth.plan.tuned_encoder_tables).
-for _tuned, _sets in TUNED_ENCODER_TABLES.items():
+# An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
+# of a small job), for exactly the sets something reads (stsynth.fusion_plan.encoder_table_sets).
+# The device (config `device`, read by the job) is no param: it moves the floats in their last digits
+# only, so changing it reruns nothing (docs/reproducibility.md, GPU).
+for _encoder, _sets in ENCODER_TABLE_SETS.items():
 
     rule:
         name:
-            f"encoder_tuned_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _tuned)}"
+            f"encoder_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _encoder)}"
         input:
-            model=tuned_encoder_folder(_tuned),
+            # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
+            model=[tuned_encoder_folder(_encoder)] if plan.is_tuned(config, _encoder)
+            else plan.named_encoder_folder(config, _encoder),
             pairs=[english_pairs_path(d) for d in _sets],
         output:
-            [tuned_encoder_path(_tuned, d) for d in _sets],
+            [encoder_path(_encoder, d) for d in _sets],
         params:
-            settings=ENCODING,
+            encoder=plan.encoder_entry(config, _encoder),
+            settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
         log:
-            f"logs/encoder_tuned_similarity/{_tuned}.log",
+            f"logs/encoder_similarity/{_encoder}.log",
         benchmark:
-            f"benchmarks/encoder_tuned_similarity/{_tuned}.tsv"
+            f"benchmarks/encoder_similarity/{_encoder}.tsv"
+        priority: 0 if plan.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         threads: ENCODER["threads"]
         resources:
             mem_mb=2000,
-            runtime=30,
+            runtime=60,
             gpu=GPUS,
         conda:
             ENV
@@ -91,16 +69,16 @@ for _tuned, _sets in TUNED_ENCODER_TABLES.items():
             "../scripts/encoder_similarity.py"
 
 
-if TUNING["dev_check"]:
+if OPTIONAL_RULES["encoder_tuning_dev_check"]:
 
     rule encoder_tuning_dev_check:
         """The paper's dev check on the encoder: dev Pearson per set and ALL before tuning (the start
         model) and after every epoch of these tuned encoders (same table as the paragram one)."""
         input:
-            [f"resources/models/{model}.epochs.parquet" for model in TUNING["dev_check"]],
+            [paths.epochs_path(model) for model in TUNING["dev_check"]],
         output:
-            table="results/encoder_tuning/dev_check.parquet",
-            markdown="results/encoder_tuning/dev_check.md",
+            table=paths.STUDY_TABLES["encoder_dev_check"],
+            markdown=paths.study_file("encoder_dev_check"),
         params:
             models=TUNING["dev_check"],
         log:

@@ -30,7 +30,7 @@ rule features:
     input:
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
         tokens=[english_tokens_path(d) for d in ALL_DATASETS],
-        vectors=f"resources/vectors/{FEATURE_SETTINGS['vectors']}.parquet",
+        vectors=paths.vectors_path(FEATURE_SETTINGS["vectors"]),
         wordnet=f"{WORDNET_DIR}/lexnames",
     output:
         [features_path(d) for d in ALL_DATASETS],

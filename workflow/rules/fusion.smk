@@ -1,6 +1,6 @@
 # The fusion regressor (schema: stsynth.fusion): dev search, final fit (the run's scores, read by
 # rule predict), importances, ablation, and the paper's Table 1 on the dev protocol. What each job
-# reads per dataset is stsynth.plan.fusion_splits; each split is one named input.
+# reads per dataset is stsynth.fusion_plan.fusion_splits; each split is one named input.
 
 
 rule fusion_dev:
@@ -8,11 +8,11 @@ rule fusion_dev:
     input:
         unpack(fusion_inputs("dev_train", "dev_validate", dev=False)),
     output:
-        table="results/fusion/{fusion_run}/dev.parquet",
-        markdown="results/fusion/{fusion_run}/dev.md",
+        table=paths.fusion_path("{fusion_run}", "dev.parquet"),
+        markdown=paths.fusion_path("{fusion_run}", "dev.md"),
     params:
-        splits=lambda wc: fusion_splits(wc.fusion_run),
-        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/dev.log",
@@ -34,13 +34,13 @@ rule fusion_fit:
     input:
         unpack(fusion_inputs("train", "test")),
     output:
-        predictions="results/fusion/{fusion_run}/predictions.parquet",
-        model="results/fusion/{fusion_run}/model.npz",
-        importances="results/fusion/{fusion_run}/importances.parquet",
-        plot="results/fusion/{fusion_run}/importances.png",
+        predictions=paths.fusion_path("{fusion_run}", "predictions.parquet"),
+        model=paths.fusion_path("{fusion_run}", "model.npz"),
+        importances=paths.fusion_path("{fusion_run}", "importances.parquet"),
+        plot=paths.fusion_path("{fusion_run}", "importances.png"),
     params:
-        splits=lambda wc: fusion_splits(wc.fusion_run),
-        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/fit.log",
@@ -62,13 +62,13 @@ rule fusion_ablation:
     input:
         unpack(fusion_inputs("dev_train", "dev_validate", "train", "test", in_sample=True)),
     output:
-        table="results/fusion/{fusion_run}/ablation.parquet",
-        markdown="results/fusion/{fusion_run}/ablation.md",
+        table=paths.fusion_path("{fusion_run}", "ablation.parquet"),
+        markdown=paths.fusion_path("{fusion_run}", "ablation.md"),
     params:
-        splits=lambda wc: fusion_splits(wc.fusion_run),
-        in_sample=lambda wc: {source: fusion_splits(wc.fusion_run, in_sample=source)
-                              for source in plan.fold_sources(config, RUNS[wc.fusion_run])},
-        features=lambda wc: plan.fusion_features(config, RUNS[wc.fusion_run]),
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        in_sample=lambda wc: {source: fusion_plan.split_params(fusion_splits(wc.fusion_run, in_sample=source))
+                              for source in fusion_plan.fold_sources(config, RUNS[wc.fusion_run])},
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/ablation.log",
@@ -85,10 +85,10 @@ rule fusion_ablation:
 
 
 DEV_TABLE_RUN = FUSION["dev_table"]["run"]
-DEV_TABLE_SETS = datasets_with(role="train", years=FUSION["dev"]["validate_years"])
+DEV_TABLE_SETS = plan.dev_table_sets(config, ALL_DATASETS)
 
 
-if DEV_TABLE_RUN in RUNS:  # a config without that fusion run has no dev table (a start-up note says so)
+if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has no dev table (a start-up note says so)
 
     rule fusion_dev_table:
         """Paper Table 1 on the 2015 sets: features only vs paragram cosines vs features + paragram."""
@@ -96,11 +96,11 @@ if DEV_TABLE_RUN in RUNS:  # a config without that fusion run has no dev table (
             unpack(fusion_inputs("dev_train", "dev_validate", run=DEV_TABLE_RUN)),
             cosines=[similarity_path(model, d) for model in FUSION["dev_table"]["paragram_models"] for d in DEV_TABLE_SETS],
         output:
-            table="results/fusion/dev_table.parquet",
-            markdown="results/fusion/dev_table.md",
+            table=paths.STUDY_TABLES["dev_table"],
+            markdown=paths.study_file("dev_table"),
         params:
-            splits=fusion_splits(DEV_TABLE_RUN),
-            features=plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
+            splits=fusion_plan.split_params(fusion_splits(DEV_TABLE_RUN)),
+            features=fusion_plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
             cosines={model: [similarity_path(model, d) for d in DEV_TABLE_SETS]
                      for model in FUSION["dev_table"]["paragram_models"]},
             settings=FUSION,

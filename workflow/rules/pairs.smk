@@ -6,7 +6,7 @@ rule pair_table:
     input:
         unpack(dataset_files),
     output:
-        "resources/pairs/{year}/{dataset}.parquet",
+        pairs_path(paths.WILDCARDS),
     params:
         dataset=dataset_entry,  # editing the dataset's config entry rebuilds its table
     log:
@@ -26,9 +26,9 @@ rule pair_table:
 rule tokenize:
     """Moses token lists, row-aligned with the pair table (schema: stsynth.tokens)."""
     input:
-        "resources/pairs/{year}/{dataset}.parquet",
+        pairs_path(paths.WILDCARDS),
     output:
-        "resources/pairs/{year}/{dataset}.tokens.parquet",
+        tokens_path(paths.WILDCARDS),
     params:
         settings=config["tokenize"],
     log:

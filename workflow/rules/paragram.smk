@@ -8,9 +8,9 @@ rule paragram_train:
     input:
         unpack(paragram_training_inputs),
     output:
-        model="resources/models/{model}.safetensors",
-        vocabulary="resources/models/{model}.vocab.parquet",
-        epochs="resources/models/{model}.epochs.parquet",
+        model=model_path("{model}"),
+        vocabulary=paths.vocabulary_path("{model}"),
+        epochs=paths.epochs_path("{model}"),
     params:
         settings=lambda wc: paragram_model(wc.model),
     log:
@@ -31,8 +31,8 @@ rule paragram_similarity:
     """A model's cosine of the two sentence vectors of every pair, for every declared dataset in one
     job (a job per dataset would be mostly Python start-up)."""
     input:
-        model="resources/models/{model}.safetensors",
-        vocabulary="resources/models/{model}.vocab.parquet",
+        model=model_path("{model}"),
+        vocabulary=paths.vocabulary_path("{model}"),
         tokens=[english_tokens_path(d) for d in ALL_DATASETS],
     output:
         [similarity_path("{model}", d) for d in ALL_DATASETS],
@@ -53,11 +53,11 @@ rule paragram_similarity:
 rule paragram_unknown_words:
     """Share of test-set tokens outside a model's vocabulary (paper Table 5)."""
     input:
-        vocabulary="resources/models/{model}.vocab.parquet",
+        vocabulary=paths.vocabulary_path("{model}"),
         tokens=[english_tokens_path(d) for d in datasets_with(role="test")],
     output:
-        table="results/paragram/{model}/unknown_words.parquet",
-        markdown="results/paragram/{model}/unknown_words.md",
+        table=paths.paragram_result_path("{model}", "unknown_words.parquet"),
+        markdown=paths.paragram_result_path("{model}", "unknown_words.md"),
     log:
         "logs/paragram/unknown_words/{model}.log",
     benchmark:
@@ -77,8 +77,8 @@ rule paragram_threshold_sweep:
     input:
         unpack(lambda wc: plan.threshold_sweep_inputs(config, PARAGRAM_MODELS, ALL_DATASETS)),
     output:
-        table="results/paragram/threshold_sweep.parquet",
-        plot="results/paragram/threshold_sweep.png",
+        table=paths.STUDY_TABLES["threshold_sweep"],
+        plot=paths.study_file("threshold_sweep", ".png"),
     params:
         settings=paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
         sweep=config["paraphrase_pairs"]["sweep"],
@@ -102,10 +102,10 @@ rule paragram_source_comparison:
     input:
         unpack(lambda wc: plan.source_comparison_inputs(config, ALL_DATASETS)),
     output:
-        table="results/paragram/sources.parquet",
-        markdown="results/paragram/sources.md",
+        table=paths.STUDY_TABLES["sources"],
+        markdown=paths.study_file("sources"),
     params:
-        settings={**PARAGRAM["defaults"], **PARAGRAM["presets"][PARAGRAM["defaults"]["preset"]]},
+        settings=plan.default_paragram_settings(config),
         variants=PARAGRAM["compare_sources"]["variants"],
         splits=[split for split, _ in plan.source_comparison_sets(config, ALL_DATASETS)],
     log:
@@ -126,10 +126,10 @@ rule paragram_source_comparison:
 rule synthetic_dev_check:
     """Dev Pearson per epoch of the dev-check models (training-role dev sets only, never 2016)."""
     input:
-        [f"resources/models/{model}.epochs.parquet" for model in config["synthetic"]["dev_check"]],
+        [paths.epochs_path(model) for model in config["synthetic"]["dev_check"]],
     output:
-        table="results/synthetic/dev_check.parquet",
-        markdown="results/synthetic/dev_check.md",
+        table=paths.STUDY_TABLES["dev_check"],
+        markdown=paths.study_file("dev_check"),
     params:
         models=config["synthetic"]["dev_check"],
     log:
@@ -147,21 +147,21 @@ rule synthetic_dev_check:
 
 
 # Only where es-en test sets carry the reference translation in their released files.
-if REFERENCE_TRANSLATION_SETS:
+if OPTIONAL_RULES["crosslingual_mt_comparison"]:
 
     rule crosslingual_mt_comparison:
         """Diagnostic: es-en paragram scores with s1 translated by the backend vs by the third-party MT
         that the redistributed input files carry (config crosslingual.reference_translation)."""
         input:
             models=[model_path(model) for model in config["crosslingual"]["reference_translation"]["models"]],
-            vocabularies=[f"resources/models/{model}.vocab.parquet"
+            vocabularies=[paths.vocabulary_path(model)
                           for model in config["crosslingual"]["reference_translation"]["models"]],
             pairs=[pairs_path(d) for d in REFERENCE_TRANSLATION_SETS],
             tokens=[english_tokens_path(d) for d in REFERENCE_TRANSLATION_SETS],
-            released=[f"resources/corpus/{d.input}" for d in REFERENCE_TRANSLATION_SETS],
+            released=[paths.corpus_copy(d.input) for d in REFERENCE_TRANSLATION_SETS],
         output:
-            table="results/crosslingual/mt_comparison.parquet",
-            markdown=report("results/crosslingual/mt_comparison.md", caption="../report/mt_comparison.rst",
+            table=paths.STUDY_TABLES["mt_comparison"],
+            markdown=report(paths.study_file("mt_comparison"), caption="../report/mt_comparison.rst",
                             category="Cross-lingual"),
         params:
             settings=config["crosslingual"]["reference_translation"],
@@ -186,15 +186,15 @@ rule paragram_export:
     """A paragram model as a sentence-transformers folder (stsynth.export), checked against the
     pipeline's cosines on the scored test sets (results/paragram/{model}/export_check)."""
     input:
-        model="resources/models/{model}.safetensors",
-        vocabulary="resources/models/{model}.vocab.parquet",
+        model=model_path("{model}"),
+        vocabulary=paths.vocabulary_path("{model}"),
         pairs=[english_pairs_path(d) for d in SCORED_TEST_SETS],
         tokens=[english_tokens_path(d) for d in SCORED_TEST_SETS],
         similarity=[similarity_path("{model}", d) for d in SCORED_TEST_SETS],
     output:
-        folder=directory("resources/models/{model}.sentence-transformers"),
-        table="results/paragram/{model}/export_check.parquet",
-        markdown="results/paragram/{model}/export_check.md",
+        folder=directory(paths.export_folder("{model}")),
+        table=paths.paragram_result_path("{model}", "export_check.parquet"),
+        markdown=paths.paragram_result_path("{model}", "export_check.md"),
     log:
         "logs/paragram/export/{model}.log",
     benchmark:

@@ -8,11 +8,10 @@ rule gold_paraphrase_pairs:
         pairs=lambda wc: [pairs_path(d) for d in gold_filter_datasets(wc.table)],
         tokens=lambda wc: [english_tokens_path(d) for d in gold_filter_datasets(wc.table)],
     output:
-        "resources/paraphrase_pairs/{table}.parquet",
+        paths.paraphrase_table("{table}"),
     params:
-        threshold=lambda wc: config["paraphrase_pairs"]["tables"][wc.table].get(
-            "threshold", config["paraphrase_pairs"]["threshold"]),
-        years=lambda wc: config["paraphrase_pairs"]["tables"][wc.table]["years"],
+        threshold=lambda wc: plan.gold_table_settings(config, wc.table)["threshold"],
+        years=lambda wc: plan.gold_table_settings(config, wc.table)["years"],
     wildcard_constraints:
         table="|".join(re.escape(t) for t in config["paraphrase_pairs"]["tables"]),
     log:
@@ -38,8 +37,8 @@ rule synthetic_pairs:
     input:
         [round_trips_path(d) for d in datasets_with(role="test")],
     output:
-        table="resources/paraphrase_pairs/synthetic.parquet",
-        counts="results/synthetic/synthetic.counts.md",
+        table=paths.paraphrase_table("synthetic"),
+        counts=paths.synthetic_counts("synthetic"),
     params:
         settings=config["tokenize"],
     log:
@@ -61,8 +60,8 @@ rule synthetic_pairs_of_set:
     input:
         lambda wc: round_trips_path(SYNTHETIC_SETS[wc.set]),
     output:
-        table="resources/paraphrase_pairs/synthetic-{set}.parquet",
-        counts="results/synthetic/synthetic-{set}.counts.md",
+        table=paths.paraphrase_table("synthetic-{set}"),
+        counts=paths.synthetic_counts("synthetic-{set}"),
     params:
         settings=config["tokenize"],
     wildcard_constraints:

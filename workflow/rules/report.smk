@@ -6,13 +6,39 @@
 report: "../report/workflow.rst"
 
 
-for _part, _markdown in stsynth_report.REPORT_PARTS.items():
+rule model_card:
+    """A run's model (paragram export or tuned encoder) released with a model card: base model, training
+    data, loss and settings, the run's scores (stsynth.model_card)."""
+    input:
+        model=lambda wc: model_card.model_folder(config, wc.card_run),
+        scores=paths.scores_path("{card_run}", "parquet"),
+    output:
+        directory(paths.release_folder("{card_run}")),
+    params:
+        facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
+    wildcard_constraints:
+        card_run=_alternatives(CARD_FACTS),
+    log:
+        "logs/model_card/{card_run}.log",
+    benchmark:
+        "benchmarks/model_card/{card_run}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        ENV
+    script:
+        "../scripts/model_card.py"
+
+
+for _part, _markdown in stsynth_report_plan.REPORT_PARTS.items():
 
     rule:
         name:
             "report" if _part == "results" else "studies_report"
         input:
-            unpack(lambda wc, part=_part: stsynth_report.plan_files(report_plan(part))),
+            unpack(lambda wc, part=_part: stsynth_report_plan.plan_files(report_plan(part))),
             requirements=Path(workflow.basedir) / "requirements.txt",
         output:
             markdown=report(_markdown, caption=f"../report/{'report' if _part == 'results' else 'studies'}.rst",
@@ -23,7 +49,7 @@ for _part, _markdown in stsynth_report.REPORT_PARTS.items():
             plan=lambda wc, part=_part: report_plan(part),
             settings=config["report"],
             translate=TRANSLATION_ENGINE,  # engine settings only: the cache path and chunk size do not show
-            seeds=stsynth_report.seeds(config),
+            seeds=stsynth_report_plan.seeds(config),
             threshold=config["paraphrase_pairs"]["threshold"],
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
         log:

@@ -9,8 +9,8 @@ rule score_run:
         pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
         predictions=lambda wc: [predictions_path(wc.run, d) for d in SCORED_TEST_SETS],
     output:
-        table="results/scores/{run}.parquet",
-        markdown="results/scores/{run}.md",
+        table=paths.scores_path("{run}", "parquet"),
+        markdown=paths.scores_path("{run}", "md"),
     params:
         groups=dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
@@ -42,8 +42,8 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             predictions=[predictions_path(run, d) for run in plan.compared_runs(config, _study)
                          for d in SCORED_TEST_SETS],
         output:
-            table=f"results/scores/{_name}.parquet",
-            markdown=f"results/scores/{_name}.md",
+            table=paths.scores_path(_name, "parquet"),
+            markdown=paths.scores_path(_name, "md"),
         params:
             comparisons=plan.run_comparisons(config, _study),
             groups=dataset_groups(),
@@ -60,3 +60,32 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             ENV
         script:
             "../scripts/compare_runs.py"
+
+
+rule compare_two_runs:
+    """The paired bootstrap of any two runs, on demand: results/scores/compare/{run}/{against}.md
+    (Pearson and Spearman ALLs, run minus against), without building the other runs."""
+    input:
+        pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
+        predictions=lambda wc: [predictions_path(run, d) for run in (wc.run, wc.against) for d in SCORED_TEST_SETS],
+    output:
+        table=paths.scores_path("compare/{run}/{against}", "parquet"),
+        markdown=paths.scores_path("compare/{run}/{against}", "md"),
+    params:
+        comparisons=lambda wc: [[wc.run, wc.against]],
+        groups=dataset_groups(),
+        bootstrap=config["scoring"]["bootstrap"],
+    wildcard_constraints:
+        against=_alternatives(RUNS),
+    log:
+        "logs/scores/compare/{run}/{against}.log",
+    benchmark:
+        "benchmarks/scores/compare/{run}/{against}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    conda:
+        ENV
+    script:
+        "../scripts/compare_runs.py"

@@ -8,7 +8,7 @@ rule translate_pairs:
     input:
         unpack(translation_inputs),
     output:
-        "resources/translated/{year}/{dataset}.parquet",
+        paths.translated_path(paths.WILDCARDS),
     params:
         engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
         sides=config["crosslingual"]["sides"],
@@ -32,9 +32,9 @@ rule translate_pairs:
 rule tokenize_translated:
     """Token table of a translated es-en table, English rules on both sides (schema: stsynth.tokens)."""
     input:
-        "resources/translated/{year}/{dataset}.parquet",
+        paths.translated_path(paths.WILDCARDS),
     output:
-        "resources/translated/{year}/{dataset}.tokens.parquet",
+        paths.translated_path(paths.WILDCARDS, ".tokens.parquet"),
     params:
         settings=config["tokenize"],
     log:
@@ -54,9 +54,9 @@ rule tokenize_translated:
 rule identify_language:
     """Language of every sentence of a pair table (schema: stsynth.language)."""
     input:
-        "resources/pairs/{year}/{dataset}.parquet",
+        pairs_path(paths.WILDCARDS),
     output:
-        "resources/language/{year}/{dataset}.parquet",
+        paths.language_path(paths.WILDCARDS),
     params:
         languages=config["crosslingual"]["languages"],
     log:
@@ -74,15 +74,15 @@ rule identify_language:
 
 
 # Only where there are es-en sets, whose sides' languages the track declares.
-if datasets_with(track="es-en"):
+if OPTIONAL_RULES["language_report"]:
 
     rule language_report:
         """Accuracy of language identification on the es-en sets, whose languages are known per side."""
         input:
-            [f"resources/language/{d.year}/{d.name}.parquet" for d in datasets_with(track="es-en")],
+            [paths.language_path(d) for d in datasets_with(track="es-en")],
         output:
-            table="results/language/accuracy.parquet",
-            markdown="results/language/accuracy.md",
+            table=paths.STUDY_TABLES["language"],
+            markdown=paths.study_file("language"),
         params:
             languages=config["crosslingual"]["languages"],
         log:
@@ -104,7 +104,7 @@ rule round_trips:
     input:
         lambda wc: english_pairs_path(dataset(wc)),
     output:
-        "resources/round_trips/{year}/{dataset}.parquet",
+        round_trips_path(paths.WILDCARDS),
     params:
         engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     log:

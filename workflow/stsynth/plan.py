@@ -1,8 +1,9 @@
-"""What each job reads and writes, worked out from config.yaml: paths, runs, paragram models, fusion splits.
+"""What each job reads, worked out from config.yaml: datasets, runs, paragram models, encoders.
 
 The rule files (workflow/rules/*.smk) only call these functions; everything that decides which
-file a job reads lives here, as plain functions of the config and the declared datasets, with
-unit tests (tests/test_plan.py).
+file a job reads lives here (the paths themselves in stsynth.paths, a fusion run's splits in
+stsynth.fusion_plan), as plain functions of the config and the declared datasets, with unit tests
+(tests/test_plan.py).
 
 Runs. ``runs:`` in config.yaml is the one place that says where a run's scores come from; its
 ``stage`` is one of :data:`RUN_STAGES`. Every run's predictions are written by rule ``predict``
@@ -14,9 +15,10 @@ stage                 table read per test set                         produced b
 ``baseline``          the pair table                                  pair_table; stsynth.baseline
 ``paragram``          ``resources/similarity/{model}/...``            paragram_similarity; stsynth.paragram
 ``paragram-per-set``  same, model ``synthetic-per-set-<year>-<name>``  paragram_similarity
-``encoder``           ``resources/encoder/...`` (zero-shot), or        encoder_similarity; stsynth.encoder
-                      ``resources/encoder-tuned/{model}/...``         encoder_tuned_similarity
+``encoder``           ``resources/encoder/{encoder}/...``              encoder_similarity_<encoder>;
+                                                                      stsynth.encoder
 ``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.fusion
+``external``          the run's ``predictions`` files                 predict; stsynth.predict
 ====================  ==============================================  ===========================
 
 Paragram models. A model's settings are ``paragram.defaults``, then its preset
@@ -25,17 +27,20 @@ the pairs of fold ``i`` of ``k`` (for out-of-fold cosines of the fusion's traini
 model is never scored per epoch). ``synthetic-per-set-<year>-<name>`` is declared for every test
 set from ``synthetic.per_set``.
 
-Tuned encoders (``encoder.tuning.models``; stsynth.encoder_tuning) follow the same rules: settings
-are ``encoder.tuning.defaults`` then the entry, ``<model>.fold<i>of<k>`` is trained without fold
-``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a tuned model).
+Encoders. A named encoder (``encoder.models``: an installed package, a local folder or a hub name;
+stsynth.encoder) is used as it is; a tuned encoder (``encoder.tuning.models``; stsynth.encoder_tuning)
+is trained by the pipeline. Both have their similarity tables under ``resources/encoder/{name}/``.
+Tuned settings are ``encoder.tuning.defaults`` then the entry, ``<model>.fold<i>of<k>`` is trained
+without fold ``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a tuned model).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
-from pathlib import Path
 
 from .pairs import Dataset
+from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, pairs_path,
+                    paraphrase_table, similarity_path, tuned_encoder_folder, vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
@@ -46,13 +51,6 @@ FOLD_NAME = re.compile(r"(.+)\.fold(\d+)of(\d+)")
 
 def datasets_of(config: dict) -> list[Dataset]:
     return [Dataset.from_config(entry) for entry in config["datasets"]]
-
-
-def checkout_path(location: str, checkout: str) -> str:
-    """A relative local path as a path inside the checkout; URLs and absolute paths as they are."""
-    if re.match(r"^[a-z]+://", location) or Path(location).is_absolute():
-        return location
-    return str(Path(checkout) / location)
 
 
 def dataset_entry(d: Dataset) -> dict:
@@ -75,68 +73,22 @@ def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
             and (selection is None or str(d.year) in selection or d.group_name in selection)]
 
 
-def dataset_file(folder: str, d: Dataset, suffix: str = ".parquet") -> str:
-    """``{folder}/{year}/{name}{suffix}``: where every per-dataset table lives."""
-    return f"{folder}/{d.year}/{d.name}{suffix}"
+def reference_translation_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
+    """es-en test sets whose released files carry the third-party translation
+    (crosslingual.reference_translation): the MT comparison's sets."""
+    field = config["crosslingual"]["reference_translation"]["field"]
+    return [d for d in select(datasets, role="test", track="es-en")
+            if d.format == "sts" and d.input and d.has_gold and d.fields >= field]
 
 
-def pairs_path(d: Dataset) -> str:
-    return dataset_file("resources/pairs", d)
-
-
-def tokens_path(d: Dataset) -> str:
-    return dataset_file("resources/pairs", d, ".tokens.parquet")
-
-
-def english_pairs_path(d: Dataset) -> str:
-    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
-    return dataset_file("resources/translated", d) if d.track == "es-en" else pairs_path(d)
-
-
-def english_tokens_path(d: Dataset) -> str:
-    """The token table that English-only models read: es-en sets' s1 translated (rule translate_pairs)."""
-    return dataset_file("resources/translated", d, ".tokens.parquet") if d.track == "es-en" else tokens_path(d)
-
-
-def round_trips_path(d: Dataset) -> str:
-    return dataset_file("resources/round_trips", d)
-
-
-def similarity_path(model: str, d: Dataset) -> str:
-    return dataset_file(f"resources/similarity/{model}", d)
-
-
-def features_path(d: Dataset) -> str:
-    return dataset_file("resources/features", d)
-
-
-def encoder_path(d: Dataset) -> str:
-    return dataset_file("resources/encoder", d)
-
-
-def predictions_path(run: str, d: Dataset) -> str:
-    return predictions_file(run, d.year, d.name)
-
-
-def predictions_file(run: str, year: int, name: str) -> str:
-    """``results/predictions/{run}/{year}/{name}.txt``: one score per line of the dataset's input."""
-    return f"results/predictions/{run}/{year}/{name}.txt"
-
-
-def model_path(model: str) -> str:
-    return f"resources/models/{model}.safetensors"
-
-
-def tuned_encoder_folder(model: str) -> str:
-    """A fine-tuned encoder: a sentence-transformers model folder."""
-    return f"resources/models/{model}"
-
-
-def tuned_encoder_path(model: str, d: Dataset) -> str:
-    return dataset_file(f"resources/encoder-tuned/{model}", d)
-
-
-TUNED_TABLE = re.compile(r"resources/encoder-tuned/([^/]+)/(\d+)/([^/]+)\.parquet")  # tuned_encoder_path, read back
+def optional_rules(config: dict) -> dict[str, bool]:
+    """The rules the workflow declares only when the config has what they need; the rule files and
+    the report both ask here."""
+    datasets = datasets_of(config)
+    return {"language_report": bool(select(datasets, track="es-en")),
+            "fusion_dev_table": config["fusion"]["dev_table"]["run"] in config["runs"],
+            "encoder_tuning_dev_check": bool(config["encoder"]["tuning"]["dev_check"]),
+            "crosslingual_mt_comparison": bool(reference_translation_sets(config, datasets))}
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -145,11 +97,22 @@ TUNED_TABLE = re.compile(r"resources/encoder-tuned/([^/]+)/(\d+)/([^/]+)\.parque
 class Run:
     name: str
     stage: str
-    model: str | None = None  # paragram runs; encoder runs: a tuned encoder (None: zero-shot)
+    model: str | None = None  # paragram runs: the paragram model
     groups: tuple[str, ...] = ()  # fusion runs
-    encoder: tuple[str, str] | None = None  # fusion runs: tuned encoder (final, dev) of the encoder features
+    # encoder runs: the encoder whose cosines are the scores (twice); fusion runs: the encoders (final,
+    # dev) of the encoder features. A named encoder, or a tuned one (its final and dev-protocol models).
+    encoder: tuple[str, str] | None = None
     study: bool = False  # built by the target `studies`, not by `all`
     predictions: str | None = None  # external runs: another system's prediction files, "{year}"/"{dataset}" in the path
+
+
+def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
+    """(final, dev) encoder of an encoder or fusion run's entry: its ``model`` (a tuned encoder, encoder
+    runs), its ``encoder`` (a name, or ``{final, dev}``), else ``encoder.default``."""
+    if entry["stage"] not in ("encoder", "fusion"):
+        return None
+    encoder = entry.get("model") or entry.get("encoder") or config["encoder"]["default"]
+    return (encoder["final"], encoder["dev"]) if isinstance(encoder, dict) else (encoder, encoder)
 
 
 def runs_of(config: dict) -> dict[str, Run]:
@@ -157,9 +120,8 @@ def runs_of(config: dict) -> dict[str, Run]:
     for name, entry in config["runs"].items():
         if entry["stage"] not in RUN_STAGES:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
-        encoder = entry.get("encoder")
-        runs[name] = Run(name, entry["stage"], entry.get("model"), tuple(entry.get("groups", ())),
-                         (encoder["final"], encoder["dev"]) if encoder else None, bool(entry.get("study", False)),
+        runs[name] = Run(name, entry["stage"], entry.get("model") if entry["stage"] == "paragram" else None,
+                         tuple(entry.get("groups", ())), run_encoder(config, entry), bool(entry.get("study", False)),
                          entry.get("predictions"))
     return runs
 
@@ -190,10 +152,10 @@ def run_source(run: Run, d: Dataset) -> str:
     if run.stage in ("paragram", "paragram-per-set"):
         return similarity_path(run_model(run, d), d)
     if run.stage == "encoder":
-        return tuned_encoder_path(run.model, d) if run.model else encoder_path(d)
+        return encoder_path(run.encoder[0], d)
     if run.stage == "external":
         return external_predictions_path(run.predictions, d)
-    return f"results/fusion/{run.name}/predictions.parquet"
+    return fusion_path(run.name, "predictions.parquet")
 
 
 def external_predictions_path(template: str, d: Dataset) -> str:
@@ -248,12 +210,30 @@ def training_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[s
     sentences (for component removal) and its dev sets."""
     dev = select(datasets, role="train", years=settings["dev_years"])
     return {
-        "pairs": [f"resources/paraphrase_pairs/{table}.parquet" for table in settings["pairs"]],
-        "vectors": f"resources/vectors/{settings['vectors']}.parquet",
+        "pairs": [paraphrase_table(table) for table in settings["pairs"]],
+        "vectors": vectors_path(settings["vectors"]),
         "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
         "dev_pairs": [pairs_path(d) for d in dev],
         "dev_tokens": [english_tokens_path(d) for d in dev],
     }
+
+
+def gold_table_settings(config: dict, table: str) -> dict:
+    """A gold-filtered paraphrase pair table's threshold (its own, else paraphrase_pairs.threshold) and years."""
+    pairs = config["paraphrase_pairs"]
+    entry = pairs["tables"][table]
+    return {"threshold": entry.get("threshold", pairs["threshold"]), "years": entry["years"]}
+
+
+def default_paragram_settings(config: dict) -> dict:
+    """paragram.defaults with their preset's trainer settings: an untuned model's settings."""
+    paragram = config["paragram"]
+    return {**paragram["defaults"], **paragram["presets"][paragram["defaults"]["preset"]]}
+
+
+def dev_table_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
+    """The sets of the fusion's Table 1 analog: the dev protocol's validation years."""
+    return select(datasets, role="train", years=config["fusion"]["dev"]["validate_years"])
 
 
 def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list[Dataset]) -> dict:
@@ -272,12 +252,32 @@ def source_comparison_sets(config: dict, datasets: list[Dataset]) -> list[tuple[
 
 def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
     sets = [d for _, d in source_comparison_sets(config, datasets)]
-    return {"vectors": [f"resources/vectors/{s}.parquet" for s in config["paragram"]["compare_sources"]["sources"]],
+    return {"vectors": [vectors_path(s) for s in config["paragram"]["compare_sources"]["sources"]],
             "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
             "pairs": [pairs_path(d) for d in sets], "tokens": [english_tokens_path(d) for d in sets]}
 
 
-# --- tuned encoders ---------------------------------------------------------------------------
+# --- encoders ---------------------------------------------------------------------------------
+
+def is_tuned(config: dict, encoder: str) -> bool:
+    """A tuned encoder (or its fold model), as opposed to a named one used as it is."""
+    return fold_model(encoder, "tuned encoder")[0] in config["encoder"]["tuning"]["models"]
+
+
+def named_encoder_folder(config: dict, encoder: str) -> list[str]:
+    """The folder a named encoder's job reads when it is a local ``path`` (an input, so a rule may
+    make it); [] for a package or a hub name (outside the working directory)."""
+    path = config["encoder"]["models"][encoder].get("path")
+    return [path] if path else []
+
+
+def encoder_entry(config: dict, encoder: str) -> dict:
+    """A named encoder's config entry with its name (a rule param: editing the entry reruns what it
+    made); a tuned encoder is only named (its folder is an input)."""
+    if is_tuned(config, encoder):
+        return {"tuned": encoder}
+    return {"name": encoder, **config["encoder"]["models"][encoder]}
+
 
 def tuned_encoder_settings(config: dict, name: str) -> dict:
     """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
@@ -287,133 +287,29 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
         raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
     settings = {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None,
                 **tuning["defaults"], **tuning["models"][base]}
+    settings["start"] = settings["start"] or config["encoder"]["default"]
     if holdout:
-        suffix = name[len(base):]  # ".fold<i>of<k>": the start model's same fold
-        settings.update(holdout=holdout, dev_years=[], start=settings["start"] and settings["start"] + suffix)
+        suffix = name[len(base):]  # ".fold<i>of<k>": a tuned start model's same fold
+        settings.update(holdout=holdout, dev_years=[])
+        if is_tuned(config, settings["start"]):
+            settings["start"] += suffix
     return settings
 
 
-def tuned_encoder_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
+def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
     """What a tuning job reads: gold pair tables (graded losses), paraphrase pair tables (mnrl), the
-    English pair tables of its dev sets, and the tuned model it starts from (if any)."""
+    English pair tables of its dev sets, and the folder it starts from (a tuned model's, or a named
+    encoder's local folder)."""
+    start = settings["start"]
+    folder = [tuned_encoder_folder(start)] if is_tuned(config, start) else named_encoder_folder(config, start)
     return {
         "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
         if settings["gold_years"] else [],
-        "pairs": [f"resources/paraphrase_pairs/{table}.parquet" for table in settings["pairs"]],
+        "pairs": [paraphrase_table(table) for table in settings["pairs"]],
         "dev": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["dev_years"])]
         if settings["dev_years"] else [],
-        **({"start": tuned_encoder_folder(settings["start"])} if settings["start"] else {}),
+        **({"start": folder[0]} if folder else {}),
     }
-
-
-# --- fusion -----------------------------------------------------------------------------------
-
-def fusion_features(config: dict, run: Run) -> list[str]:
-    """Feature names of a fusion run, in group order."""
-    return [name for group in run.groups for name in config["fusion"]["groups"][group]]
-
-
-FOLD_SOURCES = ("paragram", "encoder")  # what a fusion run may read out of fold, by name
-
-
-def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool,
-                 in_sample: str | None = None) -> list[dict]:
-    """What the fusion reads per dataset: pairs, features, encoder similarities (if the run uses
-    them) and per paragram feature the cosines of its ``protocol`` model (final or dev), or with
-    out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample). A run with tuned encoders
-    (``encoder: {final, dev}``) reads their similarities the same way, k = fusion.encoder_folds.
-    ``in_sample``: one of :data:`FOLD_SOURCES` read in-sample even when out_of_fold."""
-    from .encoder import ENCODER_FEATURES
-
-    fusion = config["fusion"]
-    names = fusion_features(config, run)
-    folds = fusion["folds"] if out_of_fold and in_sample != "paragram" else 0
-    encoder_folds = fusion.get("encoder_folds", 0) if out_of_fold and in_sample != "encoder" else 0
-    uses_encoder = bool(set(names) & set(ENCODER_FEATURES))
-    split = []
-    for d in datasets:
-        # one table (a path), or a tuned encoder's k fold tables (a list)
-        encoder = encoder_path(d) if uses_encoder else None
-        if uses_encoder and run.encoder:
-            model = run.encoder[0 if protocol == "final" else 1]
-            encoder = ([tuned_encoder_path(f"{model}.fold{i}of{encoder_folds}", d) for i in range(encoder_folds)]
-                       if encoder_folds else tuned_encoder_path(model, d))
-        paragram = {}
-        for feature, models in fusion["paragram"].items():
-            if feature in names:
-                model = models[protocol]
-                paragram[feature] = ([similarity_path(f"{model}.fold{i}of{folds}", d) for i in range(folds)]
-                                     if folds else [similarity_path(model, d)])
-        split.append({"year": d.year, "dataset": d.name, "pairs": pairs_path(d), "features": features_path(d),
-                      "encoder": encoder, "paragram": paragram})
-    return split
-
-
-def fusion_splits(config: dict, run: Run, datasets: list[Dataset], in_sample: str | None = None) -> dict[str, list[dict]]:
-    """dev_train (dev.train_years, out of fold), dev_validate (dev.validate_years, dev models),
-    train (fusion.train_years, default every training set; out of fold) and test (final models); with
-    in_sample (a source of :func:`fold_sources`) the two training splits with that source's
-    similarities in-sample instead (the ablation's comparison row)."""
-    dev = config["fusion"]["dev"]
-    train = select(datasets, role="train")
-    dev_train = select(train, years=dev["train_years"])
-    final_train = select(train, years=config["fusion"].get("train_years"))  # default: every training set
-    if in_sample:
-        return {"train": fusion_split(config, run, final_train, "final", True, in_sample),
-                "dev_train": fusion_split(config, run, dev_train, "dev", True, in_sample)}
-    return {"dev_train": fusion_split(config, run, dev_train, "dev", True),
-            "dev_validate": fusion_split(config, run, select(train, years=dev["validate_years"]), "dev", False),
-            "train": fusion_split(config, run, final_train, "final", True),
-            "test": fusion_split(config, run, select(datasets, role="test"), "final", False)}
-
-
-def fold_sources(config: dict, run: Run) -> list[str]:
-    """What the run's training rows read out of fold: paragram cosines, tuned-encoder similarities."""
-    from .encoder import ENCODER_FEATURES
-
-    names = fusion_features(config, run)
-    sources = []
-    if config["fusion"]["folds"] > 0 and any(f in names for f in config["fusion"]["paragram"]):
-        sources.append("paragram")
-    if run.encoder and config["fusion"].get("encoder_folds", 0) > 0 and set(names) & set(ENCODER_FEATURES):
-        sources.append("encoder")
-    return sources
-
-
-def encoder_tables(entry: dict) -> list[str]:
-    """A split entry's encoder tables: none, one, or a tuned encoder's k fold tables."""
-    encoder = entry.get("encoder") or []
-    return [encoder] if isinstance(encoder, str) else list(encoder)
-
-
-def split_files(split: list[dict]) -> list[str]:
-    """Every file a split names, in order, once."""
-    files = []
-    for entry in split:
-        files += [entry["pairs"], entry["features"], *encoder_tables(entry)]
-        files += [path for paths in entry["paragram"].values() for path in paths]
-    return list(dict.fromkeys(files))
-
-
-def tuned_encoder_tables(config: dict, datasets: list[Dataset]) -> dict[str, list[Dataset]]:
-    """Tuned encoder -> the datasets whose similarity tables something reads: its encoder runs' test
-    sets, and every split of the fusion runs that use it (fold models, in-sample comparison rows)."""
-    runs = runs_of(config).values()
-    paths = [run_source(run, d) for run in runs if run.stage == "encoder" and run.model
-             for d in select(datasets, role="test")]
-    for run in runs:
-        if run.stage == "fusion" and run.encoder:
-            splits = [*fusion_splits(config, run, datasets).values(),
-                      *(split for source in fold_sources(config, run)
-                        for split in fusion_splits(config, run, datasets, in_sample=source).values())]
-            paths += [path for split in splits for entry in split for path in encoder_tables(entry)]
-    by_key = {(str(d.year), d.name): d for d in datasets}
-    wanted: dict[str, list[Dataset]] = {}
-    for path in dict.fromkeys(paths):
-        match = TUNED_TABLE.fullmatch(path)
-        if match:
-            wanted.setdefault(match.group(1), []).append(by_key[match.group(2), match.group(3)])
-    return {model: sorted(sets, key=datasets.index) for model, sets in wanted.items()}
 
 
 # --- comparisons between runs (rule compare_runs) ---------------------------------------------

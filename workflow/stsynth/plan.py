@@ -271,6 +271,12 @@ def named_encoder_folder(config: dict, encoder: str) -> list[str]:
     return [path] if path else []
 
 
+def encoder_folder_inputs(config: dict, encoder: str) -> list[str]:
+    """The model folder a job that loads ``encoder`` declares as input: a tuned encoder's, or a named
+    encoder's local folder (none for a package or hub name)."""
+    return [tuned_encoder_folder(encoder)] if is_tuned(config, encoder) else named_encoder_folder(config, encoder)
+
+
 def encoder_entry(config: dict, encoder: str) -> dict:
     """A named encoder's config entry with its name (a rule param: editing the entry reruns what it
     made); a tuned encoder is only named (its folder is an input)."""
@@ -300,8 +306,7 @@ def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) 
     """What a tuning job reads: gold pair tables (graded losses), paraphrase pair tables (mnrl), the
     English pair tables of its dev sets, and the folder it starts from (a tuned model's, or a named
     encoder's local folder)."""
-    start = settings["start"]
-    folder = [tuned_encoder_folder(start)] if is_tuned(config, start) else named_encoder_folder(config, start)
+    folder = encoder_folder_inputs(config, settings["start"])
     return {
         "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
         if settings["gold_years"] else [],

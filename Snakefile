@@ -1,4 +1,5 @@
-# stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) as a Snakemake workflow.
+# stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) and the SemEval-2017 paraphrase/event-embedding
+# system as a Snakemake workflow.
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -22,6 +23,9 @@ include: "workflow/rules/paragram.smk"
 include: "workflow/rules/features.smk"
 include: "workflow/rules/encoder.smk"
 include: "workflow/rules/fusion.smk"
+include: "workflow/rules/events.smk"
+include: "workflow/rules/paraphrase_cnn.smk"
+include: "workflow/rules/head.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/report.smk"

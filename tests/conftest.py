@@ -142,7 +142,7 @@ class Workspace:
         compare["reference"] = compare["reference"] if compare["reference"] in runs else None
         compare["pairs"] = [pair for pair in compare["pairs"] if set(pair) <= set(runs)]
         report["scatter_runs"] = [run for run in report["scatter_runs"] if run in runs]
-        for key in ("paper_systems", "training_curves"):
+        for key in ("paper_systems", "training_curves", "paper_table1"):
             report[key] = {run: value for run, value in report[key].items() if run in runs}
 
     def snakemake(self, *args: str, check: bool = True, env: dict | None = None,
@@ -179,21 +179,26 @@ def write_corpus(root: Path, datasets: list[TinyDataset]) -> Path:
     return manifest
 
 
-@pytest.fixture
-def workspace(tmp_path) -> Workspace:
-    manifest = write_corpus(tmp_path, TINY_DATASETS)
+def make_workspace(root: Path, datasets: list[TinyDataset] = TINY_DATASETS) -> Workspace:
+    """The project's config.yaml on a tiny corpus of ``datasets`` under ``root`` (the `workspace` fixture's)."""
+    manifest = write_corpus(root, datasets)
     project_config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config = merge(project_config, {"corpus": {"manifest": str(manifest), "mirrors": [str(tmp_path / "mirror")]}})
-    config["datasets"] = [d.config_entry() for d in TINY_DATASETS]
+    config = merge(project_config, {"corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}})
+    config["datasets"] = [d.config_entry() for d in datasets]
     # The dev check's round trips: of the tiny dev set, as the project's are of 2015 images.
     config["paragram"]["models"]["synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
     tuned = config["encoder"]["tuning"]["models"]
     tuned["minilm-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
     tuned["minilm-sts-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
-    work = Workspace(tmp_path / "work", tmp_path / "mirror", manifest, config)
+    work = Workspace(root / "work", root / "mirror", manifest, config)
     work.path.mkdir()
     work.write_config()
     return work
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Workspace:
+    return make_workspace(tmp_path)
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def test_the_project_config_is_clean():
     (lambda c: c["encoder"]["tuning"]["models"]["minilm-sts-cosine-lr2e-5-dev"].update(gold_years=[2016]), "encoder.tuning.models.minilm-sts-cosine-lr2e-5-dev.gold_years[0]: 2016 is a test year"),
     (lambda c: c["encoder"]["tuning"]["models"]["minilm-task-internal"].pop("pairs"), "encoder.tuning.models.minilm-task-internal: loss 'mnrl' trains on pairs, which it does not give"),
     (lambda c: c["encoder"]["tuning"]["dev_check"].append("minilm-sts"), "encoder.tuning.dev_check[6]: minilm-sts has no dev_years to score"),
-    (lambda c: c["paragram"]["models"]["task-internal"].update(vectors="word2vec"), "paragram.models.task-internal.vectors: 'word2vec'"),
+    (lambda c: c["paragram"]["models"]["task-internal"].update(vectors="fasttext"), "paragram.models.task-internal.vectors: 'fasttext'"),
     (lambda c: c["paragram"]["models"]["task-internal-dev"].update(dev_years=[2016]), "paragram.models.task-internal-dev.dev_years[0]: 2016 is a test year"),
     (lambda c: c["paragram"]["models"]["raw"].update(exclude=["2015/imagez"]), "paragram.models.raw.exclude[0]: '2015/imagez'"),
     (lambda c: c["runs"]["synthetic"].update(model="synthetic-v2"), "runs.synthetic.model: 'synthetic-v2' is not a model"),
@@ -61,7 +61,7 @@ def test_the_project_config_is_clean():
     (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
     # runs named outside runs: (issue 24: each used to vanish without a word)
     (lambda c: c["scoring"]["compare"].update(reference="task-internl"), "scoring.compare.reference: 'task-internl' is not a run in runs"),
-    (lambda c: c["scoring"]["compare"]["pairs"].append(["fusion", "fusoin"]), "scoring.compare.pairs[8][1]: 'fusoin' is not a run in runs"),
+    (lambda c: c["scoring"]["compare"]["pairs"].append(["fusion", "fusoin"]), "scoring.compare.pairs[11][1]: 'fusoin' is not a run in runs"),
     (lambda c: c["report"].update(scatter_runs=["baseline", "synthtic"]), "report.scatter_runs[1]: 'synthtic' is not a run in runs"),
     (lambda c: c["report"]["paper_systems"].update(fusoin="fusion"), "report.paper_systems.fusoin: 'fusoin' is not a run in runs"),
     (lambda c: c["report"]["training_curves"].update(synthtic=["synthetic-dev"]), "report.training_curves.synthtic: 'synthtic' is not a run"),
@@ -112,3 +112,47 @@ def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
     assert str(error.value).splitlines()[1:] == [
         f"  {overlay}:3: key 'start' is given again (first on line 3); YAML would keep the last value without a word",
         f"  {overlay}:4: key 'threshold' is given again (first on line 2); YAML would keep the last value without a word"]
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda c: c["sentence_vectors"]["pe"].update(paraphrase_cnn={"final": "pe", "dev": "pe-typo"}),
+     "sentence_vectors.pe.paraphrase_cnn.dev: 'pe-typo' is not a model in paraphrase_cnn.models"),
+    (lambda c: c["sentence_vectors"]["minilm"].update(encoder="mpnet"),
+     "sentence_vectors.minilm.encoder: 'mpnet' is not an encoder"),
+    (lambda c: c["sentence_vectors"]["w2v"].update(mean="word3vec"), "sentence_vectors.w2v.mean: 'word3vec' is not a word-vector source"),
+    (lambda c: c["sentence_vectors"].update(both={"mean": "word2vec", "events": "event-embeddings"}),
+     "sentence_vectors.both: give exactly one of mean, events, paraphrase_cnn, encoder"),
+    (lambda c: c["paraphrase_cnn"]["models"]["pe"].update(pairs=["task-internal", "ppdb"]),
+     "paraphrase_cnn.models.pe.pairs[1]: 'ppdb' is not a paraphrase pair table"),
+    (lambda c: c["paraphrase_cnn"]["models"]["pe-dev"].update(dev_years=[2016]),
+     "paraphrase_cnn.models.pe-dev.dev_years[0]: 2016 is a test year"),
+    (lambda c: c["paraphrase_cnn"]["grid"].update(model="pe-typo"), "paraphrase_cnn.grid.model: 'pe-typo' is not a model"),
+    (lambda c: c["head"]["dev"].update(validate_years=[2016]), "head.dev.validate_years[0]: 2016 is a test year"),
+    (lambda c: c["report"].update(paper_table1={"fusion": "PE"}),
+     "report.paper_table1.fusion: 'fusion' is not a regression-head run (stage head) in runs"),
+])
+def test_the_2017_system_sections_name_what_is_wrong(edit, expected):
+    assert expected in problems(edit)
+
+
+def test_tuned_encoders_that_start_from_each_other_are_a_cycle_not_a_recursion_error():
+    def edit(config):
+        tuned = config["encoder"]["tuning"]["models"]
+        tuned["minilm-sts"]["start"] = "minilm-sts-synthetic"  # minilm-sts-synthetic already starts from minilm-sts
+    message = problems(edit)
+    assert message.count("is a cycle") == 1
+    assert "encoder.tuning.models.minilm-sts.start: minilm-sts -> minilm-sts-synthetic -> minilm-sts is a cycle" in message
+
+
+def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
+    """STS 2017 track 5's pairs are in the STS Benchmark's dev and test sets: with track 5 as a test set,
+    an STS Benchmark set may only be a test set too."""
+    from stsynth.config_checks import sts2017_leak_problems
+
+    track5 = {"year": 2017, "name": "track5", "role": "test", "input": "STS2017-test/STS.input.track5.en-en.txt"}
+    sts_dev = {"year": 2017, "name": "sts-dev", "role": "train", "format": "stsb", "input": "stsbenchmark/sts-dev.csv"}
+    [problem] = sts2017_leak_problems([track5, sts_dev])
+    assert problem.startswith("datasets[1]: 2017/sts-dev is STS Benchmark data with role train, and datasets[0] tests "
+                              "on STS 2017 track 5") and "make it role: test" in problem
+    assert sts2017_leak_problems([track5, {**sts_dev, "role": "test"}]) == []  # scored only: nothing learns from it
+    assert sts2017_leak_problems([sts_dev]) == []  # the STS Benchmark protocol (config/stsb.yaml)

@@ -38,6 +38,23 @@ def test_failure_names_every_source_and_leaves_no_file(tmp_path):
     assert list((tmp_path / "out").iterdir()) == []
 
 
+def test_an_origin_inside_a_zip_is_read_from_that_member(tmp_path):
+    """STS 2017's origins name a file inside the organizers' zip (<zip URL>#<member>)."""
+    import zipfile
+
+    content = b"A person is on a team.\tA person plays.\n"
+    with zipfile.ZipFile(tmp_path / "sts2017.eval.zip", "w") as archive:
+        archive.writestr("STS2017.eval/STS.input.track5.en-en.txt", content)
+        archive.writestr("STS2017.eval/other.txt", b"other\n")
+    origin = f"file://{tmp_path}/sts2017.eval.zip#STS2017.eval/STS.input.track5.en-en.txt"
+    fetch(entry_for(content, origin=origin), tmp_path / "out" / "track5.txt", [], timeout=2)
+    assert (tmp_path / "out" / "track5.txt").read_bytes() == content
+    with pytest.raises(CorpusError, match="has no member 'STS2017.eval/absent.txt'"):
+        fetch(entry_for(content, origin=origin.replace("STS.input.track5.en-en", "absent")), tmp_path / "out" / "x.txt",
+              [], timeout=2)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["track5.txt"]  # nothing else left behind
+
+
 def test_url_mirror_over_loopback_http(tmp_path):
     content = b"served over http\n"
     put(tmp_path / "site", "DIR/file.txt", content)
@@ -106,17 +123,23 @@ def test_an_escaping_manifest_row_stops_the_workflow_before_any_job(workspace, t
     assert not list(tmp_path.glob("escape_src.txt*"))
 
 
-def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace):
+def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace, monkeypatch):
     """It was verified once, then trusted: an edited gold file went into the pair table."""
     target = "resources/pairs/2016/tinytest.parquet"
     workspace.snakemake(target)
     copy = next((workspace.path / "resources/corpus").glob("*/STS.gs.tinytest.txt"))
     copy.write_text(copy.read_text().replace("4.800", "1.800", 1) if "4.800" in copy.read_text()
                     else "1.8" + copy.read_text()[3:])
+    # refused before any job, by every invocation (tests/test_robustness.py runs it again and again)
     result = workspace.snakemake(target, check=False)
-    log = (workspace.path / "logs/pairs/2016/tinytest.log").read_text()
-    assert result.returncode != 0 and f"{copy.relative_to(workspace.path)}: sha256 is" in log
-    assert "but the corpus manifest (" in log and "Delete it to fetch it again" in log
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and f"{copy.relative_to(workspace.path)}: sha256 is" in output
+    assert "but the corpus manifest says" in output and "Delete it to fetch it again" in output
+    # the job's own check (a copy edited between the start and the job) still names the manifest
+    from stsynth.corpus import CorpusError, verify_copies
+    monkeypatch.chdir(workspace.path)
+    with pytest.raises(CorpusError, match="but the corpus manifest \\("):
+        verify_copies([str(copy.relative_to(workspace.path))], workspace.manifest)
     copy.unlink()
     workspace.snakemake(target)  # fetched again, verified, and the table rebuilt from it
 

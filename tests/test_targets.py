@@ -32,12 +32,15 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     assert HEADLINE_RULES <= set(all_jobs) and not STUDY_RULES & set(all_jobs)
     headline = plan.headline_runs(workspace.config)
     studied = plan.study_runs(workspace.config)
-    assert studied == ["encoder-task-internal", "encoder-synthetic", "encoder-sts-synthetic"]
+    assert studied == ["encoder-task-internal", "encoder-synthetic", "encoder-sts-synthetic",
+                       "head-minilm", "head-minilm-sts"]
     assert all_jobs["score_run"] == len(headline) == 10
     # only the tuned encoders the headline runs need: the final one and the fusion run's dev-protocol one
     assert all_jobs["encoder_tune"] == 2
     study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))
     assert STUDY_RULES <= set(study_jobs) and study_jobs["score_run"] == len(studied)
+    # the regression head over encoders is a study here (the 2017 protocol, config/sts2017.yaml, heads `all`)
+    assert study_jobs["head_fit"] == 2 and "head_fit" not in all_jobs and "head_dev" not in all_jobs
     assert "report" not in study_jobs and "compare_runs" not in study_jobs
 
 

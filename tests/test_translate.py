@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from pathlib import Path
 from contextlib import closing
 
 import pandas as pd
@@ -387,3 +388,18 @@ def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_proba
         translated = translate_pairs(pairs, apertium, cache, languages=languages)
     assert translated["translated1"].tolist() == [True, False] and translated["translated2"].tolist() == [False, True]
     assert "funeral" in translated["s1"].iat[0].lower() and " de " not in translated["s1"].iat[0]
+
+
+def test_mode_stages_run_without_a_shell_and_only_apertium_programs():
+    from stsynth.translate import TranslationEngineError, _split_at_tagger, run_pipeline
+
+    before, tagger, after = _split_at_tagger(
+        "lt-proc -z '/d/a b.bin' | apertium-tagger -z -g $2 '/d/x.prob' | lt-proc -z $1 '/d/gen.bin'", Path("m.mode"))
+    assert before == [["lt-proc", "-z", "/d/a b.bin"]] and tagger == ["apertium-tagger", "-g", "/d/x.prob"]
+    assert after == [["lt-proc", "-z", "-n", "/d/gen.bin"]]
+    with pytest.raises(TranslationEngineError, match="m.mode: stage 'rm -rf /tmp/x' does not run an Apertium program"):
+        _split_at_tagger("lt-proc -z a.bin | rm -rf /tmp/x | apertium-tagger -z -g x.prob", Path("m.mode"))
+    # a shell would have expanded these; as argument lists they are plain text
+    assert run_pipeline([["cat"], ["tr", "a", "b"]], "a$(touch nowhere)a;") == "b$(touch nowhere)b;"
+    with pytest.raises(TranslationEngineError, match="false failed \\(1\\)"):
+        run_pipeline([["cat"], ["false"]], "text")

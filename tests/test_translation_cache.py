@@ -3,6 +3,8 @@ the next run's start on a network filesystem (stsynth.translation_cache), with s
 from __future__ import annotations
 
 import multiprocessing
+import os
+import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -99,11 +101,56 @@ def test_shards_read_what_finished_jobs_wrote_and_merge_a_killed_jobs_part(tmp_p
     assert later.lookup(Engine, "en-es", ["old", "a", "b"]) == {"old": "viejo", "a": "una"}
     later.close()
     killed.db.close()
-    assert merge_shards(path, "shards") == 2  # "a" and "b"; the killed job's committed chunk too
+    # the killed job is this test's own process, alive: its partial shard is left alone until it is dead
+    assert merge_shards(path, "shards") == 1 and killed.shard.exists()
+    dead = killed.shard.with_name(killed.shard.name.replace(f"-{os.getpid()}-", f"-{unused_pid()}-"))
+    killed.shard.rename(dead)
+    assert merge_shards(path, "shards") == 1  # "b": the dead job's committed chunk
+    assert not dead.exists()
     with closing(TranslationCache(path, "shards")) as cache:
         assert cache.lookup(Engine, "en-es", ["old", "a", "b"]) == {"old": "viejo", "a": "una", "b": "be"}
     with closing(sqlite3.connect(path)) as db:  # readable immutable: no WAL file holds rows back
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def unused_pid() -> int:
+    pid = 4_000_000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid += 1
+
+
+def test_a_merge_never_touches_what_a_live_process_owns(tmp_path):
+    """Two runs on one tree: the second run's start must not merge (and delete) the first run's live shard,
+    nor change the file under a job that reads it."""
+    path = tmp_path / "translations.sqlite"
+    first = TranslationCache(path, "shards")
+    first.store(Engine, "en-es", {"a": "una"})
+    first.close()
+    assert merge_shards(path, "shards") == 1
+    reader = TranslationCache(path, "shards")  # a job of run 1 that has the file open
+    live = TranslationCache(path, "shards")  # a job of run 1 still writing
+    live.store(Engine, "en-es", {"b": "be"})
+    elsewhere = shard_folder(path) / f"other-host-{os.getpid()}-0123abcd.sqlite.partial"
+    shutil.copyfile(live.shard, elsewhere)  # a writer on another machine: cannot be told dead from here
+    finished = TranslationCache(path, "shards")
+    finished.store(Engine, "en-es", {"c": "ce"})
+    finished.close()
+    assert merge_shards(path, "shards") == 1  # run 2 starts: only the finished shard
+    assert live.shard.exists() and elsewhere.exists()
+    live.store(Engine, "en-es", {"d": "de"})  # the live job goes on writing
+    assert reader.lookup(Engine, "en-es", ["a"]) == {"a": "una"}  # the old file, still readable
+    live.close()
+    reader.close()
+    elsewhere.unlink()
+    assert merge_shards(path, "shards") == 2
+    with closing(TranslationCache(path, "shards")) as cache:
+        assert cache.lookup(Engine, "en-es", ["a", "b", "c", "d"]) == {"a": "una", "b": "be", "c": "ce", "d": "de"}
 
 
 def test_merge_is_a_no_op_without_shards_on_a_local_disk(tmp_path):

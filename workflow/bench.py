@@ -97,7 +97,10 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
             benchmark = re.match(r"\s+benchmark: (\S+)$", line)
             if benchmark and rule:
                 rule_of[benchmark.group(1)] = rule
-    stage_of = {name: path.stem for path in (workdir / "workflow" / "rules").glob("*.smk")
+    rules = workdir / "workflow" / "rules"
+    if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
+        rules = Path(__file__).resolve().parent / "rules"
+    stage_of = {name: path.stem for path in rules.glob("*.smk")
                 for name in re.findall(r"^\s*rule (\w+):", path.read_text(), re.M)}
     totals: dict[str, list] = {}
     for path in (workdir / "benchmarks").rglob("*.tsv"):

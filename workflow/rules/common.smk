@@ -8,12 +8,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
 
-from stsynth import fusion_plan, model_card, paths, plan, report_plan as stsynth_report_plan
+from stsynth import fusion_plan, head_plan, model_card, paths, plan, report_plan as stsynth_report_plan
 from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
+from stsynth.input_checks import check_inputs, plans_jobs
 from stsynth.lexicon import WORDNET_FILES
 from stsynth.local_files import check_local_files
 from stsynth.pairs import with_year
@@ -59,24 +60,22 @@ for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
-# Local dataset files (`path:`): sha256 recorded the first time they are read, a change refused.
-# Recorded (and a change refused) when a run starts (onstart), so a dry run writes nothing and
-# --unlock works whatever the files hold; a dry run says what the run would do.
+# Local dataset files (`path:`): sha256 recorded the first time a run reads them (onstart: a dry run
+# writes nothing), a change refused.
 LOCAL_FILES = check_local_files([f for d in ALL_DATASETS for f in d.local_files], DATASETS_LOCK,
                                 sha256_of, datetime.now(timezone.utc).isoformat(timespec="seconds"))
 LOCAL_SHA256 = LOCAL_FILES.digests
-if workflow.is_main_process:
-    if LOCAL_FILES.error():
-        logger.error(LOCAL_FILES.error() + "\nA run refuses to start until then.")
+if workflow.is_main_process and plans_jobs(sys.argv):
+    # Every invocation that may plan jobs (run, dry run, a second run after a refusal) checks the inputs
+    # whose change must stop it: corpus copies, local dataset files, named encoders (stsynth.input_checks).
+    # Onstart would not do: Snakemake skips it when it finds nothing to do, and the refusal would be forgotten.
+    check_inputs(config, MANIFEST, LOCAL_FILES.error())
     for _note in LOCAL_FILES.notes():
         logger.info(_note)
 
 
 onstart:
-    # A run (never a dry run, --unlock or a listing) that is about to start jobs: refuse changed
-    # local files, record new ones.
-    if LOCAL_FILES.error():
-        raise WorkflowError(LOCAL_FILES.error())
+    # A run (never a dry run, --unlock or a listing) that is about to start jobs: record new local files.
     for _note in LOCAL_FILES.record():
         logger.info(_note)
     # translations the jobs of earlier runs wrote to their own shards (stsynth.translation_cache)
@@ -113,6 +112,9 @@ wildcard_constraints:
     run=_alternatives(RUNS),
     fusion_run=_alternatives(run.name for run in RUNS.values() if run.stage == "fusion"),
     model=rf"({_alternatives(PARAGRAM_MODELS)})(\.fold\d+of\d+)?",
+    pe_model=_alternatives(config["paraphrase_cnn"]["models"]),
+    head_run=_alternatives(run.name for run in RUNS.values() if run.stage == "head"),
+    name="[^/]+",
 
 
 def dataset(wildcards):
@@ -222,6 +224,8 @@ def results_targets():
             *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
             # every paragram run's model as a sentence-transformers folder, checked against the pipeline
             *[paths.paragram_result_path(RUNS[run].model, "export_check.md") for run in runs if RUNS[run].stage == "paragram"],
+            # the SemEval-2017 system's Table 1 beside the paper's, when the config maps runs to its rows
+            *([paths.PAPER_TABLES["sts2017_table1"] + ".md"] if config["report"]["paper_table1"] else []),
             paths.REPORT_PARTS["results"]]
 
 
@@ -246,5 +250,20 @@ def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
         if dev:
             files["dev"] = paths.fusion_path(name, "dev.parquet")
         return files
+
+    return inputs
+
+
+def all_sets_vectors(kind):
+    """A source's sentence-vector tables of every declared dataset ({name}: the source's model)."""
+    return [paths.sentence_vectors_path(kind, "{name}", d) for d in ALL_DATASETS]
+
+
+def head_inputs(*split_names):
+    """Input function: the files of the named splits of the wildcard's head run (stsynth.head_plan.head_splits)."""
+
+    def inputs(wc):
+        splits = head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS)
+        return {split: head_plan.split_files(splits[split]) for split in split_names}
 
     return inputs

@@ -10,7 +10,7 @@ rule fetch_corpus_file:
         # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.
         facts=manifest_facts,
     log:
-        "logs/corpus/{relpath}.log",
+        paths.corpus_fetch_log("{relpath}"),
     benchmark:
         "benchmarks/corpus/{relpath}.tsv"
     threads: 1

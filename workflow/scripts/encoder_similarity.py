@@ -2,7 +2,7 @@ import time
 
 import pandas as pd
 
-from stsynth.encoder import cosine_table, encoder_directory, load_encoder, sentences_of
+from stsynth.encoder import cosine_table, open_encoder, sentences_of
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -10,10 +10,7 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 encoder, settings = snakemake.params.encoder, snakemake.params.settings
-# a tuned encoder's folder is the job's input; a named encoder's comes from its config entry
-folder = snakemake.input.model[0] if "tuned" in encoder else encoder_directory(encoder["name"], encoder)
-model = load_encoder(folder, encoder.get("max_length") or settings["max_length"], snakemake.config["device"])
-log.info("encoder %s (%s) on %s", encoder.get("name") or encoder["tuned"], folder, model.device)
+model = open_encoder(encoder, (snakemake.input.model or [None])[0], settings["max_length"], snakemake.config["device"])
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 distinct = sum(len(set(sentences_of(pairs))) for pairs in tables)  # what embed encodes, batch by batch
 with Progress(log, f"encoding {len(tables)} datasets", distinct, "sentences") as progress:

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from stsynth.encoder import encoder_directory, load_encoder
+from stsynth.encoder import open_encoder
 from stsynth.encoder_tuning import train, training_pairs
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
@@ -16,10 +16,8 @@ pairs = training_pairs(settings, gold, tables)
 if pairs.empty:
     raise ValueError(f"tuned encoder {snakemake.wildcards.tuned}: no training pairs (encoder.tuning.models: "
                      f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})")
-# a tuned start model is an input folder; a named encoder's folder comes from its config entry
-start = snakemake.input.start if "tuned" in start_entry else encoder_directory(start_entry["name"], start_entry)
-log.info("settings: %s; %d training pairs; starting from %s", settings, len(pairs), start)
-model = load_encoder(start, start_entry.get("max_length") or snakemake.params.max_length, snakemake.config["device"])
+log.info("settings: %s; %d training pairs", settings, len(pairs))
+model = open_encoder(start_entry, snakemake.input.get("start"), snakemake.params.max_length, snakemake.config["device"])
 dev_sets = [((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
             for table in (pd.read_parquet(path) for path in snakemake.input.dev)]
 epochs = train(model, pairs, settings, dev_sets)

@@ -14,6 +14,8 @@ import yaml
 from .pairs import named_twice
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
+# The word-vector tables trained on the event corpus (stsynth.events): event embeddings, the W2V baseline.
+EVENT_VECTOR_SOURCES = ("event-embeddings", "word2vec")
 
 
 class ConfigError(ValueError):
@@ -57,7 +59,24 @@ def check_unique_keys(paths) -> None:
 
 
 def vector_sources() -> list[str]:
-    return [*VECTOR_BASES, *(f"ppdb-paragram-{base}" for base in VECTOR_BASES)]
+    return [*VECTOR_BASES, *(f"ppdb-paragram-{base}" for base in VECTOR_BASES), *EVENT_VECTOR_SOURCES]
+
+
+# STS 2017 track 5's 250 pairs are also in the STS Benchmark's dev and test sets (both from SNLI).
+STS2017_TRACK5 = "STS2017-test/"
+STS_BENCHMARK = "stsbenchmark/"
+
+
+def sts2017_leak_problems(datasets: list[dict]) -> list[str]:
+    """A config testing on STS 2017 track 5 may not train or choose anything on the STS Benchmark."""
+    tested = [i for i, d in enumerate(datasets) if d["role"] == "test" and str(d.get("input", "")).startswith(STS2017_TRACK5)]
+    if not tested:
+        return []
+    return [f"datasets[{i}]: {d['year']}/{d['name']} is STS Benchmark data with role train, and datasets[{tested[0]}] tests "
+            "on STS 2017 track 5, whose 250 pairs are in the STS Benchmark's dev and test sets: whatever trains or "
+            "is chosen on it has seen the test pairs. Remove it, or make it role: test"
+            for i, d in enumerate(datasets)
+            if d["role"] == "train" and (d.get("format") == "stsb" or str(d.get("input", "")).startswith(STS_BENCHMARK))]
 
 
 def check_config(config: dict, manifest: set[str] | dict, features: set[str] = frozenset(),
@@ -86,6 +105,7 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             if field in entry and entry[field] not in manifest:
                 problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
                                 f"({config.get('corpus', {}).get('manifest')})")
+    problems += sts2017_leak_problems(datasets)
     names = {f"{d['year']}/{d['name']}" for d in datasets}
 
     def need(path: str, value, known, what: str) -> None:
@@ -208,6 +228,15 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
         source = "gold_years" if loss in ("cosent", "cosine") else "pairs"
         if not entry.get(source, tuning.get("defaults", {}).get(source)):
             problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
+    for model in tuned:  # a start chain that comes back to itself would recurse for ever (A -> B -> A)
+        chain, current = [model], tuned[model].get("start")
+        while current in tuned and current not in chain:
+            chain.append(current)
+            current = tuned[current].get("start")
+        if current in chain and model == min(chain[chain.index(current):]):
+            cycle = chain[chain.index(current):] + [current]
+            problems.append(f"encoder.tuning.models.{model}.start: {' -> '.join(cycle)} is a cycle; a tuned encoder "
+                            "must start, through its starts, from a named encoder (encoder.models)")
     for i, model in enumerate(tuning.get("dev_check", [])):
         need(f"encoder.tuning.dev_check[{i}]", model, list(tuned), "a model in encoder.tuning.models")
         if model in tuned and not tuned[model].get("dev_years"):
@@ -266,6 +295,74 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
         for i, model in enumerate(models_of_run):
             need(f"report.training_curves.{run}[{i}]", model, list(models), "a model in paragram.models")
 
+    problems += sts2017_system_problems(config, need, need_years, tables)
+
     if problems:
         raise ConfigError(f"{config_name}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     return [f"{config_name}: {note}" for note in notes]
+
+
+def sts2017_system_problems(config: dict, need, need_years, tables: list[str]) -> list[str]:
+    """The SemEval-2017 system's sections: paraphrase-embedding models, the event corpus, the
+    sentence-vector sources, the regression head and its runs, and Table 1's rows (``need`` and
+    ``need_years`` record into check_config's problems; the rest is returned)."""
+    from .sentence_vectors import source_kind
+
+    problems = []
+    pe = config.get("paraphrase_cnn", {})
+    pe_models = pe.get("models", {})
+    for model, entry in pe_models.items():
+        where = f"paraphrase_cnn.models.{model}"
+        merged = {**pe.get("defaults", {}), **entry}
+        for i, table in enumerate(merged.get("pairs", [])):
+            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, synthetic "
+                 "or synthetic-<year>-<dataset>)")
+        need(f"{where}.vectors", merged.get("vectors"), vector_sources(), "a word-vector source")
+        need_years(f"{where}.gold_years", merged.get("gold_years", []))
+        need_years(f"{where}.dev_years", merged.get("dev_years", []))
+        if merged.get("width", 1) % 2 == 0:
+            problems.append(f"{where}.width: {merged['width']} is even; the convolution width must be odd (its output "
+                            "keeps the sentence's length)")
+    if "grid" in pe:
+        need("paraphrase_cnn.grid.model", pe["grid"]["model"], list(pe_models), "a model in paraphrase_cnn.models")
+    if "events" in config:
+        need_years("events.corpus.pair_years", config["events"]["corpus"]["pair_years"])
+    head = config.get("head", {})
+    if "dev" in head:
+        need_years("head.dev.train_years", head["dev"]["train_years"])
+        need_years("head.dev.validate_years", head["dev"]["validate_years"])
+        need_years("head.train_years", head.get("train_years", []))
+    sources = config.get("sentence_vectors", {})
+    encoders = {*config.get("encoder", {}).get("models", {}), *config.get("encoder", {}).get("tuning", {}).get("models", {})}
+    used_events = False
+    runs = config.get("runs", {})
+    head_runs = [run for run, entry in runs.items() if entry.get("stage") == "head"]
+    read = {source for run in head_runs for source in runs[run].get("vectors", [])}
+    for name, entry in sources.items():
+        try:
+            kind, value = source_kind(name, entry)
+        except ValueError as error:
+            problems.append(str(error))
+            continue
+        for protocol, model in (value.items() if isinstance(value, dict) else [("", value)]):
+            where = f"sentence_vectors.{name}.{kind}" + (f".{protocol}" if protocol else "")
+            if kind in ("mean", "events"):
+                need(where, model, vector_sources(), "a word-vector source")
+                used_events |= name in read and model in EVENT_VECTOR_SOURCES
+            elif kind == "paraphrase_cnn":
+                need(where, model, list(pe_models), "a model in paraphrase_cnn.models")
+            else:
+                need(where, model.split(".fold")[0], sorted(encoders), "an encoder (encoder.models or encoder.tuning.models)")
+    if used_events and "events" in config and not config["events"]["corpus"]["kjv"] and \
+            not config["events"]["corpus"]["pair_years"]:
+        problems.append("events.corpus: kjv is null and pair_years is empty, but a head run reads the event "
+                        "embeddings or word2vec, which are trained on that corpus")
+    presets = list(head.get("presets", {}))
+    for run in head_runs:
+        for i, source in enumerate(runs[run].get("vectors", [])):
+            need(f"runs.{run}.vectors[{i}]", source, list(sources), "a sentence-vector source (sentence_vectors)")
+        if "preset" in runs[run]:
+            need(f"runs.{run}.preset", runs[run]["preset"], presets, "a preset in head.presets")
+    for run in config.get("report", {}).get("paper_table1", {}):
+        need(f"report.paper_table1.{run}", run, head_runs, "a regression-head run (stage head) in runs")
+    return problems

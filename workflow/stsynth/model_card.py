@@ -26,17 +26,23 @@ from .tables import markdown_rows
 CARD = "README.md"
 
 
-def release_folder(model_folder: str | Path, target: str | Path, card: str) -> None:
-    """``target`` = ``model_folder``'s files but hidden ones (hard links; copies across filesystems) + the card."""
-    model_folder, target = Path(model_folder), Path(target)
+def release_folder(model: str | Path | list, target: str | Path, card: str) -> None:
+    """``target`` = the files of ``model`` (a folder, or a list of files: a head run's parts) but hidden ones
+    (hard links; copies across filesystems) + the card."""
+    target = Path(target)
     if target.exists():
         shutil.rmtree(target)
-    for source in sorted(model_folder.rglob("*")):
+    if isinstance(model, (str, Path)) and Path(model).is_dir():
+        root = Path(model)
+        sources = [(source, source.relative_to(root)) for source in sorted(root.rglob("*"))]
+    else:
+        sources = [(Path(path), Path(Path(path).name)) for path in ([model] if isinstance(model, (str, Path)) else model)]
+    for source, relative in sources:
         # hidden files are bookkeeping, not the model: Snakemake's .snakemake_timestamp in a directory
         # output, touched when a job ends, would (as a hard link) make the model look rebuilt
-        if source.is_dir() or source.relative_to(model_folder) == Path(CARD) or source.name.startswith("."):
+        if source.is_dir() or relative == Path(CARD) or source.name.startswith("."):
             continue
-        destination = target / source.relative_to(model_folder)
+        destination = target / relative
         destination.parent.mkdir(parents=True, exist_ok=True)
         try:
             os.link(source, destination)
@@ -51,14 +57,17 @@ def score_rows(scores: pd.DataFrame) -> pd.DataFrame:
     return scores[~scores["dataset"].isin(["ALL (mean)", "ALL (pooled)"])]
 
 
-def model_index(run: str, scores: pd.DataFrame) -> list[dict]:
+def model_index(run: str, scores: pd.DataFrame, cosine: bool = True) -> list[dict]:
+    """The card's model-index: Pearson and Spearman per set, named as sentence-transformers names the
+    cosine's (``pearson_cosine``) or, for a model whose prediction is no cosine, plainly."""
+    suffix = "_cosine" if cosine else ""
     results = []
     for row in score_rows(scores).itertuples():
         name = f"{row.group} {row.dataset} ({row.track})"
         results.append({"task": {"type": "semantic-similarity", "name": "Semantic Textual Similarity"},
                         "dataset": {"name": name, "type": "sts"},
-                        "metrics": [{"type": "pearson_cosine", "value": round(float(row.pearson), 5)},
-                                    {"type": "spearman_cosine", "value": round(float(row.spearman), 5)}]})
+                        "metrics": [{"type": f"pearson{suffix}", "value": round(float(row.pearson), 5)},
+                                    {"type": f"spearman{suffix}", "value": round(float(row.spearman), 5)}]})
     return [{"name": run, "results": results}]
 
 
@@ -78,21 +87,23 @@ def settings_markdown(settings: dict) -> str:
 
 
 def model_card(run: str, kind: str, base_model: str, training_data: list[str], loss: str, settings: dict,
-               scores: pd.DataFrame) -> str:
+               scores: pd.DataFrame, usage: str | None = None, prediction: str | None = None) -> str:
     """The README.md of a released model. ``kind``: one line on what the model is; ``base_model``:
     where its weights started; ``training_data``: one line per source of training pairs; ``loss``:
     the objective in words; ``settings``: the resolved config entry; ``scores``: the run's scores
-    table (stsynth.scoring)."""
+    table (stsynth.scoring); ``usage``: a code example (default: SentenceTransformer's); ``prediction``:
+    what the run predicts, for a model whose prediction is no cosine (default: 5 × cosine)."""
     metadata = {"language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
                 "library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
                 "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
                 # the hub's key takes a model id only: a description stays in the text
                 **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
-                "model-index": model_index(run, scores)}
-    usage = ("from sentence_transformers import SentenceTransformer\n"
-             f'model = SentenceTransformer("results/models/{run}")\n'
-             'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
-             "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
+                "model-index": model_index(run, scores, cosine=prediction is None)}
+    usage = usage or ("from sentence_transformers import SentenceTransformer\n"
+                      f'model = SentenceTransformer("results/models/{run}")\n'
+                      'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
+                      "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
+    prediction = f"Prediction = {prediction or '5 × cosine'}"
     return "\n".join([
         "---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
         f"# {run}", "", f"{kind} Built by the stsynth pipeline: the run `{run}` of its config.yaml.", "",
@@ -100,7 +111,7 @@ def model_card(run: str, kind: str, base_model: str, training_data: list[str], l
         "## Training data", "", *([f"- {line}" for line in training_data] or ["- none"]), "",
         "## Loss and settings", "", loss, "", settings_markdown(settings),
         "## Scores from this pipeline", "",
-        "Prediction = 5 × cosine; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
+        f"{prediction}; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
         "of each group; intervals: percentile bootstrap of the scored pairs (config scoring.bootstrap).", "",
         scores_markdown(scores),
         "## Usage", "", "```python", usage, "```", ""])
@@ -123,6 +134,9 @@ LOSSES = {
     "cosent": "sentence-transformers' CoSENTLoss on gold / 5.",
     "mnrl": "sentence-transformers' MultipleNegativesRankingLoss in both directions: each sentence must rank "
             "its paraphrase above the batch's other sentences.",
+    "head": "Tai et al.'s similarity objective (stsynth.head): KL divergence from the sparse distribution that puts "
+            "the gold score between its two neighbouring integers to softmax(W tanh(W× (v1 ⊙ v2) + W+ |v1 − v2| + b)), "
+            "plus λ Σ‖W‖²; mini-batch Adagrad; the sentence vectors are frozen.",
 }
 
 
@@ -134,9 +148,46 @@ def model_folder(config: dict, run: str) -> str | None:
     entry = config["runs"][run]
     if entry["stage"] == "paragram":
         return paths.export_folder(entry["model"])
+    if entry["stage"] == "head":
+        return head_release_files(config, run)
     if entry["stage"] == "encoder" and plan.is_tuned(config, plan.run_encoder(config, entry)[0]):
         return paths.tuned_encoder_folder(plan.run_encoder(config, entry)[0])
     return None
+
+
+def head_release_files(config: dict, run: str) -> list[str]:
+    """What a head run scores with, as files the pipeline made: the head, each paraphrase-embedding model
+    (with its vocabulary) and each word-vector table its sources average (encoders are named, not ours)."""
+    from . import paths
+    from .head_plan import run_tables
+    from .plan import runs_of
+
+    files = [paths.head_path(run, "model.safetensors")]
+    for kind, name in run_tables(config, runs_of(config)[run], "final"):
+        if kind == "paraphrase_cnn":
+            files += [paths.pe_model_path(name), paths.pe_model_path(name, ".vocab.parquet")]
+        elif kind in ("mean", "events"):
+            files.append(paths.vectors_path(name))
+    return list(dict.fromkeys(files))
+
+
+def source_lines(config: dict, sources: list[str]) -> list[str]:
+    """One line per sentence-vector source of a head run (config sentence_vectors)."""
+    from .sentence_vectors import source_kind
+
+    lines = []
+    for source in sources:
+        kind, value = source_kind(source, config["sentence_vectors"][source])
+        final = value["final"] if isinstance(value, dict) else value
+        if kind == "encoder":
+            lines.append(f"`{source}`: the pooled embedding of encoder {encoder_origin(config, final)}")
+        else:
+            lines.append(f"`{source}`: " + {"mean": f"the mean of the word vectors `{final}`",
+                                            "events": f"the mean of the event embeddings `{final}` over the sentence's "
+                                                      "event tokens",
+                                            "paraphrase_cnn": f"the paraphrase embeddings of model `{final}` "
+                                                              "(stsynth.paraphrase_cnn)"}[kind])
+    return lines
 
 
 def encoder_origin(config: dict, encoder: str) -> str:
@@ -182,6 +233,25 @@ def card_facts(config: dict, run: str) -> dict:
                 "training_data": pair_table_lines(config, settings["pairs"]),
                 "loss": LOSSES["paragram"] if settings["epochs"] else "Not trained (0 epochs): the word vectors as they are.",
                 "settings": settings}
+    if entry["stage"] == "head":
+        from . import paths
+
+        head = config["head"]
+        years = head.get("train_years") or sorted({d.year for d in plan.select(plan.datasets_of(config), role="train")})
+        return {"kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
+                        "it) over frozen sentence vectors, with the models that make them.",
+                "base_model": "; ".join(source_lines(config, entry["vectors"])),
+                "training_data": [f"every scored pair of {', '.join(map(str, years))} (gold 0-5)"],
+                "loss": LOSSES["head"],
+                "settings": {"vectors": entry["vectors"], "preset": entry.get("preset"),
+                             "chosen on": f"the dev protocol: fitted on {head['dev']['train_years']}, scored on "
+                                          f"{head['dev']['validate_years']} (results/head/{run}/dev.md)"},
+                "chosen_settings": paths.head_path(run, "model.safetensors"),  # read by the card's job
+                "prediction": "the head's expected score Σ r·p_r",
+                "usage": ("from stsynth import head, sentence_vectors  # the pipeline's package (workflow/stsynth)\n"
+                          f'model, metadata = head.load("results/models/{run}/model.safetensors")\n'
+                          "# v1, v2: the sentences' vectors from each source, concatenated in metadata['vectors'] order\n"
+                          "score = head.predict(model, v1, v2)  # the run's prediction, 0-5")}
     encoder = plan.run_encoder(config, entry)[0]
     settings = plan.tuned_encoder_settings(config, encoder)
     gold = ([f"every scored pair of {', '.join(map(str, settings['gold_years']))}, label gold / 5"]

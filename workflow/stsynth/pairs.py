@@ -64,8 +64,9 @@ COLUMN_FORMATS = ("table", "parquet", "jsonl")  # columns: {sentence1, sentence2
 # The csv module's default field limit, applied to every format: no sentence of any STS release
 # comes near it, and a field this long is a quoting error (a stray quote swallowing lines).
 MAX_FIELD_CHARS = 131072
-# What a score may look like: Python's float() also takes "0_5", "1e0", "inf" and "nan".
-PLAIN_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
+# What a score may look like: Python's float() also takes "0_5", "1e0", "inf", "nan" and other scripts'
+# digits ("٣.٥", "３.５"), which \d would match too: ASCII digits only.
+PLAIN_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 STSB_FIELDS = 7  # genre, file, years, id, score, s1, s2 (license notes may follow: never read)
 
 
@@ -143,7 +144,8 @@ def _decoded_lines(path: str | Path) -> list[str]:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise InputFormatError(f"{path}:{lineno}: not valid UTF-8 ({err.reason} at byte {err.start})") from err
+            raise InputFormatError(f"{path}:{lineno}: not valid UTF-8 ({err.reason} at byte {err.start}): save the "
+                                   "file as UTF-8") from None
         decoded.append(text[:-1] if text.endswith("\r") else text)  # the es-en files end lines in CRLF
     return decoded
 
@@ -235,7 +237,8 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     except UnicodeDecodeError as err:
         lineno = raw[:err.start].count(b"\n") + 1
         raise InputFormatError(f"{path}:{lineno}: not valid {dataset.encoding} "
-                               f"({err.reason} at byte {err.start})") from err
+                               f"({err.reason} at byte {err.start}): give the file's encoding as the dataset's "
+                               "`encoding`, or save it as one") from None
     if text.startswith("\ufeff"):
         log.info("%s starts with a byte-order mark: removed, not part of the header", path)
         text = text[1:]
@@ -295,9 +298,11 @@ def to_sts_scale(value: float, low: float, high: float) -> float:
 
 def _scaled(value, where: str, low: float, high: float) -> float | None:
     """A score cell of a typed format (JSON, Parquet) on the 0-5 scale: a number or a plain-decimal
-    string; None, NaN (Parquet's null) and "" are unscored."""
-    if value is None or (isinstance(value, float) and value != value) or value == "":
+    string; null (JSON null, a Parquet null) and "" are unscored; NaN is refused, as in every format."""
+    if value is None or value == "":
         return None
+    if isinstance(value, float) and value != value:
+        raise InputFormatError(f"{where}: score NaN is not a number (an unscored pair has a null score)")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise InputFormatError(f"{where}: score {value!r} is not a number")
     if isinstance(value, str):
@@ -328,12 +333,28 @@ def read_records(dataset: Dataset, path, records) -> tuple[list[tuple[str, str]]
     return sentences, gold
 
 
+def _strict_json(text: str, where: str):
+    """JSON as the standard has it: Python's reader also takes NaN and Infinity and keeps the last of two
+    equal keys; both are refused, naming the line."""
+    def constant(name):
+        raise InputFormatError(f"{where}: {name} is not JSON (a number must be finite; an unscored pair has null)")
+
+    def unique(pairs):
+        keys = [key for key, _ in pairs]
+        if repeated := sorted({key for key in keys if keys.count(key) > 1}):
+            raise InputFormatError(f"{where}: key {repeated[0]!r} is given twice in one object (JSON readers keep "
+                                   "one of them without a word)")
+        return dict(pairs)
+
+    return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
+
+
 def read_jsonl(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[float | None]]:
     def records():
         for lineno, line in enumerate(_decoded_lines(path), start=1):
             where = f"{path}:{lineno}"
             try:
-                record = json.loads(line)
+                record = _strict_json(line, where)
             except json.JSONDecodeError as err:
                 raise InputFormatError(f"{where}: not a JSON object ({err.msg} at column {err.colno})") from None
             if not isinstance(record, dict):
@@ -343,15 +364,19 @@ def read_jsonl(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
 
 
 def read_parquet_rows(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[float | None]]:
+    import pyarrow.parquet as pq
+
     try:
-        frame = pd.read_parquet(path)
+        table = pq.read_table(path)
     except Exception as err:  # pyarrow raises its own error types for a file that is not Parquet
         raise InputFormatError(f"{path}: not a readable Parquet file ({err})") from err
-    missing = [f"{key}: {name!r}" for key, name in (dataset.columns or {}).items() if name not in frame.columns]
+    missing = [f"{key}: {name!r}" for key, name in (dataset.columns or {}).items() if name not in table.column_names]
     if missing:
-        raise InputFormatError(f"{path}: columns {list(frame.columns)} lack the configured column(s) {', '.join(missing)}")
+        raise InputFormatError(f"{path}: columns {table.column_names} lack the configured column(s) {', '.join(missing)}")
     wanted = list(dict.fromkeys((dataset.columns or {}).values()))
-    rows = frame[wanted].astype(object).where(frame[wanted].notna(), None).to_dict("records")
+    # pyarrow's own values: a null stays None and a NaN float stays NaN (pandas would make both NaN)
+    columns = {name: table.column(name).to_pylist() for name in wanted}
+    rows = [dict(zip(wanted, values)) for values in zip(*columns.values())]
     return read_records(dataset, path, ((f"{path}: row {number}", row) for number, row in enumerate(rows, start=1)))
 
 

@@ -39,6 +39,11 @@ def corpus_copy(relpath: str) -> str:
     return f"{CORPUS_COPIES}{relpath}"
 
 
+def corpus_fetch_log(relpath: str) -> str:
+    """fetch_corpus_file's log of a copy: it names the sha256 the copy was verified against."""
+    return f"logs/corpus/{relpath}.log"
+
+
 def paraphrase_table(table: str) -> str:
     return f"resources/paraphrase_pairs/{table}.parquet"
 
@@ -141,6 +146,38 @@ def release_folder(run: str) -> str:
     return f"results/models/{run}"
 
 
+# --- the SemEval-2017 system (stsynth.paraphrase_cnn, stsynth.events, stsynth.head) ---------------
+
+def pe_model_path(model: str, suffix: str = ".safetensors") -> str:
+    """A paraphrase-embedding model (``.safetensors``), its vocabulary (``.vocab.parquet``) and its
+    per-epoch log (``.epochs.parquet``)."""
+    return f"resources/models/{model}.pe{suffix}"
+
+
+def events_path(d: Dataset) -> str:
+    """The event tokens of a dataset's sentences (stsynth.events)."""
+    return dataset_file("resources/events", d)
+
+
+# The event corpus (stsynth.events): its documents, their entity chains of event tokens, its sentences.
+EVENT_CORPUS = {name: f"resources/events/corpus/{name}.parquet" for name in ("documents", "chains", "sentences")}
+
+
+def sentence_vectors_path(kind: str, name: str, d: Dataset) -> str:
+    """A source's sentence vectors of dataset d (stsynth.sentence_vectors; kind: mean, events,
+    paraphrase_cnn, encoder)."""
+    return dataset_file(f"resources/sentence_vectors/{kind}/{name}", d)
+
+
+def head_path(run: str, name: str) -> str:
+    """A regression-head run's own files: dev.parquet, predictions.parquet, model.safetensors."""
+    return f"results/head/{run}/{name}"
+
+
+# Paper tables generated from the build: name -> path without suffix (.parquet, .md).
+PAPER_TABLES = {"sts2017_table1": "results/papers/sts2017_table1"}
+
+
 # The two reports (stsynth.report): part -> where it is written.
 REPORT_PARTS = {"results": "results/report.md", "studies": "results/studies.md"}
 
@@ -153,6 +190,7 @@ STUDY_TABLES = {
     "dev_check": "results/synthetic/dev_check.parquet",
     "encoder_dev_check": "results/encoder_tuning/dev_check.parquet",
     "mt_comparison": "results/crosslingual/mt_comparison.parquet",
+    "pe_grid": "results/paraphrase_cnn/grid.parquet",
 }
 
 

@@ -18,6 +18,7 @@ stage                 table read per test set                         produced b
 ``encoder``           ``resources/encoder/{encoder}/...``              encoder_similarity_<encoder>;
                                                                       stsynth.encoder
 ``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.fusion
+``head``              ``results/head/{run}/predictions.parquet``      head_fit; stsynth.head
 ``external``          the run's ``predictions`` files                 predict; stsynth.predict
 ====================  ==============================================  ===========================
 
@@ -39,10 +40,10 @@ import re
 from dataclasses import dataclass, fields
 
 from .pairs import Dataset
-from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, pairs_path,
+from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
                     paraphrase_table, similarity_path, tuned_encoder_folder, vectors_path)
 
-RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "external")
+RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
 FOLD_NAME = re.compile(r"(.+)\.fold(\d+)of(\d+)")
 
@@ -104,6 +105,8 @@ class Run:
     encoder: tuple[str, str] | None = None
     study: bool = False  # built by the target `studies`, not by `all`
     predictions: str | None = None  # external runs: another system's prediction files, "{year}"/"{dataset}" in the path
+    vectors: tuple[str, ...] = ()  # head runs: the sentence-vector sources (config sentence_vectors), concatenated
+    preset: str | None = None  # head runs: fixed settings (head.presets) instead of the dev grid
 
 
 def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
@@ -122,7 +125,7 @@ def runs_of(config: dict) -> dict[str, Run]:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
         runs[name] = Run(name, entry["stage"], entry.get("model") if entry["stage"] == "paragram" else None,
                          tuple(entry.get("groups", ())), run_encoder(config, entry), bool(entry.get("study", False)),
-                         entry.get("predictions"))
+                         entry.get("predictions"), tuple(entry.get("vectors", ())), entry.get("preset"))
     return runs
 
 
@@ -155,6 +158,8 @@ def run_source(run: Run, d: Dataset) -> str:
         return encoder_path(run.encoder[0], d)
     if run.stage == "external":
         return external_predictions_path(run.predictions, d)
+    if run.stage == "head":
+        return head_path(run.name, "predictions.parquet")
     return fusion_path(run.name, "predictions.parquet")
 
 

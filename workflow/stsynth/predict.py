@@ -1,7 +1,7 @@
 """A run's predictions from the table its stage wrote (stsynth.plan.run_source says which):
 the organizers' baseline from the pair table, 5 x cosine for paragram and encoder runs (the STS
-scale is 0-5), the fusion's own predictions for fusion runs, and for an external run another
-system's prediction file, one number per line of the released input (checked as our own are)."""
+scale is 0-5), their own predictions for fusion and regression-head runs, and for an external run
+another system's prediction file, one number per line of the released input (checked as our own are)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +11,9 @@ from .baseline import predict as baseline_predict
 from .keyed import check_aligned
 from .scoring import read_predictions
 
-SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction"}
+SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction",
+                "head": "prediction"}
+PREDICTING_STAGES = ("fusion", "head")  # stages whose table holds scores on the STS scale, not cosines
 
 
 def predictions_from_cosines(cosines) -> np.ndarray:
@@ -30,4 +32,4 @@ def run_predictions(stage: str, pairs: pd.DataFrame, source: pd.DataFrame | None
     rows = source[(source["year"].astype(int) == year) & (source["dataset"] == name)]
     check_aligned(rows, pairs, f"{source_name} (its rows for {year}/{name})")
     values = rows[SCORE_COLUMN[stage]].to_numpy(dtype=np.float64)
-    return values if stage == "fusion" else predictions_from_cosines(values)
+    return values if stage in PREDICTING_STAGES else predictions_from_cosines(values)

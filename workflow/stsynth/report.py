@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from .pairs import blank_counts
+from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
 from .provenance import provenance_section, stage_times
 from .report_sections import (ablation_section, comparisons_section, conventions_section, dev_check_section,
@@ -45,6 +46,8 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
     log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
     sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)] \
         if scores else []
+    if plan.get("paper_table1"):
+        sections.append("#" + sts2017_table1_markdown(pd.read_parquet(plan["paper_table1"])))
     if plan["comparisons"]:
         sections.append(comparisons_section(pd.read_parquet(plan["comparisons"])))
 

@@ -7,8 +7,8 @@ from stsynth.plan.
 """
 from __future__ import annotations
 
-from .paths import (REPORT_PARTS, STUDY_TABLES, epochs_path, fusion_path, paragram_result_path, predictions_file,
-                    scores_path, vectors_path)
+from .paths import (PAPER_TABLES, REPORT_PARTS, STUDY_TABLES, epochs_path, fusion_path, paragram_result_path,
+                    predictions_file, scores_path, vectors_path)
 from .plan import COMPARISONS, headline_runs, optional_rules, run_comparisons, study_runs
 
 STUDIES_COMMAND = "make studies"
@@ -46,7 +46,10 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
             "fusion_dev": {}, "importances": {}, "ablation": {}, "unknown_words": {}, "epochs": {},
             "vectors": {}, "paper_systems": {run: system for run, system in settings["paper_systems"].items()
                                              if run in runs},
-            "waiting": [], "studies": []}
+            "waiting": [], "studies": [],
+            # the SemEval-2017 system's Table 1 beside the paper's (when the config maps runs to its rows)
+            "paper_table1": PAPER_TABLES["sts2017_table1"] + ".parquet"
+            if results and settings.get("paper_table1") else None}
 
     def wire(key, section, wanted, why, rule=None, study=False):
         """A table goes in when the config makes it relevant (``wanted``) and declares its rule (``rule``:
@@ -121,7 +124,8 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
              "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "encoder_dev_check", "mt_comparison") if plan[key]]}
+                                               "encoder_dev_check", "mt_comparison") if plan[key]],
+             "papers": [plan["paper_table1"]] if plan.get("paper_table1") else []}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())
     return {key: paths for key, paths in files.items() if paths}

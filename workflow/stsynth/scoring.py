@@ -121,7 +121,10 @@ def write_predictions(scores, path: str | Path) -> None:
 
 # A prediction: a finite decimal, exponent allowed (write_predictions' %.15g writes 1e-05); not
 # "0_5", "nan" or "inf", which Python's float() would take.
-PREDICTION = re.compile(PLAIN_DECIMAL.pattern + r"([eE][+-]?\d+)?")
+PREDICTION = re.compile(PLAIN_DECIMAL.pattern + r"([eE][+-]?[0-9]+)?")
+# Pearson is the same on any scale, but its sums of squares overflow past about 1e154: a similarity on
+# any usual scale stays far inside this bound.
+PREDICTION_BOUND = 1e12
 
 
 def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
@@ -131,7 +134,10 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
         text = line.split("\t")[0].strip()
         if not PREDICTION.fullmatch(text):
             raise InputFormatError(f"{path}:{lineno}: prediction {line!r} is not a number")
-        values.append(float(text))
+        if not abs(value := float(text)) <= PREDICTION_BOUND:
+            raise InputFormatError(f"{path}:{lineno}: prediction {text} is outside ±{PREDICTION_BOUND:g}: no "
+                                   "similarity scale needs it, and correlations of such numbers overflow")
+        values.append(value)
     if len(values) != expected_lines:
         raise InputFormatError(f"{path}: {len(values)} predictions for {expected_lines} input lines")
     return np.asarray(values)

@@ -32,6 +32,7 @@ import hashlib
 import logging
 import re
 import shlex
+import signal
 import shutil
 import subprocess
 import time
@@ -157,13 +158,14 @@ class Apertium:
             raise TranslationEngineError(f"{' '.join(command)} failed ({result.returncode}): {stderr}")
         return result.stdout.decode("utf-8")
 
-    def _null_flushed(self, pipeline: str, segments: list[str]) -> list[str]:
-        """Run a null-flushed shell pipeline of Apertium stages: one output segment per input segment."""
-        output = self._run(["bash", "-c", pipeline], "".join(s + "\0" for s in segments)).split("\0")
+    def _null_flushed(self, stages: list[list[str]], segments: list[str]) -> list[str]:
+        """Run a null-flushed pipeline of Apertium stages (argument lists, piped into each other without a
+        shell): one output segment per input segment."""
+        output = run_pipeline(stages, "".join(s + "\0" for s in segments)).split("\0")
         while output and output[-1] == "":  # every stage adds a NUL at the end of its input
             output.pop()
         if len(output) != len(segments):
-            raise TranslationEngineError(f"{pipeline.split()[0]} ... returned {len(output)} null-flushed "
+            raise TranslationEngineError(f"{stages[0][0]} ... returned {len(output)} null-flushed "
                                          f"segments for {len(segments)} sentences")
         return output
 
@@ -187,18 +189,76 @@ class Apertium:
         return [strip_apertium_marks(" ".join(t.split()), s) for t, s in zip(lines, sentences)]
 
 
-def _split_at_tagger(pipeline: str, mode_file: Path) -> tuple[str, list[str], str]:
-    """A null-flushed mode pipeline -> (stages before the tagger, the tagger's argv, stages after it).
+# The programs a mode file may run (Apertium's and its companions' stages); a mode naming anything else
+# is refused: its stages are run as argument lists, never through a shell.
+APERTIUM_PROGRAMS = frozenset({
+    "lt-proc", "apertium-tagger", "apertium-pretransfer", "apertium-posttransfer", "apertium-transfer",
+    "apertium-interchunk", "apertium-postchunk", "lrx-proc", "cg-proc", "vislcg3", "rtx-proc", "apertium-anaphora",
+    "apertium-wblank-attach", "apertium-wblank-detach", "apertium-separable", "lsx-proc", "hfst-proc",
+    "apertium-lextor", "apertium-restore-chars", "apertium-extract-caps"})
+
+
+def _split_at_tagger(pipeline: str, mode_file: Path) -> tuple[list[list[str]], list[str], list[list[str]]]:
+    """A null-flushed mode pipeline -> (the stages before the tagger, the tagger's, the stages after it),
+    each stage an argument list.
 
     The mode file's $1 is the generator's flag (-n: no unknown-word marks, the wrapper's -u), $2 the
     tagger's (none).
     """
-    stages = [stage.strip().replace("$1", "-n").replace("$2", "") for stage in pipeline.strip().split(" | ")]
-    taggers = [i for i, stage in enumerate(stages) if stage.split()[0] == "apertium-tagger"]
+    stages = []
+    for stage in pipeline.strip().split(" | "):
+        argv = shlex.split(stage.strip().replace("$1", "-n").replace("$2", ""))
+        if not argv or Path(argv[0]).name not in APERTIUM_PROGRAMS:
+            raise TranslationEngineError(f"{mode_file}: stage {stage.strip()[:80]!r} does not run an Apertium program "
+                                         f"({', '.join(sorted(APERTIUM_PROGRAMS))}); refusing to run it")
+        stages.append(argv)
+    taggers = [i for i, argv in enumerate(stages) if Path(argv[0]).name == "apertium-tagger"]
     if len(taggers) != 1:
         raise TranslationEngineError(f"{mode_file}: expected one apertium-tagger stage, found {len(taggers)}")
-    tagger = [word for word in shlex.split(stages[taggers[0]]) if word != "-z"]
-    return " | ".join(stages[:taggers[0]]), tagger, " | ".join(stages[taggers[0] + 1:])
+    tagger = [word for word in stages[taggers[0]] if word != "-z"]
+    return stages[:taggers[0]], tagger, stages[taggers[0] + 1:]
+
+
+def run_pipeline(stages: list[list[str]], text: str) -> str:
+    """``stage1 | stage2 | ...`` without a shell: each stage's output piped into the next; an error of
+    any stage names it with what it wrote to stderr."""
+    import tempfile
+    import threading
+
+    processes, errors = [], []
+    for argv in stages:
+        errors.append(tempfile.TemporaryFile())
+        process = subprocess.Popen(argv, stdin=processes[-1].stdout if processes else subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=errors[-1])
+        if processes:
+            processes[-1].stdout.close()  # the next stage owns it now: an early exit reaches the writer
+        processes.append(process)
+
+    def feed():
+        try:
+            processes[0].stdin.write(text.encode("utf-8"))
+        except BrokenPipeError:
+            pass  # the stage's exit status says what went wrong
+        finally:
+            processes[0].stdin.close()
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    output = processes[-1].stdout.read()
+    processes[-1].stdout.close()
+    writer.join()
+    failed = [(argv, process.wait(), error) for argv, process, error in zip(stages, processes, errors)
+              if process.wait() != 0]
+    # a stage that stops early makes the ones before it die of SIGPIPE: name the one that stopped
+    failed.sort(key=lambda failure: failure[1] == -signal.SIGPIPE)
+    if failed:
+        argv, code, error = failed[0]
+        error.seek(0)
+        raise TranslationEngineError(f"{' '.join(argv)} failed ({code}): "
+                                     f"{error.read().decode('utf-8', errors='replace').strip()}")
+    for error in errors:
+        error.close()
+    return output.decode("utf-8")
 
 
 def _mode_data_hash(mode_file: Path) -> str:

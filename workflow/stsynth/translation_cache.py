@@ -12,11 +12,15 @@ Jobs translating at the same time share it. How they share it (``translate.cache
   time). Fast, and safe on a local disk; SQLite documents that WAL does not work over a network
   filesystem (its shared memory index is per machine).
 - ``shards``: the file is only read by jobs, opened immutable; each job writes what it translates to
-  a shard of its own, ``<cache>.shards/<host>-<pid>-<random>.sqlite`` (one writer per file, so no lock
-  is needed), and reads the shards other jobs have finished. The workflow's main process merges every
-  shard into the file when a run starts (:func:`merge_shards`, before any job; Snakemake's lock on
-  the working directory keeps other runs out). Nothing depends on file locking, which network
-  filesystems do not all provide.
+  a shard of its own, ``<cache>.shards/<host>-<pid>-<random>.sqlite.partial`` (one writer per file, so
+  no lock is needed), renamed ``….sqlite`` when the job is done, and reads the shards other jobs have
+  finished. The workflow's main process merges shards into the file when a run starts
+  (:func:`merge_shards`, before any job). Another run may be going on in the same tree (Snakemake's
+  lock covers overlapping outputs only), so a merge never touches what a live process owns: it takes
+  the finished shards and the partial shards of processes of this host that are dead (killed jobs),
+  leaves every other partial shard alone, and replaces the file with a merged copy by an atomic rename
+  (a job that has the old file open reads it unchanged). Nothing depends on file locking, which
+  network filesystems do not all provide.
 - ``auto`` (default): ``shards`` when the cache's folder is on a network filesystem
   (:func:`filesystem_type`, from /proc/self/mountinfo), else ``wal``.
 """
@@ -24,9 +28,11 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -84,6 +90,15 @@ def _read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
 
 
+def _read_only_if_there(path: Path) -> sqlite3.Connection | None:
+    try:
+        return _read_only(path)
+    except sqlite3.OperationalError:
+        if path.exists():
+            raise
+        return None
+
+
 class TranslationCache:
     def __init__(self, path: str | Path, sharing: str = "auto"):
         self.path = Path(path)
@@ -99,7 +114,10 @@ class TranslationCache:
         else:
             shards = shard_folder(self.path)
             finished = sorted(shards.glob("*.sqlite"))
-            self.readers = [_read_only(p) for p in ([self.path] if self.path.exists() else []) + finished]
+            # a finished shard may be merged away (by another run's start) between the listing and the
+            # opening: its rows are then in the file, or translated again
+            self.readers = [reader for p in ([self.path] if self.path.exists() else []) + finished
+                            if (reader := _read_only_if_there(p)) is not None]
             self.shard = shards / f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite.partial"
             log.info("translation cache %s shared as shards (%s): reading it and %d finished shards",
                      self.path, filesystem_type(self.path.parent) or "filesystem unknown", len(finished))
@@ -136,21 +154,51 @@ class TranslationCache:
                                  for s, t in translations.items()])
 
 
-def merge_shards(path: str | Path, sharing: str = "auto") -> int:
-    """Move every shard's rows into the cache file and delete the shards; the rows merged. Where the
-    cache is shared as shards, the file is also left in rollback-journal mode, so that jobs can read
-    it immutable (a WAL file may hold rows its main file does not yet).
+SHARD_NAME = re.compile(r"(?P<host>.+)-(?P<pid>\d+)-[0-9a-f]{8}\.sqlite(?P<partial>\.partial)?")
 
-    Run by the workflow's main process when a run starts, before any job: partial shards (of jobs
-    killed mid-way) are merged too, since no job of this working directory can be running then.
+
+def shard_owner_is_dead(shard: Path, host: str | None = None) -> bool:
+    """A partial shard whose writing process is gone: of this host and no such process (a killed job)."""
+    match = SHARD_NAME.fullmatch(shard.name)
+    if not match or match.group("host") != (host or socket.gethostname()):
+        return False  # another machine's: whether its writer lives cannot be told from here
+    try:
+        os.kill(int(match.group("pid")), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # a live process of another user
+    return False
+
+
+def mergeable_shards(path: str | Path) -> list[Path]:
+    """The shards a merge may take: every finished one, and the partial ones whose writer is dead."""
+    shards = shard_folder(path)
+    if not shards.is_dir():
+        return []
+    return sorted([*shards.glob("*.sqlite"), *(p for p in shards.glob("*.sqlite.partial") if shard_owner_is_dead(p))])
+
+
+def merge_shards(path: str | Path, sharing: str = "auto") -> int:
+    """Merge the mergeable shards (:func:`mergeable_shards`) into the cache file and delete them; the rows
+    merged. The merged file replaces the old one by an atomic rename, in rollback-journal mode (jobs read
+    it immutable, and a WAL file may hold rows the main file does not): a process reading the old file
+    keeps its consistent copy, and nothing a live process writes is touched.
+
+    Run by the workflow's main process when a run starts, before any job.
     """
     path = Path(path)
-    shards = shard_folder(path)
-    found = sorted([*shards.glob("*.sqlite"), *shards.glob("*.sqlite.partial")]) if shards.is_dir() else []
-    if not found and not (path.exists() and resolve_sharing(sharing, path) == "shards"):
+    found = mergeable_shards(path)
+    wal_left = path.exists() and Path(f"{path}-wal").exists() and resolve_sharing(sharing, path) == "shards"
+    if not found and not wal_left:
         return 0
-    db = sqlite3.connect(path, timeout=600)
-    db.execute("PRAGMA journal_mode=DELETE")  # also folds a WAL file left by an earlier wal run in
+    merged_file = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.merging")
+    merged_file.unlink(missing_ok=True)
+    if path.exists():
+        with closing(sqlite3.connect(path, timeout=600)) as source, closing(sqlite3.connect(merged_file)) as copy:
+            source.backup(copy)  # folds a WAL file left by an earlier wal run in
+    db = sqlite3.connect(merged_file, timeout=600)
+    db.execute("PRAGMA journal_mode=DELETE")
     db.execute(SCHEMA)
     merged = 0
     for shard in found:
@@ -158,8 +206,12 @@ def merge_shards(path: str | Path, sharing: str = "auto") -> int:
             db.execute("ATTACH DATABASE ? AS shard", (str(shard),))
             merged += db.execute("INSERT OR REPLACE INTO translations SELECT * FROM shard.translations").rowcount
         db.execute("DETACH DATABASE shard")
-        shard.unlink()
     db.close()
+    os.replace(merged_file, path)
+    for leftover in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+        leftover.unlink(missing_ok=True)  # folded into the copy above; they belong to the old file
+    for shard in found:
+        shard.unlink(missing_ok=True)
     if found:
         log.info("merged %d translations from %d shards into %s", merged, len(found), path)
     return merged

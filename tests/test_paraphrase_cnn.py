@@ -1,0 +1,100 @@
+"""Paraphrase embeddings (the SemEval-2017 system's CNN): shapes, shared weights, both training steps
+on a tiny set, the files, and what is refused."""
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from stsynth.paraphrase_cnn import (ParaphraseCNN, Vocabulary, build, finetune, fit, grid_table, load, pad, pretrain,
+                                    save, sentence_vectors)
+from stsynth.vectors import WordVectors
+
+WORDS = ["a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs", "sleeps"]
+SETTINGS = {"filters": 12, "width": 3, "dimension": 10, "input": "words", "seed": 2, "delta": 0.4, "lambda": 1e-6,
+            "learning_rate": 0.05, "batch_size": 4, "epochs": 5, "head_hidden": 6, "finetune_epochs": 8,
+            "finetune_learning_rate": 0.05, "finetune_word_vectors": True, "pairs": [], "ppdb_pairs": 0}
+
+
+def toy_vectors(dim=8):
+    return WordVectors(WORDS, np.random.default_rng(0).normal(size=(len(WORDS), dim)), "toy")
+
+
+PAIRS = [("a man plays guitar", "a guy plays guitar", 4.8), ("a woman cuts onion", "a woman slices onion", 4.5),
+         ("a cat runs", "a cat runs", 5.0), ("a dog sleeps", "a dog sleeps", 4.9), ("a man cuts onion", "a cat sleeps", 0.2),
+         ("a guy runs", "a man runs", 4.1), ("a woman plays guitar", "a dog runs", 0.4), ("a cat sleeps", "a man slices onion", 0.1)]
+
+
+def test_shapes_padding_and_the_unknown_row():
+    model, vocabulary = build(toy_vectors(), SETTINGS)
+    assert model.embeddings.weight.shape == (len(WORDS) + 2, 8)
+    assert torch.equal(model.embeddings.weight[vocabulary.pad], torch.zeros(8))
+    rows = [vocabulary.rows("a man plays guitar".split()), vocabulary.rows(["zyzzyva"]), []]
+    assert rows[1] == [vocabulary.unknown]
+    indices, mask = pad(rows, vocabulary.pad)
+    assert indices.shape == (3, 4) and mask.tolist()[2] == [1, 0, 0, 0]  # an empty sentence keeps one position
+    vectors = model(indices, mask)
+    assert vectors.shape == (3, 10) and torch.isfinite(vectors).all()
+    average, _ = build(toy_vectors(), {**SETTINGS, "input": "average"})
+    assert average(indices, mask).shape == (3, 10)
+
+
+def test_padding_does_not_change_a_sentence_vector_and_both_sides_share_the_weights():
+    model, vocabulary = build(toy_vectors(), SETTINGS)
+    short = vocabulary.rows("a cat runs".split())
+    alone = sentence_vectors(model, [short])
+    padded = sentence_vectors(model, [short, vocabulary.rows("a man plays guitar".split())])
+    np.testing.assert_allclose(alone[0], padded[0], atol=1e-6)
+    # one network for both sentences: the gradient of a pair reaches the same parameters from both sides
+    g1, g2 = model(*pad([short], vocabulary.pad)), model(*pad([vocabulary.rows(["a", "dog"])], vocabulary.pad))
+    (g1.sum() + g2.sum()).backward()
+    assert model.convolution.weight.grad is not None and len(list(model.parameters())) == 7
+
+
+def test_an_even_width_or_an_unknown_input_is_refused():
+    with pytest.raises(ValueError, match="must be odd"):
+        ParaphraseCNN(torch.zeros(5, 3), 4, 2, 4)
+    with pytest.raises(ValueError, match="not one of words, average"):
+        ParaphraseCNN(torch.zeros(5, 3), 4, 3, 4, input="letters")
+
+
+def test_both_steps_lower_their_loss_and_repeat_exactly():
+    model, vocabulary = build(toy_vectors(), SETTINGS)
+    pairs = [(vocabulary.rows(a.split()), vocabulary.rows(b.split())) for a, b, g in PAIRS if g > 3]
+    records = pretrain(model, pairs, SETTINGS)
+    assert records[0]["epoch"] == 0 and records[-1]["loss"] < records[1]["loss"]
+    rows1 = [vocabulary.rows(a.split()) for a, _, _ in PAIRS]
+    rows2 = [vocabulary.rows(b.split()) for _, b, _ in PAIRS]
+    gold = np.array([g for *_, g in PAIRS])
+    head, steps = finetune(model, rows1, rows2, gold, SETTINGS)
+    assert steps[-1]["loss"] < steps[1]["loss"]
+    again, _ = build(toy_vectors(), SETTINGS)
+    pretrain(again, pairs, SETTINGS)
+    finetune(again, rows1, rows2, gold, SETTINGS)
+    np.testing.assert_array_equal(sentence_vectors(model, rows1), sentence_vectors(again, rows1))
+
+
+def test_fit_scores_dev_sets_per_epoch_and_the_files_round_trip(tmp_path):
+    tokens = [(a.split(), b.split()) for a, b, _ in PAIRS]
+    gold = ([a for a, _ in tokens], [b for _, b in tokens], np.array([g for *_, g in PAIRS]))
+    dev = [("2015/toy", gold[0][:6], gold[1][:6], gold[2][:6])]
+    model, vocabulary, epochs = fit(toy_vectors(), tokens[:4], gold, dev, SETTINGS)
+    assert list(epochs["step"].unique()) == ["pretrain", "finetune"]
+    assert {"dev_2015_toy", "dev_ALL"} <= set(epochs.columns) and epochs["dev_ALL"].notna().all()
+    save(model, vocabulary, SETTINGS, tmp_path / "pe.safetensors")
+    loaded, loaded_vocabulary, settings = load(tmp_path / "pe.safetensors")
+    assert settings == SETTINGS and loaded_vocabulary.words == WORDS
+    rows = [vocabulary.rows(a) for a in gold[0]]
+    np.testing.assert_array_equal(sentence_vectors(model, rows), sentence_vectors(loaded, rows))
+    pd.DataFrame({"word": WORDS[:-1]}).to_parquet(tmp_path / "pe.vocab.parquet", index=False)
+    with pytest.raises(ValueError, match="disagree"):
+        load(tmp_path / "pe.safetensors")
+    table = grid_table([(SETTINGS, epochs)])
+    assert table.loc[0, "best_finetune_dev_ALL"] == epochs[epochs["step"] == "finetune"]["dev_ALL"].iloc[1:].max()
+
+
+def test_without_pairs_or_epochs_nothing_is_trained():
+    model, vocabulary, epochs = fit(toy_vectors(), [], ([], [], np.zeros(0)), [], SETTINGS)
+    assert list(epochs["step"]) == ["none"]
+    fresh, _ = build(toy_vectors(), SETTINGS)
+    assert torch.equal(model.convolution.weight, fresh.convolution.weight)
+    assert isinstance(vocabulary, Vocabulary)

@@ -1,0 +1,166 @@
+"""Probes of the rule a user relies on: the outputs on disk always belong to the config and the inputs on
+disk, or the command fails, every time it is run. For each kind of input (corpus file, encoder folder,
+pin, local dataset file, config value) it is changed after a build, and every later invocation (a run, a
+dry run, the second run after the refusal) must fail naming it, until it is fixed; then the workflow
+rebuilds. Also: two runs at once on one tree."""
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from conftest import REPO
+
+TARGET = "results/scores/baseline.md"
+
+
+def baseline_only(workspace):
+    workspace.keep_runs({"baseline": {"stage": "baseline"}})
+    workspace.config["scoring"]["compare"] = {"reference": None, "pairs": []}
+    workspace.write_config()
+
+
+def refused_every_time(workspace, *expected, target=TARGET):
+    """A run, a second run and a dry run all fail, each naming ``expected``."""
+    for args in ((target,), (target,), ("-n", target)):
+        result = workspace.snakemake(*args, check=False)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, f"snakemake {' '.join(args)} succeeded:\n{output[-3000:]}"
+        assert "Nothing to be done" not in output
+        for text in expected:
+            assert text in output, f"{text!r} not in the output of snakemake {' '.join(args)}:\n{output[-3000:]}"
+
+
+def test_a_corpus_copy_edited_after_a_build_is_refused_until_fetched_again(workspace):
+    baseline_only(workspace)
+    workspace.snakemake(TARGET)
+    copy = workspace.path / "resources/corpus/TINY2016/STS.gs.tinytest.txt"
+    copy.write_text(copy.read_text().replace("4.700", "1.000"))
+    refused_every_time(workspace, "resources/corpus/TINY2016/STS.gs.tinytest.txt: sha256 is",
+                       "Delete it to fetch it again")
+    # the edited bytes never reached an output: the pair table still holds the verified gold
+    assert 4.7 in pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")["gold"].tolist()
+    copy.unlink()  # the fix the message names; whatever needs the copy fetches the verified one again
+    workspace.snakemake(TARGET)
+    workspace.snakemake("resources/corpus/TINY2016/STS.gs.tinytest.txt")
+    assert "4.700" in copy.read_text()
+
+
+def test_a_copy_is_refused_only_when_its_bytes_changed_after_its_fetch(tmp_path):
+    """A copy still as its fetch verified it, under a manifest entry changed since, is fetched again by
+    Snakemake (the fetch's params changed): no refusal. Edited bytes are refused, as is a copy with no
+    fetch log that names its digest."""
+    from stsynth.corpus import FETCHED, ManifestEntry
+    from stsynth.input_checks import corpus_copy_problems
+
+    copy = tmp_path / "resources/corpus/SET/gold.txt"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("4.7\n")
+    fetched = hashlib.sha256(copy.read_bytes()).hexdigest()
+    log = tmp_path / "logs/corpus/SET/gold.txt.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("INFO " + FETCHED % ("SET/gold.txt", "/mirror/SET/gold.txt", 4, fetched) + "\n")
+    manifest = {"SET/gold.txt": ManifestEntry("SET/gold.txt", fetched, 4, "")}
+    assert corpus_copy_problems(manifest, tmp_path) == []
+    manifest = {"SET/gold.txt": ManifestEntry("SET/gold.txt", "0" * 64, 4, "")}  # upstream corrected the file
+    assert corpus_copy_problems(manifest, tmp_path) == []
+    copy.write_text("1.0\n")  # edited after the fetch
+    [problem] = corpus_copy_problems(manifest, tmp_path)
+    assert problem.startswith("resources/corpus/SET/gold.txt: sha256 is") and "Delete it to fetch it again" in problem
+    log.unlink()
+    assert len(corpus_copy_problems({"SET/gold.txt": ManifestEntry("SET/gold.txt", fetched, 4, "")}, tmp_path)) == 1
+
+
+def model_folder(path):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.json").write_text("{}")
+    (path / "model.safetensors").write_bytes(b"weights")
+    return path
+
+
+@pytest.mark.parametrize("change, expected", [
+    ("path", "encoder.models.mine.path"),
+    ("pin", "encoder.models.mine.sha256"),
+    ("not a model", "neither modules.json nor config.json"),
+])
+def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(workspace, tmp_path, change, expected):
+    folder = model_folder(tmp_path / "mine")
+    digest = hashlib.sha256(b"weights").hexdigest()
+    baseline_only(workspace)
+    workspace.write_config({"encoder": {"models": {"mine": {"path": str(folder), "sha256": {"model.safetensors": digest}}}}})
+    workspace.snakemake(TARGET)
+    if change == "path":
+        workspace.write_config({"encoder": {"models": {"mine": {"path": str(tmp_path / "moved")}}}})
+    elif change == "pin":
+        workspace.write_config({"encoder": {"models": {"mine": {"sha256": {"model.safetensors": "0" * 64}}}}})
+    else:
+        (folder / "config.json").unlink()
+    refused_every_time(workspace, expected)
+
+
+def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(workspace, tmp_path):
+    data = tmp_path / "mine.tsv"
+    data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t1\n")
+    baseline_only(workspace)
+    workspace.config["datasets"].append({"name": "mine", "role": "test", "track": "en", "format": "table",
+                                         "path": str(data), "delimiter": "\t",
+                                         "columns": {"sentence1": "s1", "sentence2": "s2", "score": "score"}})
+    workspace.write_config()
+    workspace.snakemake(TARGET)
+    data.write_text(data.read_text().replace("\t1\n", "\t2\n"))
+    refused_every_time(workspace, f"{data}: sha256 is", "delete their lines from results/datasets.lock.tsv")
+
+
+@pytest.mark.parametrize("overrides, expected", [
+    ({"translate": {"apertium": {"modes": {"en-es": "../../../bin/sh"}}}}, "does not match"),
+    ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "does not match"),
+    ({"translate": {"cache": "../outside.sqlite"}}, "does not match"),
+])
+def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(workspace, overrides, expected):
+    baseline_only(workspace)
+    workspace.snakemake(TARGET)
+    workspace.write_config(overrides)
+    refused_every_time(workspace, expected)
+
+
+def snakemake_in_background(workspace, *args, env=None):
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
+               str(workspace.path), "--configfile", str(workspace.path / "config.yaml"), "--cores", "1", *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def test_two_runs_at_once_on_one_tree_with_shards_both_finish_correctly(workspace, tmp_path):
+    """A build, a dry run and another build of disjoint targets started while it translates: the second
+    run's start used to merge (and delete) the first run's live shard ("attempt to write a readonly
+    database"). The first run's Apertium analyser is slowed (a wrapper first on its PATH) so that its job
+    is still writing when the others start."""
+    import os
+    import shutil
+
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    (slow / "lt-proc").write_text(f"#!/bin/sh\nsleep 1\nexec {shutil.which('lt-proc')} \"$@\"\n")
+    (slow / "lt-proc").chmod(0o755)
+    baseline_only(workspace)
+    workspace.write_config({"translate": {"cache_sharing": "shards", "chunk_size": 1}})
+    first = snakemake_in_background(workspace, "resources/translated/2016/tinynews.parquet",
+                                    env={**os.environ, "PATH": f"{slow}{os.pathsep}{os.environ['PATH']}"})
+    shards = workspace.path / "resources/cache/translations.sqlite.shards"
+    deadline = time.monotonic() + 300
+    while not any(shards.glob("*.partial")) and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the first run's job writes its shard
+    dry = workspace.snakemake("-n", "all", check=False)
+    second = workspace.snakemake("resources/round_trips/2016/tinytest.parquet", "--cores", "1", check=False)
+    output = first.communicate(timeout=600)[0]
+    assert first.returncode == 0, output[-4000:]
+    assert dry.returncode == 0 and second.returncode == 0, (dry.stdout + dry.stderr + second.stdout + second.stderr)[-4000:]
+    assert "readonly database" not in output
+    translated = pd.read_parquet(workspace.path / "resources/translated/2016/tinynews.parquet")
+    assert translated["s1"].str.len().gt(0).all()
+    # a third run merges every shard and translates nothing again
+    workspace.snakemake(TARGET)
+    assert not any(shards.glob("*"))

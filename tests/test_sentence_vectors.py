@@ -1,0 +1,52 @@
+"""Sentence-vector tables: the mean of known word vectors, the table's round trip and its checks."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsynth.keyed import AlignmentError
+from stsynth.sentence_vectors import (SentenceVectorError, concatenate, cosines, mean_vectors, read_table, source_kind,
+                                      table_name, write_table)
+from stsynth.vectors import WordVectors
+
+VECTORS = WordVectors(["a", "b", "c"], np.array([[1, 0], [0, 2], [3, 3]], dtype=np.float32), "toy")
+KEYS = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2]})
+
+
+def test_mean_of_the_known_tokens_and_zero_where_none_is_known():
+    vectors, empty = mean_vectors([["a", "b", "zzz"], ["zzz"], []], VECTORS)
+    np.testing.assert_allclose(vectors, [[0.5, 1.0], [0, 0], [0, 0]])
+    assert empty == 2 and vectors.dtype == np.float32
+
+
+def test_a_table_round_trips_and_is_checked_against_its_pairs(tmp_path):
+    v1, v2 = np.array([[1, 2], [3, 4]], np.float32), np.array([[1, 2], [0, 0]], np.float32)
+    write_table(KEYS, v1, v2, tmp_path / "t.parquet", "mean/toy", empty=1)
+    keys, r1, r2, metadata = read_table(tmp_path / "t.parquet", KEYS)
+    np.testing.assert_array_equal(r1, v1) and np.testing.assert_array_equal(r2, v2)
+    assert metadata == {"source": "mean/toy", "dim": 2, "sentences": 4, "empty": 1} and list(keys["line"]) == [1, 2]
+    with pytest.raises(AlignmentError, match="row 2 has line 2"):
+        read_table(tmp_path / "t.parquet", KEYS.assign(line=[1, 3]))
+    with pytest.raises(SentenceVectorError, match="2 pairs but vectors of shapes"):
+        write_table(KEYS, v1[:1], v2[:1], tmp_path / "u.parquet", "mean/toy")
+    with pytest.raises(SentenceVectorError, match="non-finite"):
+        write_table(KEYS, v1 * np.nan, v2, tmp_path / "u.parquet", "mean/toy")
+    KEYS.to_parquet(tmp_path / "not-vectors.parquet")
+    with pytest.raises(SentenceVectorError, match="not a sentence-vector table"):
+        read_table(tmp_path / "not-vectors.parquet")
+
+
+def test_sources_side_by_side_and_their_cosines():
+    a = (np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+    b = (np.zeros((2, 2), np.float32), np.ones((2, 2), np.float32))
+    v1, v2 = concatenate([a, b], ["pe", "ee"])
+    assert v1.shape == (2, 5)
+    with pytest.raises(SentenceVectorError, match="different numbers of pairs"):
+        concatenate([a, (np.zeros((3, 2)), np.zeros((3, 2)))], ["pe", "ee"])
+    np.testing.assert_allclose(cosines(np.array([[1.0, 0], [0, 0]]), np.array([[1.0, 1], [1, 1]])), [2 ** -0.5, 0])
+
+
+def test_a_source_names_one_kind_and_its_protocol_model():
+    assert table_name("pe", {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}, "dev") == ("paraphrase_cnn", "pe-dev")
+    assert table_name("w2v", {"mean": "word2vec"}, "final") == ("mean", "word2vec")
+    with pytest.raises(ValueError, match="exactly one of"):
+        source_kind("x", {"mean": "a", "events": "b"})

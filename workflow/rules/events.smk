@@ -1,0 +1,84 @@
+# Event tokens and event embeddings of the SemEval-2017 system (schemas: stsynth.events): the event
+# tokens of every declared dataset, the event corpus with its chains and sentences, and the two
+# word-vector tables trained on it (EE, and the W2V baseline).
+EVENTS = config["events"]
+EVENT_PAIR_SETS = datasets_with(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
+
+
+rule event_tables:
+    """The event tokens of every s1 and s2 of every declared dataset (English sides; es-en translated),
+    in one job: loading the parser and WordNet takes longer than most datasets."""
+    input:
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+        wordnet=f"{WORDNET_DIR}/lexnames",
+    output:
+        [paths.events_path(d) for d in ALL_DATASETS],
+    params:
+        settings={key: EVENTS[key] for key in ("parser", "weak_verbs")},
+        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
+    log:
+        "logs/events/tables.log",
+    benchmark:
+        "benchmarks/events/tables.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        ENV
+    script:
+        "../scripts/event_tables.py"
+
+
+rule event_corpus:
+    """The event corpus (the King James Bible's chapters, and the pairs of events.corpus.pair_years as
+    two-sentence documents) parsed: its entity chains of event tokens and its Moses-tokenized sentences."""
+    input:
+        pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],
+        wordnet=f"{WORDNET_DIR}/lexnames",
+    output:
+        documents=paths.EVENT_CORPUS["documents"],
+        chains=paths.EVENT_CORPUS["chains"],
+        sentences=paths.EVENT_CORPUS["sentences"],
+    params:
+        settings={key: EVENTS[key] for key in ("corpus", "parser", "batch_size", "weak_verbs", "coreference_window")},
+        tokenize=config["tokenize"],
+        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
+    log:
+        "logs/events/corpus.log",
+    benchmark:
+        "benchmarks/events/corpus.tsv"
+    priority: 20  # the longest job of the event stage, on nothing but the parser: started early
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        ENV
+    script:
+        "../scripts/event_corpus.py"
+
+
+rule event_embeddings:
+    """Skip-gram on the corpus: its event chains (event-embeddings, the EE) or its sentences (word2vec,
+    the W2V baseline), as a word-vector table (schema: stsynth.vectors)."""
+    input:
+        lambda wc: paths.EVENT_CORPUS["chains" if wc.source == "event-embeddings" else "sentences"],
+    output:
+        paths.vectors_path("{source}"),
+    params:
+        settings=EVENTS["skipgram"],
+    wildcard_constraints:
+        source="event-embeddings|word2vec",
+    log:
+        "logs/events/{source}.log",
+    benchmark:
+        "benchmarks/events/{source}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        ENV
+    script:
+        "../scripts/event_embeddings.py"

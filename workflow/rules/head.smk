@@ -1,0 +1,186 @@
+# Sentence vectors (schema: stsynth.sentence_vectors) and the regression head of the SemEval-2017
+# system (stsynth.head): per head run a dev search and a final fit; the paper's Table 1 from the build.
+HEAD = config["head"]
+
+
+rule sentence_vectors_mean:
+    """Mean word vector of every sentence of every declared dataset (English sides)."""
+    input:
+        vectors=paths.vectors_path("{name}"),
+        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+    output:
+        all_sets_vectors("mean"),
+    params:
+        kind="mean",
+    log:
+        "logs/sentence_vectors/mean/{name}.log",
+    benchmark:
+        "benchmarks/sentence_vectors/mean/{name}.tsv"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/sentence_vectors.py"
+
+
+rule sentence_vectors_events:
+    """Mean event embedding of every sentence of every declared dataset."""
+    input:
+        vectors=paths.vectors_path("{name}"),
+        events=[paths.events_path(d) for d in ALL_DATASETS],
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+    output:
+        all_sets_vectors("events"),
+    params:
+        kind="events",
+    log:
+        "logs/sentence_vectors/events/{name}.log",
+    benchmark:
+        "benchmarks/sentence_vectors/events/{name}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        ENV
+    script:
+        "../scripts/sentence_vectors.py"
+
+
+rule sentence_vectors_paraphrase_cnn:
+    """Paraphrase embeddings of every sentence of every declared dataset."""
+    input:
+        model=paths.pe_model_path("{name}"),
+        vocabulary=paths.pe_model_path("{name}", ".vocab.parquet"),
+        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+    output:
+        all_sets_vectors("paraphrase_cnn"),
+    params:
+        kind="paraphrase_cnn",
+    log:
+        "logs/sentence_vectors/paraphrase_cnn/{name}.log",
+    benchmark:
+        "benchmarks/sentence_vectors/paraphrase_cnn/{name}.tsv"
+    threads: PE["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=15,
+    conda:
+        ENV
+    script:
+        "../scripts/sentence_vectors.py"
+
+
+rule sentence_vectors_encoder:
+    """An encoder's pooled, normalised embedding of every sentence of every declared dataset (frozen)."""
+    input:
+        model=lambda wc: plan.encoder_folder_inputs(config, wc.name),
+        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+    output:
+        all_sets_vectors("encoder"),
+    params:
+        kind="encoder",
+        encoder=lambda wc: plan.encoder_entry(config, wc.name),
+        settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
+    log:
+        "logs/sentence_vectors/encoder/{name}.log",
+    benchmark:
+        "benchmarks/sentence_vectors/encoder/{name}.tsv"
+    threads: ENCODER["threads"]
+    resources:
+        mem_mb=2000,
+        runtime=60,
+        gpu=GPUS,
+    conda:
+        ENV
+    script:
+        "../scripts/sentence_vectors.py"
+
+
+rule head_dev:
+    """The regression head's dev search: every setting (or the run's preset) fitted on the dev protocol's
+    training years and scored on its validation years after every epoch; the best is chosen."""
+    input:
+        unpack(head_inputs("dev_train", "dev_validate")),
+    output:
+        table=paths.head_path("{head_run}", "dev.parquet"),
+        markdown=paths.head_path("{head_run}", "dev.md"),
+    params:
+        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
+    log:
+        "logs/head/{head_run}/dev.log",
+    benchmark:
+        "benchmarks/head/{head_run}/dev.tsv"
+    threads: HEAD["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=60,
+    conda:
+        ENV
+    script:
+        "../scripts/head_dev.py"
+
+
+rule head_fit:
+    """The final fit on every training set with the dev-chosen settings: the run's predictions on the
+    test sets, the head as safetensors, and the plain cosine's scores of the same vectors on them."""
+    input:
+        unpack(head_inputs("train", "test")),
+        dev=paths.head_path("{head_run}", "dev.parquet"),
+    output:
+        predictions=paths.head_path("{head_run}", "predictions.parquet"),
+        model=paths.head_path("{head_run}", "model.safetensors"),
+        cosine=paths.head_path("{head_run}", "test_cosine.parquet"),
+    params:
+        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
+        vectors=lambda wc: list(RUNS[wc.head_run].vectors),
+    log:
+        "logs/head/{head_run}/fit.log",
+    benchmark:
+        "benchmarks/head/{head_run}/fit.tsv"
+    threads: HEAD["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=30,
+    conda:
+        ENV
+    script:
+        "../scripts/head_fit.py"
+
+
+if config["report"]["paper_table1"]:
+
+    rule paper_table1:
+        """The SemEval-2017 system's Table 1 (Train / Dev / Test Pearson per row) beside ours, from the
+        build: the head runs' dev tables (train and dev) and score tables (test), their plain cosines."""
+        input:
+            scores=[paths.scores_path(run) for run in config["report"]["paper_table1"]],
+            dev=[paths.head_path(run, "dev.parquet") for run in config["report"]["paper_table1"]],
+            cosine=[paths.head_path(run, "test_cosine.parquet") for run in config["report"]["paper_table1"]],
+            others=[paths.scores_path(run) for run in plan.headline_runs(config)
+                    if run not in config["report"]["paper_table1"]],
+        output:
+            table=paths.PAPER_TABLES["sts2017_table1"] + ".parquet",
+            markdown=paths.PAPER_TABLES["sts2017_table1"] + ".md",
+        params:
+            rows=config["report"]["paper_table1"],
+            others=[run for run in plan.headline_runs(config) if run not in config["report"]["paper_table1"]],
+        log:
+            "logs/papers/sts2017_table1.log",
+        benchmark:
+            "benchmarks/papers/sts2017_table1.tsv"
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=5,
+        conda:
+            ENV
+        script:
+            "../scripts/paper_table1.py"

@@ -1,0 +1,15 @@
+from stsynth.logs import log_to
+from stsynth.paraphrase_cnn import fit, load_training_data, save
+from stsynth.threads import use_threads
+from stsynth.vectors import read_vectors
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+settings = snakemake.params.settings
+log.info("settings: %s", settings)
+vectors = read_vectors(snakemake.input.vectors)
+model, vocabulary, epochs = fit(vectors, *load_training_data(snakemake.input, settings, vectors,
+                                                             snakemake.params.ppdb_seed), settings)
+save(model, vocabulary, settings, snakemake.output.model)
+epochs.to_parquet(snakemake.output.epochs, index=False)
+log.info("epochs:\n%s", epochs.to_string(index=False))

@@ -1,0 +1,21 @@
+import pandas as pd
+
+from stsynth.logs import log_to
+from stsynth.progress import Progress
+from stsynth.sentence_vectors import check_known, encode_pairs, write_table
+from stsynth.threads import use_threads
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+kind, name = snakemake.params.kind, snakemake.wildcards.name
+encode = encode_pairs(kind, snakemake.input, snakemake.params, snakemake.config["device"])
+tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+encoded = []
+with Progress(log, f"{kind} sentence vectors ({name}) of {len(tables)} datasets", sum(map(len, tables)), "pairs") as progress:
+    for index, pairs in enumerate(tables):
+        encoded.append(encode(index, pairs))
+        progress.advance(len(pairs))
+check_known(encoded, f"{kind}/{name}", snakemake.input.get("vectors"))
+for pairs, (v1, v2, empty), output in zip(tables, encoded, snakemake.output, strict=True):
+    write_table(pairs, v1, v2, output, f"{kind}/{name}", empty)
+    log.info("%s: %d pairs, dimension %d, %d sentences without a known token", output, len(pairs), v1.shape[1], empty)

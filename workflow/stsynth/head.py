@@ -116,6 +116,30 @@ def predict(head: TaiHead, v1: np.ndarray, v2: np.ndarray, batch_size: int = 409
     return torch.cat(out).double().numpy() if out else np.zeros(0)
 
 
+def train_epochs(modules: list[torch.nn.Module], optimizers: list[torch.optim.Optimizer], count: int, epochs: int,
+                 batch_size: int, rng: np.random.Generator, batch_loss, progress: Progress):
+    """The mini-batch loop of the head's fit and of both PE steps (stsynth.paraphrase_cnn): per epoch, the
+    ``count`` examples in batches of a fresh ``rng`` permutation, ``batch_loss(indices)`` -> the batch's
+    loss (None: skip the batch), one step of every optimizer. Yields (epoch, mean loss, seconds) after each
+    epoch, so the caller scores the model between epochs."""
+    for epoch in range(1, epochs + 1):
+        started, losses = time.perf_counter(), []
+        for module in modules:
+            module.train()
+        order = rng.permutation(count)
+        for start in range(0, count, batch_size):
+            progress.advance()
+            if (loss := batch_loss(order[start:start + batch_size])) is None:
+                continue
+            for optimizer in optimizers:
+                optimizer.zero_grad()
+            loss.backward()
+            for optimizer in optimizers:
+                optimizer.step()
+            losses.append(loss.item())
+        yield epoch, float(np.mean(losses)) if losses else float("nan"), time.perf_counter() - started
+
+
 def fit(train: PairVectors, settings: dict, evaluate=None, what: str = "regression head") -> tuple[TaiHead, list[dict]]:
     """Train a head for ``settings["epochs"]`` epochs (keys: hidden, learning_rate, lambda, batch_size,
     epochs, seed); ``evaluate(head)`` -> a dict of scores, recorded after every epoch. Returns the head
@@ -126,23 +150,16 @@ def fit(train: PairVectors, settings: dict, evaluate=None, what: str = "regressi
     optimizer = torch.optim.Adagrad(head.parameters(), lr=settings["learning_rate"])
     v1, v2 = torch.from_numpy(train.v1), torch.from_numpy(train.v2)
     target = torch.from_numpy(target_distribution(train.gold))
+
+    def batch_loss(batch):
+        rows = torch.from_numpy(batch)
+        return head_loss(head(v1[rows], v2[rows]), target[rows], head.weights(), settings["lambda"])
+
     batch = settings["batch_size"]
-    records = []
     progress = Progress(log, what, settings["epochs"] * -(-len(target) // batch), "batches")
-    for epoch in range(1, settings["epochs"] + 1):
-        started, losses = time.perf_counter(), []
-        head.train()
-        order = torch.from_numpy(rng.permutation(len(target)))
-        for start in range(0, len(order), batch):
-            rows = order[start:start + batch]
-            loss = head_loss(head(v1[rows], v2[rows]), target[rows], head.weights(), settings["lambda"])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-            progress.advance()
-        records.append({"epoch": epoch, "loss": float(np.mean(losses)), "seconds": time.perf_counter() - started,
-                        **(evaluate(head) if evaluate else {})})
+    records = [{"epoch": epoch, "loss": loss, "seconds": seconds, **(evaluate(head) if evaluate else {})}
+               for epoch, loss, seconds in train_epochs([head], [optimizer], len(target), settings["epochs"], batch,
+                                                        rng, batch_loss, progress)]
     progress.finish()
     return head, records
 
@@ -193,7 +210,7 @@ def load_split(entries: list[dict]) -> list[PairVectors]:
     return sets
 
 
-def official_all(score, sets: list[PairVectors]) -> dict[str, float]:
+def pearsons_by_set(score, sets: list[PairVectors]) -> dict[str, float]:
     """Pearson per set and the official ALL (stsynth.scoring.correlations) of ``score(v1, v2)``."""
     from .scoring import correlations
 
@@ -222,15 +239,15 @@ def dev_search(train_sets: list[PairVectors], validate_sets: list[PairVectors], 
     rows = []
     for number, point in enumerate(points):
         def evaluate(head):
-            dev = official_all(scorer(head), validate_sets)
-            return {"train_ALL": official_all(scorer(head), train_sets)["ALL"], "dev_ALL": dev["ALL"],
+            dev = pearsons_by_set(scorer(head), validate_sets)
+            return {"train_ALL": pearsons_by_set(scorer(head), train_sets)["ALL"], "dev_ALL": dev["ALL"],
                     **{f"dev_{name.replace('/', '_')}": r for name, r in dev.items() if name != "ALL"}}
         _, records = fit(train, point, evaluate, f"regression head, point {number + 1}/{len(points)}")
         rows += [{"method": "head", "point": number, **{k: point[k] for k in ("hidden", "learning_rate", "lambda",
                                                                                "batch_size")}, **record}
                  for record in records]
-    dev = official_all(cosines, validate_sets)
-    rows.append({"method": "cosine", "point": -1, "epoch": 0, "train_ALL": official_all(cosines, train_sets)["ALL"],
+    dev = pearsons_by_set(cosines, validate_sets)
+    rows.append({"method": "cosine", "point": -1, "epoch": 0, "train_ALL": pearsons_by_set(cosines, train_sets)["ALL"],
                  "dev_ALL": dev["ALL"], **{f"dev_{n.replace('/', '_')}": r for n, r in dev.items() if n != "ALL"}})
     table = pd.DataFrame(rows).drop(columns=["seconds"])
     heads = table["method"] == "head"

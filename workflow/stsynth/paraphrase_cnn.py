@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 import warnings
 from pathlib import Path
 
@@ -44,7 +43,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from .head import TaiHead, head_loss, target_distribution
+from .head import TaiHead, head_loss, target_distribution, train_epochs
 from .paragram import choose_negatives, cosine, margin_loss
 from .progress import Progress
 from .scoring import correlations
@@ -154,35 +153,16 @@ def _optimizers(parameters: list[torch.nn.Parameter], model: ParaphraseCNN, lear
     return [torch.optim.Adagrad(dense, lr=learning_rate), torch.optim.Adagrad([model.embeddings.weight], lr=learning_rate)]
 
 
-def _batches(count: int, batch_size: int, rng: np.random.Generator):
-    order = rng.permutation(count)
-    return [order[start:start + batch_size] for start in range(0, count, batch_size)]
-
-
 def _train(step: str, modules: list[torch.nn.Module], count: int, epochs: int, settings: dict, batch_loss,
            optimizers, scored, what: str, rng: np.random.Generator) -> list[dict]:
-    """The loop both steps share: ``epochs`` passes over ``count`` examples in batches shuffled by ``rng``,
-    ``batch_loss(batch)`` -> the batch's loss (None: skip the batch), Adagrad steps; one record per epoch
-    (epoch 0 = before training), ``scored()`` -> its dev scores."""
+    """Both steps' epochs (stsynth.head.train_epochs: ``batch_loss(batch)`` -> the batch's loss, None to
+    skip it); one record per epoch (epoch 0 = before training), ``scored()`` -> its dev scores."""
     records = [{"step": step, "epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": count, **scored()}]
     progress = Progress(log, what, epochs * -(-count // settings["batch_size"]), "batches")
-    for epoch in range(1, epochs + 1):
-        started, losses = time.perf_counter(), []
-        for module in modules:
-            module.train()
-        for batch in _batches(count, settings["batch_size"], rng):
-            progress.advance()
-            if (loss := batch_loss(batch)) is None:
-                continue
-            for optimizer in optimizers:
-                optimizer.zero_grad()
-            loss.backward()
-            for optimizer in optimizers:
-                optimizer.step()
-            losses.append(loss.item())
-        records.append({"step": step, "epoch": epoch, "loss": float(np.mean(losses)) if losses else float("nan"),
-                        "seconds": time.perf_counter() - started, "pairs": count, **scored()})
-        log.info("PE %s, epoch %d: loss %.5f, %s", step, epoch, records[-1]["loss"],
+    for epoch, loss, seconds in train_epochs(modules, optimizers, count, epochs, settings["batch_size"], rng,
+                                             batch_loss, progress):
+        records.append({"step": step, "epoch": epoch, "loss": loss, "seconds": seconds, "pairs": count, **scored()})
+        log.info("PE %s, epoch %d: loss %.5f, %s", step, epoch, loss,
                  {k: round(v, 4) for k, v in records[-1].items() if k.startswith("dev_")})
     progress.finish()
     return records

@@ -171,6 +171,9 @@ if config["report"]["paper_table1"]:
             markdown=paths.PAPER_TABLES["sts2017_table1"] + ".md",
         params:
             rows=config["report"]["paper_table1"],
+            # what each run's sentence vectors are made of, stand-ins named (a value: config edits rerun it)
+            sources={run: model_card.source_lines(config, config["runs"][run]["vectors"])
+                     for run in config["report"]["paper_table1"]},
             others=[run for run in plan.headline_runs(config) if run not in config["report"]["paper_table1"]],
         log:
             "logs/papers/sts2017_table1.log",

@@ -181,13 +181,36 @@ def source_lines(config: dict, sources: list[str]) -> list[str]:
         final = value["final"] if isinstance(value, dict) else value
         if kind == "encoder":
             lines.append(f"`{source}`: the pooled embedding of encoder {encoder_origin(config, final)}")
+        elif kind == "paraphrase_cnn":
+            from .head_plan import pe_settings
+
+            pe = pe_settings(config, final)
+            lines.append(f"`{source}`: the paraphrase embeddings of model `{final}` (stsynth.paraphrase_cnn), "
+                         f"initialised from {vector_origin(config, pe['vectors'])}; step 1 on "
+                         + (", ".join(pair_table_lines(config, pe["pairs"])) or "nothing"))
         else:
             lines.append(f"`{source}`: " + {"mean": f"the mean of the word vectors `{final}`",
                                             "events": f"the mean of the event embeddings `{final}` over the sentence's "
-                                                      "event tokens",
-                                            "paraphrase_cnn": f"the paraphrase embeddings of model `{final}` "
-                                                              "(stsynth.paraphrase_cnn)"}[kind])
+                                                      "event tokens"}[kind] + f": {vector_origin(config, final)}")
     return lines
+
+
+def vector_origin(config: dict, source: str) -> str:
+    """What a word-vector source is made from, each stand-in for the papers' resources named."""
+    if source.startswith("ppdb-paragram-"):
+        base = source.removeprefix("ppdb-paragram-")
+        ppdb = config["vectors"]["ppdb"]
+        return (f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
+                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})")
+    if source in ("event-embeddings", "word2vec"):
+        corpus = config["events"]["corpus"]
+        parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (
+            [f"the sentence pairs of {', '.join(map(str, corpus['pair_years']))} (gold never read)"]
+            if corpus["pair_years"] else [])
+        what = ("entity chains of event tokens (spaCy parse, the coreference heuristic of stsynth.events)"
+                if source == "event-embeddings" else "the words")
+        return f"gensim skip-gram on {what} of {' and '.join(parts)}, for the paper's NYT Gigaword"
+    return VECTOR_SOURCES.get(source, source)
 
 
 def encoder_origin(config: dict, encoder: str) -> str:
@@ -229,7 +252,7 @@ def card_facts(config: dict, run: str) -> dict:
         settings = plan.paragram_settings(config, models, entry["model"])
         return {"kind": f"Paragram-phrase model `{entry['model']}`: a SIF-weighted mean of tuned word vectors "
                         f"(sentence-transformers WordEmbeddings, WordWeights, Pooling, Dense; stsynth.export).",
-                "base_model": VECTOR_SOURCES.get(settings["vectors"], settings["vectors"]),
+                "base_model": vector_origin(config, settings["vectors"]),
                 "training_data": pair_table_lines(config, settings["pairs"]),
                 "loss": LOSSES["paragram"] if settings["epochs"] else "Not trained (0 epochs): the word vectors as they are.",
                 "settings": settings}

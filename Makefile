@@ -11,7 +11,7 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb sts2017 sts2017-studies mpnet test env lint bench rulegraph
+.PHONY: all studies stsb sts2017 sts2017-studies mpnet test env lint bench rulegraph docs check-docs
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -62,12 +62,23 @@ test: env
 	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/pytest
 
-# Cold `snakemake all` (--cores 8 and the machine's cores), the no-op dry run, `studies`, an added
+# Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
 # dataset and a gold-threshold rerun on scratch copies (workflow/bench.py; BENCH_STEPS: a subset).
 BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold
 bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
+
+# Every figure of README.md and docs/results.md that quotes a build, written from the built trees
+# (workflow/docs.py, stsynth.docs): `make docs` rewrites the marked blocks and figures; `make check-docs`
+# changes nothing and fails naming file, line and both values where one differs. Trees: this directory
+# (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR) and $(STSB_DIR); one not built is skipped, and said.
+DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR)
+docs: env
+	$(VENV)/bin/python workflow/docs.py $(DOCS_TREES)
+
+check-docs: env
+	$(VENV)/bin/python workflow/docs.py --check $(DOCS_TREES)
 
 # The stage-level DAG (one node per rule) as docs/rulegraph.svg; needs Graphviz's dot.
 rulegraph: env

@@ -58,6 +58,8 @@ def test_the_project_config_is_clean():
     (lambda c: c["runs"]["fusion"]["groups"].append("syntax"), "runs.fusion.groups[11]: 'syntax' is not a group in fusion.groups"),
     (lambda c: c["fusion"]["dev"].update(validate_years=[2016]), "fusion.dev.validate_years[0]: 2016 is a test year"),
     (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
+    (lambda c: c["vectors"]["minilm-static"].update(vocabulary=[2012, 2019]),
+     "vectors.minilm-static.vocabulary[1]: 2019 names no declared dataset"),
     (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
     # runs named outside runs: (issue 24: each used to vanish without a word)
     (lambda c: c["scoring"]["compare"].update(reference="task-internl"), "scoring.compare.reference: 'task-internl' is not a run in runs"),

@@ -227,3 +227,15 @@ def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
     assert len(points) == 8 and {p["delta"] for p in points} == {0.4, 1.0}
     with pytest.raises(KeyError, match="not a paraphrase-embedding model"):
         head_plan.pe_settings(CONFIG, "pe-typo")
+
+
+def test_the_vocabulary_reads_the_training_sets_unless_told_otherwise():
+    config = copy.deepcopy(CONFIG)
+    names = lambda: {(d.year, d.name) for d in plan.vocabulary_datasets(config, DATASETS)}
+    train = {(d.year, d.name) for d in plan.select(DATASETS, role="train")}
+    config["vectors"]["minilm-static"]["vocabulary"] = "training"
+    assert names() == train and not any(year == 2016 for year, _ in names())  # no test sentence read
+    config["vectors"]["minilm-static"]["vocabulary"] = "all"
+    assert names() == {(d.year, d.name) for d in DATASETS}
+    config["vectors"]["minilm-static"]["vocabulary"] = [2012, 2013, 2014]  # the dev analog (config/vocabulary-dev.yaml)
+    assert names() == {(y, n) for y, n in train if y in (2012, 2013, 2014)}

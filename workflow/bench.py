@@ -191,6 +191,19 @@ def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
     return seconds, jobs_done(output), memory.cell()
 
 
+def check_docs(built: Path, rows: list[str]) -> bool:
+    """`make check-docs` on the cold build (before later steps change it): every generated figure of
+    README.md and docs/ against that tree's tables. Returns whether it failed."""
+    result = subprocess.run([sys.executable, str(REPO / "workflow" / "docs.py"), "--check", "--docs-root", str(REPO),
+                             "--tree", f"all={built}"], capture_output=True, text=True)
+    sys.stderr.write(result.stderr)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
+    rows.append(f"| check-docs on the cold build: {'passed' if result.returncode == 0 else 'FAILED'} | "
+                f"`python workflow/docs.py --check` | {summary} | — | — |")
+    print(rows[-1], file=sys.stderr)
+    return result.returncode != 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cores", type=int, default=os.cpu_count(), help="--cores of every step but `cold`")
@@ -219,7 +232,7 @@ def main() -> None:
     env = {**os.environ, "STSYNTH_MIRRORS": mirrors_env(config)}
     print(f"scratch copies under {scratch}", file=sys.stderr)
     cores = str(args.cores)
-    rows, cold_times, built = [], None, None
+    rows, cold_times, built, docs_failed = [], None, None, False
 
     def row(step: str, command: str, result: tuple[float, int, str]) -> None:
         seconds, jobs, memory = result
@@ -238,6 +251,7 @@ def main() -> None:
         row("cold build (the README's command)", f"snakemake --cores {args.readme_cores} all",
             timed(built, "--cores", str(args.readme_cores), "all", env=env))
         cold_times = rule_job_times(built)  # before later steps overwrite the benchmark files they rerun
+        docs_failed = check_docs(built, rows)
     if "cold-cores" in steps:
         row(f"cold build, --cores = the machine's {os.cpu_count()}", f"snakemake --cores {cores} all",
             timed(fresh_copy(scratch, "cold-cores"), "--cores", cores, "all", env=env))
@@ -276,6 +290,8 @@ def main() -> None:
     from stsynth.provenance import workflow_commit
 
     print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")
+    if docs_failed:
+        sys.exit("check-docs failed on the cold build: README.md or docs/ quote figures the build does not give")
 
 
 if __name__ == "__main__":

@@ -39,13 +39,15 @@ rule vectors_glove_6b_50d:
 
 
 rule vectors_minilm_static:
-    """Every corpus token and frequent English word, each encoded alone by all-MiniLM-L6-v2."""
+    """The vocabulary's corpus tokens (vectors.minilm-static.vocabulary: the training sets by default) and
+    frequent English words, each encoded alone by all-MiniLM-L6-v2."""
     input:
-        [tokens_path(d) for d in DATASETS.values()],
+        [tokens_path(d) for d in plan.vocabulary_datasets(config, ALL_DATASETS)],
     output:
         paths.vectors_path("minilm-static"),
     params:
-        settings=config["vectors"]["minilm-static"],
+        # `vocabulary` acts through the input list (its change reruns the job as a changed input set)
+        settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
     log:
         "logs/vectors/minilm-static.log",
     benchmark:

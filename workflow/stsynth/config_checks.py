@@ -120,6 +120,14 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
     known = sorted({str(d["year"]) for d in datasets if d["role"] == "train"}
                    | {str(d["group"]) for d in datasets if d["role"] == "train" and "group" in d})
 
+    vocabulary = config.get("vectors", {}).get("minilm-static", {}).get("vocabulary")
+    if isinstance(vocabulary, list):
+        declared = {str(d["year"]) for d in datasets} | {str(d["group"]) for d in datasets if "group" in d}
+        for i, year in enumerate(vocabulary):
+            if str(year) not in declared:
+                problems.append(f"vectors.minilm-static.vocabulary[{i}]: {year} names no declared dataset "
+                                f"(declared years/groups: {', '.join(sorted(declared)) or 'none'})")
+
     def need_years(path: str, years) -> None:
         """Training or dev selections (years or groups): some must name training-role data, none may name
         only test sets (test sets never train or choose anything); one naming no data is skipped, with a note."""

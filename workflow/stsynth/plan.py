@@ -74,6 +74,18 @@ def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
             and (selection is None or str(d.year) in selection or d.group_name in selection)]
 
 
+def vocabulary_datasets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
+    """The datasets whose tokens enter the minilm-static vocabulary (vectors.minilm-static.vocabulary):
+    ``training``, the training-role sets (no test sentence is read, as the paper added no test words
+    to paragram-XXL's vocabulary); ``all``, every set (transductive); or a list of years/groups."""
+    vocabulary = config["vectors"]["minilm-static"]["vocabulary"]
+    if vocabulary == "all":
+        return list(datasets)
+    if vocabulary == "training":
+        return select(datasets, role="train")
+    return select(datasets, years=vocabulary)
+
+
 def reference_translation_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
     """es-en test sets whose released files carry the third-party translation
     (crosslingual.reference_translation): the MT comparison's sets."""

@@ -1,0 +1,138 @@
+"""`make docs` / `make check-docs` (stsynth.docs, workflow/docs.py): the figures of README.md and docs/
+are written from a built tree, and a figure changed by one digit fails the check, naming file, line and
+both values."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stsynth import docs
+from stsynth.report_sections import PUBLISHED
+
+REPO = Path(__file__).resolve().parent.parent
+SETS = {"en": docs.EN_SETS, "es-en": docs.ES_EN_SETS}
+
+
+def score_table(run: str, rng: np.random.Generator) -> pd.DataFrame:
+    """A scores table in the schema of stsynth.scoring, with made-up figures."""
+    rows = []
+    for track, sets in SETS.items():
+        for dataset in [*sets, "ALL", "ALL (mean)", "ALL (pooled)"]:
+            pearson, spearman = rng.uniform(0.5, 0.9, 2)
+            rows.append({"run": run, "track": track, "group": "2016", "year": 2016, "dataset": dataset, "pairs": 200,
+                         "pearson": pearson, "spearman": spearman, "undefined": 0,
+                         "pearson_ci_low": pearson - 0.03, "pearson_ci_high": pearson + 0.03,
+                         "spearman_ci_low": spearman - 0.03, "spearman_ci_high": spearman + 0.03})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def built_tree(tmp_path) -> Path:
+    """The score tables `make all` writes, for every run the docs quote (no other table: those blocks are 'not built')."""
+    rng = np.random.default_rng(7)
+    root = tmp_path / "tree"
+    (root / "results/scores").mkdir(parents=True)
+    for run in dict.fromkeys([*docs.HEADLINE_2016, *docs.RUNS_2016]):
+        score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
+    runs = list(dict.fromkeys([*docs.HEADLINE_2016, *docs.RUNS_2016]))
+    named = {("synthetic", "task-internal"): (0.0213, 0.001), ("fusion", "task-internal"): (0.0288, 0.0)}
+    pairs = [((run, against), *named.get((run, against), (0.01, 0.5))) for run in runs for against in runs if run != against]
+    comparisons = [{"run": run, "against": against, "metric": metric, "track": track, "group": "2016", "pairs": 200,
+                    "all_run": 0.8, "all_against": 0.7, "difference": d, "ci_low": d - 0.01, "ci_high": d + 0.01,
+                    "p_value": p, "significant": p < 0.05}
+                   for (run, against), d, p in pairs for metric in ("pearson", "spearman") for track in ("en", "es-en")]
+    pd.DataFrame(comparisons).to_parquet(root / "results/scores/comparisons.parquet")
+    return root
+
+
+def docs_command(docs_root: Path, tree: Path, *args: str) -> subprocess.CompletedProcess:
+    missing = docs_root / "nothing-built"
+    return subprocess.run([sys.executable, str(REPO / "workflow/docs.py"), "--docs-root", str(docs_root),
+                           "--tree", f"all={tree}", "--tree", f"sts2017={missing}", "--tree", f"stsb={missing}", *args],
+                          capture_output=True, text=True)
+
+
+def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(built_tree, tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    for name in docs.DOC_FILES:
+        shutil.copy(REPO / name, checkout / name)
+    written = docs_command(checkout, built_tree)
+    assert written.returncode == 0, written.stderr
+    assert docs_command(checkout, built_tree, "--check").returncode == 0
+    readme = (checkout / "README.md").read_text()
+    scores = pd.read_parquet(built_tree / "results/scores/synthetic.parquet")  # any figure of the headline table will do
+    figure = f"{scores[(scores['track'] == 'en') & (scores['dataset'] == 'ALL')]['pearson'].iat[0]:.4f}"
+    assert figure in readme
+    digit = figure[-1]
+    changed = figure[:-1] + str((int(digit) + 1) % 10)
+    line = next(i for i, text in enumerate(readme.splitlines(), 1) if "`synthetic`" in text and figure in text)
+    (checkout / "README.md").write_text(readme.replace(figure, changed, 1))
+    failed = docs_command(checkout, built_tree, "--check")
+    assert failed.returncode == 1
+    assert f"README.md:{line}: block headline-2016: the doc has {changed}, the build gives {figure}" in failed.stderr
+    assert "1 differ" in failed.stdout
+
+
+def test_an_inline_figure_is_checked_and_a_missing_tree_is_said_not_built(built_tree):
+    trees = docs.trees_of({"all": built_tree, "sts2017": built_tree / "absent", "stsb": built_tree / "absent"})
+    text = ("gain <!-- fig: all:compare:synthetic:task-internal:en -->+0.0213 [+0.0113, +0.0313], p 0.001<!-- /fig -->\n"
+            "old <!-- fig: all:diff:fusion:task-internal:en -->+0.0300<!-- /fig -->\n"
+            "<!-- fig: sts2017:score:pe:en:ALL -->0.8256<!-- /fig -->\n"
+            "<!-- fig: all:score:fusoin:en:ALL -->0.7661<!-- /fig --> <!-- fig: all:diff:fusion:fusoin:en -->+0.25<!-- /fig -->\n")
+    outcome = docs.render(text, "notes.md", trees)
+    assert outcome.differences[0] == ("notes.md:2: figure all:diff:fusion:task-internal:en: the doc has +0.0300, "
+                                      "the build gives +0.0288")
+    # a run or a pair the build does not have is a difference, not "not built" (a typo must not hide)
+    assert "notes.md:4: figure all:score:fusoin:en:ALL: not built" in outcome.not_checked[1]  # no such score file
+    assert outcome.differences[1] == (f"notes.md:4: figure all:diff:fusion:fusoin:en: {built_tree}/results/scores/"
+                                      "comparisons.parquet has no fusion − fusoin (en, pearson)")
+    assert len(outcome.not_checked) == 2 and "notes.md:3: figure sts2017:score:pe:en:ALL: not built" in outcome.not_checked[0]
+    assert "+0.0288<!-- /fig -->" in outcome.text and "0.8256" in outcome.text  # the unbuilt figure is left as it is
+
+
+def test_an_unknown_block_is_refused_naming_file_and_line(built_tree):
+    text = "intro\n<!-- generated: no-such-table -->\n<!-- end generated: no-such-table -->\n"
+    with pytest.raises(ValueError, match=r"notes.md:2: unknown generated block 'no-such-table'"):
+        docs.render(text, "notes.md", docs.trees_of({"all": built_tree}))
+
+
+def test_prose_figures_outside_marks_are_counted():
+    text = ("a .713 b\n<!-- generated: x -->\n0.7344\n<!-- end generated: x -->\n"
+            "<!-- fig: all:score:a:en:ALL -->0.1234<!-- /fig --> and 2016 and 0.52\n0.5133 here\n")
+    assert docs.unmarked_lines(text) == [1, 6]
+
+
+def test_rank_among_the_2016_participants_leaves_out_late_runs_and_the_baseline():
+    runs = PUBLISHED["participants_en"]["runs"]
+    assert docs.would_rank(0.9, runs) == (1, 112)
+    assert docs.would_rank(0.71701, runs) == (30, 112)  # DCU-SEManiacs Fusion: RunRank 30 in the task paper
+    assert docs.would_rank(0.84562, PUBLISHED["participants_es_en"]["runs"]) == (5, 26)  # DCU run2: rank 5
+
+
+def test_the_dcu_runs_in_the_task_paper_agree_with_the_dcu_paper_table_2_but_one_typo():
+    task = {row["system"]: row for row in PUBLISHED["participants_en"]["runs"]}
+    printed = PUBLISHED["dcu_tables"]["table2"]
+    mismatches = []
+    for run, name in printed["task_names"].items():
+        for dataset, value in printed["rows"][run].items():
+            official = float(task[f"DCU-SEManiacs {name}"][dataset])
+            if abs(official - float(value)) > 0.0006:
+                mismatches.append((run, dataset, value, task[f"DCU-SEManiacs {name}"][dataset]))
+    assert mismatches == [("synthetic", "headlines", ".687", "0.72227")]  # the footnoted typo
+
+
+def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tree, capsys):
+    """`make bench` checks the checkout's docs against the tree it built: here a tree whose figures
+    differ from the README's, so the row says FAILED and the differing line is named."""
+    sys.path.insert(0, str(REPO / "workflow"))
+    from bench import check_docs
+
+    rows: list[str] = []
+    assert check_docs(built_tree, rows) is True
+    assert rows[0].startswith("| check-docs on the cold build: FAILED |")
+    assert "README.md:" in capsys.readouterr().err

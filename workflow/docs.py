@@ -1,0 +1,51 @@
+"""`make docs` / `make check-docs`: write, or check, every generated figure of README.md and docs/ from
+built trees (stsynth.docs). --check exits 1 naming file, line and both values of each figure that differs."""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from stsynth.docs import DOC_FILES, TREES, render, trees_of  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a figure differs")
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR",
+                        help=f"a built working directory (defaults: {', '.join(f'{k}={v}' for k, v in TREES.items())})")
+    parser.add_argument("--docs-root", default=".", help="the checkout whose README.md and docs/ are read")
+    parser.add_argument("files", nargs="*", default=list(DOC_FILES), help="Markdown files (relative to --docs-root)")
+    args = parser.parse_args()
+    roots = dict(TREES)
+    for item in args.tree:
+        name, _, root = item.partition("=")
+        if name not in TREES or not root:
+            parser.error(f"--tree {item}: expected NAME=DIR with NAME one of {', '.join(TREES)}")
+        roots[name] = root
+    trees = trees_of(roots)
+    differences, not_checked, checked, unmarked = [], [], 0, {}
+    for name in args.files:
+        path = Path(args.docs_root) / name
+        outcome = render(path.read_text(), name, trees)
+        differences += outcome.differences
+        not_checked += outcome.not_checked
+        checked += outcome.checked
+        unmarked[name] = len(outcome.unmarked)
+        if not args.check and outcome.text != path.read_text():
+            path.write_text(outcome.text)
+            print(f"wrote {path}")
+    for line in not_checked:
+        print(f"not checked: {line}")
+    for name, count in unmarked.items():
+        print(f"{name}: {count} lines with figures outside marks (prose: papers' figures and earlier builds' studies; not checked)")
+    if args.check:
+        for line in differences:
+            print(line, file=sys.stderr)
+        print(f"check-docs: {checked} marks checked, {len(differences)} differ, {len(not_checked)} not built")
+        return 1 if differences else 0
+    print(f"docs: {checked} marks written from the build, {len(not_checked)} not built (left as they are)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -136,3 +136,14 @@ def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tre
     assert check_docs(built_tree, rows) is True
     assert rows[0].startswith("| check-docs on the cold build: FAILED |")
     assert "README.md:" in capsys.readouterr().err
+
+
+def test_a_models_dev_figure_is_its_last_epoch_or_its_best(built_tree):
+    (built_tree / "resources/models").mkdir(parents=True)
+    pd.DataFrame({"epoch": [0, 1, 2], "dev_ALL": [0.70, 0.75, 0.74]}).to_parquet(
+        built_tree / "resources/models/m-dev.epochs.parquet")
+    trees = docs.trees_of({"all": built_tree})
+    assert docs.figure("all:epoch-dev:m-dev:ALL", trees) == "0.7400"
+    assert docs.figure("all:epoch-dev:m-dev:ALL:best", trees) == "0.7500 after epoch 1"
+    outcome = docs.render("x <!-- fig: all:epoch-dev:m-dev:2015_images -->0.8<!-- /fig -->\n", "notes.md", trees)
+    assert "notes.md:1: figure all:epoch-dev:m-dev:2015_images:" in outcome.differences[0]  # no such column

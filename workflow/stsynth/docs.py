@@ -105,7 +105,20 @@ FIGURE_KINDS: dict[str, Callable] = {
     "compare": lambda t, run, against, track, metric="pearson": difference(t.comparison(run, against, track, metric)),
     "diff": lambda t, run, against, track, metric="pearson": signed(t.comparison(run, against, track, metric)["difference"]),
     "fusion-dev": lambda t, run: f"{fusion_dev_row(t, run)['pearson_ALL']:.4f}",
+    "epoch-dev": lambda t, model, column, which="last": epoch_dev(t, model, column, which),
 }
+
+
+def epoch_dev(tree: Tree, model: str, column: str, which: str) -> str:
+    """A paragram model's dev Pearson (``dev_<column>`` of its epochs table): after the last epoch, or the
+    best epoch's, written "0.8516 after epoch 1"."""
+    epochs = tree.table(f"resources/models/{model}.epochs.parquet")
+    if f"dev_{column}" not in epochs or which not in ("last", "best"):
+        raise NotInBuild(f"{tree.root}/resources/models/{model}.epochs.parquet: no dev_{column}, or {which!r} is not last|best")
+    if which == "last":
+        return f"{epochs[f'dev_{column}'].iat[-1]:.4f}"
+    best = epochs.loc[epochs[f"dev_{column}"].idxmax()]
+    return f"{best[f'dev_{column}']:.4f} after epoch {int(best['epoch'])}"
 
 
 def figure(key: str, trees: dict[str, Tree]) -> str:

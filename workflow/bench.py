@@ -3,7 +3,7 @@
 Steps (``--steps``, default all of them, in this order):
 
 1. ``cold``: ``snakemake --cores 8 all`` on a fresh copy, nothing built (the README's command; the
-   corpus comes from the configured mirrors);
+   corpus comes from the configured mirrors), then ``make check-docs`` on it (``check_docs``);
 2. ``cold-cores``: the same with ``--cores`` = this machine's cores, on another fresh copy;
 3. ``noop``: the dry run ``snakemake -n all`` on the tree step 1 built (median of 5);
 4. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);

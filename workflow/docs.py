@@ -26,12 +26,13 @@ def main() -> int:
     differences, not_checked, checked, unmarked = [], [], 0, {}
     for name in args.files:
         path = Path(args.docs_root) / name
-        outcome = render(path.read_text(), name, trees)
+        text = path.read_text()
+        outcome = render(text, name, trees)
         differences += outcome.differences
         not_checked += outcome.not_checked
         checked += outcome.checked
         unmarked[name] = len(outcome.unmarked)
-        if not args.check and outcome.text != path.read_text():
+        if not args.check and outcome.text != text:
             path.write_text(outcome.text)
             print(f"wrote {path}")
     for line in not_checked:

@@ -58,7 +58,6 @@ config["datasets"] = [with_year(entry) for entry in config["datasets"]]
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
 for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
     logger.warning(_note)
-PUBLISHED_FIGURES = Path(workflow.basedir) / "workflow/stsynth/published_figures.yaml"  # read by the report jobs
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
 # Local dataset files (`path:`): sha256 recorded the first time a run reads them (onstart: a dry run

@@ -166,7 +166,7 @@ if config["report"]["paper_table1"]:
             cosine=[paths.head_path(run, "test_cosine.parquet") for run in config["report"]["paper_table1"]],
             others=[paths.scores_path(run) for run in plan.headline_runs(config)
                     if run not in config["report"]["paper_table1"]],
-            published=PUBLISHED_FIGURES,
+            published=paths.PUBLISHED_FIGURES,
         output:
             table=paths.PAPER_TABLES["sts2017_table1"] + ".parquet",
             markdown=paths.PAPER_TABLES["sts2017_table1"] + ".md",

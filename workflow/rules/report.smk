@@ -40,7 +40,7 @@ for _part, _markdown in paths.REPORT_PARTS.items():
         input:
             unpack(lambda wc, part=_part: stsynth_report_plan.plan_files(report_plan(part))),
             requirements=Path(workflow.basedir) / "requirements.txt",
-            published=PUBLISHED_FIGURES,  # the papers' figures the report shows beside ours
+            published=paths.PUBLISHED_FIGURES,  # the papers' figures the report shows beside ours
         output:
             markdown=report(_markdown, caption=f"../report/{'report' if _part == 'results' else 'studies'}.rst",
                             category="Report"),

@@ -39,8 +39,8 @@ rule vectors_glove_6b_50d:
 
 
 rule vectors_minilm_static:
-    """The vocabulary's corpus tokens (vectors.minilm-static.vocabulary: the training sets by default) and
-    frequent English words, each encoded alone by all-MiniLM-L6-v2."""
+    """The vocabulary's corpus tokens (vectors.minilm-static.vocabulary: every set by default, or the training
+    sets) and frequent English words, each encoded alone by all-MiniLM-L6-v2."""
     input:
         [tokens_path(d) for d in plan.vocabulary_datasets(config, ALL_DATASETS)],
     output:

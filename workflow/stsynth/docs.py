@@ -21,7 +21,8 @@ from typing import Callable
 
 import pandas as pd
 
-from .mt_quality import comparison_markdown
+from .mt_quality import comparison_table_markdown
+from .paper_tables import sts2017_table1_table_markdown
 from .report_sections import PUBLISHED
 from .scoring import p_value_cell
 from .tables import markdown_rows
@@ -344,13 +345,7 @@ def sts2017_table1(tree: Tree) -> str:
 
 
 def sts2017_table1_full(tree: Tree) -> str:
-    table = tree.table("results/papers/sts2017_table1.parquet")
-    rows = [[row.row or "", f"`{row.run}`" if isinstance(row.run, str) else "",
-             *[None if pd.isna(v) else float(v) for v in (row.train, row.dev, row.test, row.paper_train, row.paper_dev,
-                                                          row.paper_test, row.cosine_dev, row.cosine_test)]]
-            for row in table.itertuples()]
-    return markdown_rows(["paper row", "our run", "Train", "Dev", "Test", "paper Train", "paper Dev", "paper Test",
-                          "cosine Dev", "cosine Test"], rows, "llrrrrrrrr")
+    return sts2017_table1_table_markdown(tree.table("results/papers/sts2017_table1.parquet"))
 
 
 STSB_RUNS = ["baseline", "paragram-raw", "task-internal", "synthetic", "synthetic-per-set", "encoder", "fusion",
@@ -377,7 +372,7 @@ def baseline_2016(tree: Tree) -> str:
 
 def mt_comparison(tree: Tree) -> str:
     """The es-en runs with Apertium's translation of s1 and with the third party's (rule crosslingual_mt_comparison)."""
-    return comparison_markdown(tree.table("results/crosslingual/mt_comparison.parquet")).split("\n\n", 1)[1]
+    return comparison_table_markdown(tree.table("results/crosslingual/mt_comparison.parquet"))
 
 
 BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, writer)

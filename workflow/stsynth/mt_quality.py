@@ -63,9 +63,14 @@ def comparison(models: dict, sets: list[dict], backend: str, field: int, tokeniz
          "pearson": "float64"})
 
 
-def comparison_markdown(table: pd.DataFrame) -> str:
+def comparison_table_markdown(table: pd.DataFrame) -> str:
+    """The comparison as a Markdown table: a row per model and translation, a column per dataset and ALL."""
     wide = table.pivot_table(index=["model", "translation"], columns="dataset", values="pearson", sort=False)
     columns = [c for c in wide.columns if c != "ALL"] + ["ALL"]
     rows = [[model, translation, *map(float, values)] for (model, translation), values in wide[columns].iterrows()]
+    return markdown_rows(["model", "translation", *columns], rows, "ll" + "r" * len(columns), digits=5)
+
+
+def comparison_markdown(table: pd.DataFrame) -> str:
     return ("Spanish-English scores by translation of s1 (same models; the runs use the backend's)\n\n"
-            + markdown_rows(["model", "translation", *columns], rows, "ll" + "r" * len(columns), digits=5))
+            + comparison_table_markdown(table))

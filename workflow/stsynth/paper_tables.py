@@ -66,20 +66,25 @@ def sts2017_table1(rows: dict[str, str], sources: dict[str, list[str]], scores: 
         {"row": "string", "run": "string", **{c: "float64" for c in columns[3:]}})
 
 
-def sts2017_table1_markdown(table: pd.DataFrame) -> str:
+def sts2017_table1_table_markdown(table: pd.DataFrame) -> str:
+    """Table 1 as a Markdown table (results/papers/sts2017_table1.md and docs/results.md)."""
     def figure(value):
         return None if pd.isna(value) else float(value)
 
     rows = [[row.row or "", f"`{row.run}`" if isinstance(row.run, str) else "", *map(figure, (
         row.train, row.dev, row.test, row.paper_train, row.paper_dev, row.paper_test, row.cosine_dev, row.cosine_test)),
              f"{row.delta_test:+.4f}" if pd.notna(row.delta_test) else None] for row in table.itertuples()]
+    return markdown_rows(["paper row", "our run", "Train", "Dev", "Test", "paper Train", "paper Dev", "paper Test",
+                          "cosine Dev", "cosine Test", "Δ Test"], rows, "llrrrrrrrrr")
+
+
+def sts2017_table1_markdown(table: pd.DataFrame) -> str:
     sources = dict.fromkeys(line for lines in table["sources"].dropna() for line in lines)  # each source once
     return ("# SemEval-2017 system, Table 1: ours beside the paper's\n\n"
             "Pearson; Train = STS 2012–2015, Dev = STS 2016 (official ALL of each), Test = STS 2017 track 5. "
             "Ours: the regression head on the run's sentence vectors (Train and Dev from its dev protocol, Test "
             "from the final fit on 2012–2016); *cosine*: the plain cosine of the same vectors, no head. "
             f"Paper: {TABLE1['source']}\n\n"
-            + markdown_rows(["paper row", "our run", "Train", "Dev", "Test", "paper Train", "paper Dev", "paper Test",
-                             "cosine Dev", "cosine Test", "Δ Test"], rows, "llrrrrrrrrr")
+            + sts2017_table1_table_markdown(table)
             + "\n\nWhat each run's sentence vectors are made of (the stand-ins for the paper's resources):\n\n"
             + "".join(f"- {line}\n" for line in sources))

@@ -15,6 +15,11 @@ from types import SimpleNamespace
 from .corpus import CORPUS_COPIES
 from .pairs import Dataset
 
+# The publications' figures (paper, task and participants' tables, with their sources): read by the report,
+# Table 1 and the docs; a declared input of the jobs that read it.
+PUBLISHED_FIGURES = str(Path(__file__).parent / "published_figures.yaml")
+
+
 def checkout_path(location: str, checkout: str) -> str:
     """A relative local path as a path inside the checkout; URLs and absolute paths as they are."""
     if re.match(r"^[a-z]+://", location) or Path(location).is_absolute():

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .paths import REPORT_PARTS, study_file
+from .paths import PUBLISHED_FIGURES, REPORT_PARTS, study_file
 from .report_plan import STUDIES_COMMAND
 from .scoring import AGGREGATES, p_value_cell
 from .tables import markdown_rows
 
-PUBLISHED = yaml.safe_load((Path(__file__).parent / "published_figures.yaml").read_text())
+PUBLISHED = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())
 PAPER_EN_ALL = PUBLISHED["paper"]["en_all"]
 PAPER_ES_EN_ALL = PUBLISHED["paper"]["es_en_all"]
 BEST_2016_EN = PUBLISHED["task_2016"]["best_en"]

@@ -136,9 +136,11 @@ def figure(key: str, trees: dict[str, Tree]) -> str:
 
 HEADLINE_2016 = {  # run -> what it is (README)
     "baseline": "the organizers' bag-of-words cosine (their figures, reproduced exactly)",
-    "task-internal": "paragram: word vectors tuned on STS 2012–2015 pairs with gold ≥ 3.8",
-    "synthetic": "+ every test sentence paired with its en → es → en round trip",
-    "fusion": "GradientBoostingRegressor over the paragram cosines and TakeLab-style features",
+    "task-internal": "paragram: word vectors tuned on STS 2012–2015 pairs with gold ≥ 3.8 (`minilm-static` "
+                     "vectors for paragram-XXL)",
+    "synthetic": "+ every test sentence paired with its en → es → en round trip (Apertium for Google Translate)",
+    "fusion": "GradientBoostingRegressor over the paragram cosines and TakeLab-style features (GloVe 6B 50-d "
+              "for Word2Vec, wordfreq for Google Books)",
     "encoder": "all-MiniLM-L6-v2, zero-shot: 5 × cosine",
     "fusion-encoder": "`fusion` + the encoder's similarities",
     "encoder-sts": "all-MiniLM-L6-v2 fine-tuned on STS 2012–2015 gold",

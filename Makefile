@@ -11,7 +11,7 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb sts2017 sts2017-studies mpnet test env lint bench rulegraph docs check-docs
+.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test env lint bench rulegraph docs check-docs
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -63,8 +63,9 @@ test: env
 	$(VENV)/bin/pytest
 
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
-# dataset and a gold-threshold rerun on scratch copies (workflow/bench.py; BENCH_STEPS: a subset).
-BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold
+# dataset, a gold-threshold rerun, a cold `make eval` and a second encoder added to it, on scratch copies
+# (workflow/bench.py; BENCH_STEPS: a subset).
+BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold,eval,eval-encoder
 bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
@@ -72,8 +73,9 @@ bench: env
 # Every figure of README.md and docs/results.md that quotes a build, written from the built trees
 # (workflow/docs.py, stsynth.docs): `make docs` rewrites the marked blocks and figures; `make check-docs`
 # changes nothing and fails naming file, line and both values where one differs. Trees: this directory
-# (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR) and $(STSB_DIR); one not built is skipped, and said.
-DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR)
+# (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR), $(STSB_DIR) and $(EVAL_DIR); one not built is
+# skipped, and said.
+DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR) --tree eval=$(EVAL_DIR)
 docs: env
 	$(VENV)/bin/python workflow/docs.py $(DOCS_TREES)
 
@@ -108,3 +110,18 @@ system-packages:
 	    echo "Missing system packages:$$missing. Install them as root: apt-get install$$missing" >&2; exit 1; \
 	  fi; \
 	fi
+
+# Zero-shot evaluation of encoders on every STS task (config/eval.yaml over config.yaml; stsynth.evaluation),
+# in its own working directory: leaderboard, per-set scores, MTEB TaskResult JSON. MODEL: model folders,
+# installed packages or cached hub names (space-separated; default: all-MiniLM-L6-v2 alone); EVAL_OVERLAYS:
+# more config overlays (config/eval-mpnet.yaml: all-mpnet-base-v2 under its MTEB name).
+EVAL_DIR ?= runs/eval
+MODEL ?=
+EVAL_OVERLAYS ?=
+comma := ,
+empty :=
+space := $(empty) $(empty)
+# a folder as its absolute path (the working directory is $(EVAL_DIR)), a package or hub name as it is
+EVAL_MODELS = $(if $(strip $(MODEL)),--config 'eval={models: [$(subst $(space),$(comma)$(space),$(strip $(foreach m,$(MODEL),"$(if $(wildcard $(m)),$(abspath $(m)),$(m))")))]}')
+eval: env
+	$(VENV)/bin/snakemake --directory $(EVAL_DIR) --cores $(CORES) eval --configfile $(CURDIR)/config.yaml $(CURDIR)/config/eval.yaml $(abspath $(EVAL_OVERLAYS)) $(EVAL_MODELS)

@@ -1,5 +1,8 @@
 # stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) and the SemEval-2017 paraphrase/event-embedding
 # system as a Snakemake workflow.
+import sys
+
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -8,7 +11,15 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
+sys.path.insert(0, f"{workflow.basedir}/workflow")  # the stsynth package
+from stsynth.overlays import append_extras, schema_problems
+
+# An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.overlays); then every
+# schema problem is named with its key and the config files that set it.
+append_extras(config)
+if _problems := schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", workflow.configfiles):
+    raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems))
+validate(config, "workflow/schemas/config.schema.yaml")  # fills the schema's defaults
 
 
 # The stages in data-flow order: each rule file only reads what the files above it write.
@@ -29,6 +40,7 @@ include: "workflow/rules/head.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/eval.smk"
 
 
 # The results: every run of the headline table, their scores and comparisons, the report.
@@ -43,3 +55,10 @@ rule all:
 rule studies:
     input:
         study_targets(),
+
+
+# Zero-shot evaluation of encoders on every STS task of config `eval` (make eval; stsynth.evaluation):
+# scores per set and task, MTEB TaskResult JSON, the leaderboard. Builds nothing of the paper's systems.
+rule eval:
+    input:
+        lambda wc: eval_targets(),

@@ -9,6 +9,12 @@ def test_auto_follows_torch_and_explicit_settings_are_kept():
     assert resolve_device("auto", cuda_available=False) == "cpu"
     assert resolve_device("cpu", cuda_available=True) == "cpu"
     assert resolve_device("cuda:1", cuda_available=True) == "cuda:1"
+    # Apple silicon: auto takes MPS when there is no CUDA; mps where torch has none is an error
+    assert resolve_device("auto", cuda_available=False, mps_available=True) == "mps"
+    assert resolve_device("mps", cuda_available=False, mps_available=True) == "mps"
+    with pytest.raises(RuntimeError, match="device: mps, but torch sees no Apple MPS device"):
+        resolve_device("mps", cuda_available=False, mps_available=False)
+    assert gpus_requested("mps") == 0  # Slurm's --gpus counts CUDA devices
 
 
 def test_cuda_without_a_gpu_is_an_error_not_a_silent_fallback():
@@ -24,7 +30,7 @@ def test_this_machine_resolves_auto_with_torch():
 
 @pytest.mark.parametrize("setting", ["gpu", "cuda:", "CUDA", "", None, "cuda:x"])
 def test_malformed_settings_are_named(setting):
-    with pytest.raises(ValueError, match="is not auto, cpu, cuda or cuda:<index>"):
+    with pytest.raises(ValueError, match="is not auto, cpu, mps, cuda or cuda:<index>"):
         check_setting(setting)
 
 

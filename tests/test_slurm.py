@@ -33,9 +33,10 @@ from cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_n
 
 SWITCH = "STSYNTH_SLURM_TEST"
 # Run -> rules whose jobs must go through Slurm (seen by the job comment the executor sets).
-RUNS = {"baseline": {"predict", "score_run"},
-        "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity",
-                          "predict", "score_run"}}
+RUNS = {"baseline": set(),  # predict and score_run are localrules: they run on the submitting node
+        "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity"}}
+# The localrules among the jobs of the runs above: never a Slurm job, always run (on this node).
+LOCAL = {"predict", "score_run"}
 # Kept fast, the same for both runs: 50-d GloVe (from a PyPI package) instead of the MiniLM
 # vectors, and one training epoch. Equality of the scores is what is tested, not their level.
 FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "models": {"task-internal": {"epochs": 1}}}}
@@ -124,6 +125,7 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
         f"{(state / 'slurmctld.log').read_text()[-3000:]}")
 
     assert {rule for rule, _ in jobs} == set().union(*(RUNS[run] for run in runs))
+    assert LOCAL <= set(result.stderr.replace(":", " ").split()) - {rule for rule, _ in jobs}  # run, and here
     assert {state for _, state in jobs} == {"COMPLETED"}
     assert {daemon: set(pids(daemon)) for daemon in DAEMONS} == daemons_before, "a daemon outlived the cluster"
 
@@ -137,3 +139,24 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
             twin = cluster_run / prediction.relative_to(local)
             assert twin.read_bytes() == prediction.read_bytes(), f"{twin} differs from the local run"
 
+
+
+def test_the_slurm_profile_runs_sub_minute_jobs_locally_and_scales_runtimes(workspace):
+    """A dry run through profiles/slurm (no cluster needed): the corpus fetch, parsing, tokenizing,
+    prediction and scoring jobs are localrules; a job's runtime doubles on its second attempt; no job
+    asks for Snakemake's 50 GB disk default."""
+    result = workspace.snakemake("-n", "--profile", str(REPO / "profiles" / "slurm"), "results/scores/baseline.md")
+    output = result.stdout + result.stderr
+    assert "fetch_corpus_file" in output and "disk_mb=50000" not in output and "disk=50 GB" not in output
+    # the localrules (a dry run prints them as rules: the real cluster run above checks they never reach
+    # Slurm) are rules of the workflow, the sub-minute ones
+    block = (REPO / "workflow/rules/common.smk").read_text().split("localrules:\n", 1)[1].split("\n\n", 1)[0]
+    local = {line.strip().rstrip(",") for line in block.splitlines()}
+    listed = set(workspace.snakemake("--list-rules").stdout.split())
+    assert {"fetch_corpus_file", "pair_table", "tokenize", "predict", "score_run"} <= local <= listed
+    # runtimes grow with the attempt: a second attempt asks twice the minutes
+    first, second = (workspace.snakemake("-n", "--profile", str(REPO / "profiles" / "slurm"), "--attempt", attempt,
+                                         "results/scores/baseline.md") for attempt in ("1", "2"))
+    runtime = lambda result: sorted(int(part.split("=")[1].rstrip(",")) for part in (result.stdout + result.stderr).split()
+                                    if part.startswith("runtime="))  # noqa: E731
+    assert runtime(second) == [2 * minutes for minutes in runtime(first)] and runtime(first)

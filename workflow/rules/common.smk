@@ -1,5 +1,6 @@
 # The one helper file of the rule files (config checks, the datasets and runs, wildcard
 # constraints, and wildcard-level wrappers of stsynth.plan, which decides every path a job reads).
+import glob
 import os
 import re
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
 
-from stsynth import fusion_plan, head_plan, model_card, paths, plan, report_plan as stsynth_report_plan
+from stsynth import evaluation, fusion_plan, head_plan, model_card, paths, plan, report_plan as stsynth_report_plan
 from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
@@ -55,8 +56,17 @@ config["corpus"]["mirrors"] = [paths.checkout_path(m, workflow.basedir) for m in
 MANIFEST = read_manifest(config["corpus"]["manifest"])
 # A dataset without a year gets stsynth.pairs.NO_YEAR and its own group, before anything reads it.
 config["datasets"] = [with_year(entry) for entry in config["datasets"]]
+# Encoders given to `snakemake eval` by location (eval.models, make eval MODEL=...) become named encoders
+# here, so the input checks below check them like any other (stsynth.evaluation).
+try:
+    evaluation.add_location_encoders(config)
+    evaluation.eval_encoders(config)
+except evaluation.EvalConfigError as _error:
+    raise WorkflowError(f"config: {_error}") from None
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
-for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}):
+# Problems name their key and the config files merged (an overlay's key is in the overlay).
+for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES},
+                          config_name=" + ".join(os.path.relpath(f) for f in workflow.configfiles) or "config.yaml"):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
@@ -99,6 +109,35 @@ TRANSLATION_ENGINE = {"backend": _BACKEND,
 DEVICE = config["device"]
 GPUS = gpus_requested(DEVICE)
 TRANSLATION_GPUS = GPUS if _BACKEND == "marian" else 0
+
+
+def gpu_resources(gpus):
+    """The resources of a job that may run on a GPU: ``gpu`` (the Slurm profile's --gpus) and, when it
+    asks for one and the config names a partition for GPU jobs (``gpu_partition``), that partition."""
+    partition = config["gpu_partition"]
+    return {"gpu": gpus, **({"slurm_partition": partition} if gpus and partition else {})}
+
+
+def attempt_minutes(minutes):
+    """A rule's runtime resource: ``minutes`` on the first attempt, twice that on the second, ...
+    (Slurm's -t; a job the scheduler killed for time gets more when `retries` resubmits it)."""
+    return lambda wildcards, attempt: minutes * attempt
+
+
+# Sub-minute jobs that read and write a few small files: on a cluster they run on the submitting node
+# (Snakemake's localrules) instead of waiting in the queue; the corpus fetch may need the internet,
+# which compute nodes often lack. A local run is unchanged. docs/reproducibility.md lists them.
+localrules:
+    fetch_corpus_file,
+    pair_table,
+    tokenize,
+    tokenize_translated,
+    predict,
+    score_run,
+    eval_score,
+    eval_mteb,
+    eval_leaderboard,
+    mteb_run_results,
 
 
 def _alternatives(values):
@@ -146,7 +185,7 @@ def dataset_entry(wc):
 def dataset_files(wc):
     """The files the pair table is read from: the dataset's file (and gold file), fetched corpus copies or local files."""
     d = dataset(wc)
-    files = {"sentences": d.path or paths.corpus_copy(d.input)}
+    files = {"sentences": d.local_file or paths.corpus_copy(d.input)}
     if d.gold_path or d.gold:
         files["gold"] = d.gold_path or paths.corpus_copy(d.gold)
     return files
@@ -224,6 +263,8 @@ def results_targets():
             *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
             # every paragram run's model as a sentence-transformers folder, checked against the pipeline
             *[paths.paragram_result_path(RUNS[run].model, "export_check.md") for run in runs if RUNS[run].stage == "paragram"],
+            # each run on the tasks MTEB knows (the 2016 English sets: its STS16) as MTEB TaskResult JSON
+            *[path for run in runs for path in run_mteb_files(run)],
             # the SemEval-2017 system's Table 1 beside the paper's, when the config maps runs to its rows
             *([paths.PAPER_TABLES["sts2017_table1"] + ".md"] if config["report"]["paper_table1"] else []),
             paths.REPORT_PARTS["results"]]
@@ -267,3 +308,51 @@ def head_inputs(*split_names):
         return {split: head_plan.split_files(splits[split]) for split in split_names}
 
     return inputs
+
+
+# `snakemake eval` (eval.smk; stsynth.evaluation): the tasks, the encoders and what the target builds.
+EVAL = config["eval"]
+try:
+    EVAL_TASKS, _notes = evaluation.resolve_tasks(EVAL, ALL_DATASETS)  # task -> its datasets
+except evaluation.EvalConfigError as _error:
+    raise WorkflowError(f"config: {_error}") from None
+if plans_jobs(sys.argv) and "eval" in sys.argv:
+    for _note in _notes:
+        logger.warning(_note)
+EVAL_SETS = [d for sets in EVAL_TASKS.values() for d in sets]
+EVAL_ENCODERS = evaluation.eval_encoders(config)  # name -> encoder.models entry
+# MTEB's folder (model name/revision) of each encoder, and back
+EVAL_MTEB_FOLDERS = {evaluation.mteb_folder(name, entry): name for name, entry in EVAL_ENCODERS.items()}
+# Encoders evaluated here before (their scores are on disk) stay on the leaderboard.
+EVAL_EARLIER = sorted({Path(p).stem for p in glob.glob(paths.eval_scores_path("*"))} - set(EVAL_ENCODERS))
+
+
+# The eval tasks whose sets are exactly scored test sets of the runs (STS16 in config.yaml): every
+# headline run of `all` is also written as an MTEB TaskResult of those (rule mteb_run_results).
+_TEST_KEYS = {f"{d.year}/{d.name}" for d in SCORED_TEST_SETS}
+RUN_MTEB_TASKS = {task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()
+                  if {f"{d.year}/{d.name}" for d in sets} <= _TEST_KEYS}
+
+
+def run_mteb_files(run):
+    """A run's TaskResult JSON and model_meta.json (none when no eval task is made of test sets)."""
+    if not RUN_MTEB_TASKS:
+        return []
+    folder = evaluation.mteb_folder(run, {})
+    return [paths.eval_mteb_file(folder, task, paths.RUN_MTEB_CACHE) for task in [*RUN_MTEB_TASKS, "model_meta"]]
+
+
+def eval_pairs_path(d):
+    """The pair table an encoder reads: es-en sets through Apertium unless eval.translate is never."""
+    return pairs_path(d) if EVAL["translate"] == "never" else english_pairs_path(d)
+
+
+def eval_targets():
+    """`snakemake eval` (an input function: checked only when eval is a target)."""
+    try:
+        evaluation.check_tasks(EVAL_TASKS)
+    except evaluation.EvalConfigError as error:
+        raise WorkflowError(f"config: {error}") from None
+    return [*[paths.eval_scores_path(name, suffix) for name in EVAL_ENCODERS for suffix in ("parquet", "md")],
+            *[paths.eval_mteb_file(folder, name) for folder in EVAL_MTEB_FOLDERS for name in [*EVAL_TASKS, "model_meta"]],
+            *paths.EVAL_LEADERBOARD.values()]

@@ -16,7 +16,7 @@ rule fetch_corpus_file:
     threads: 1
     resources:
         mem_mb=200,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:

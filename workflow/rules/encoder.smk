@@ -26,8 +26,8 @@ rule encoder_tune:
     threads: TUNING["threads"]
     resources:
         mem_mb=4000,
-        runtime=30,
-        gpu=GPUS,
+        runtime=attempt_minutes(60),  # a CPU all-mpnet-base-v2 tuning took ~39 min
+        **gpu_resources(GPUS),
     conda:
         ENV
     script:
@@ -60,8 +60,8 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
         threads: ENCODER["threads"]
         resources:
             mem_mb=2000,
-            runtime=60,
-            gpu=GPUS,
+            runtime=attempt_minutes(60),
+            **gpu_resources(GPUS),
         conda:
             ENV
         script:
@@ -87,7 +87,7 @@ if OPTIONAL_RULES["encoder_tuning_dev_check"]:
         threads: 1
         resources:
             mem_mb=1000,
-            runtime=5,
+            runtime=attempt_minutes(5),
         conda:
             ENV
         script:

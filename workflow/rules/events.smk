@@ -23,7 +23,7 @@ rule event_tables:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=attempt_minutes(30),
     conda:
         ENV
     script:
@@ -52,7 +52,7 @@ rule event_corpus:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -77,7 +77,7 @@ rule event_embeddings:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=attempt_minutes(30),
     conda:
         ENV
     script:

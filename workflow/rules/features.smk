@@ -17,7 +17,7 @@ rule wordnet:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -43,7 +43,7 @@ rule features:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:

@@ -21,7 +21,7 @@ rule fusion_dev:
     threads: 2  # grid points are fitted in parallel processes
     resources:
         mem_mb=4000,
-        runtime=120,
+        runtime=attempt_minutes(120),
     conda:
         ENV
     script:
@@ -49,7 +49,7 @@ rule fusion_fit:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -77,7 +77,7 @@ rule fusion_ablation:
     threads: 2  # variants are fitted in parallel processes
     resources:
         mem_mb=4000,
-        runtime=120,
+        runtime=attempt_minutes(120),
     conda:
         ENV
     script:
@@ -111,7 +111,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
         threads: 1
         resources:
             mem_mb=3000,
-            runtime=60,
+            runtime=attempt_minutes(60),
         conda:
             ENV
         script:

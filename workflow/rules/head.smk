@@ -20,7 +20,7 @@ rule sentence_vectors_mean:
     threads: 1
     resources:
         mem_mb=3000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -44,7 +44,7 @@ rule sentence_vectors_events:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -69,7 +69,7 @@ rule sentence_vectors_paraphrase_cnn:
     threads: PE["threads"]
     resources:
         mem_mb=3000,
-        runtime=15,
+        runtime=attempt_minutes(15),
     conda:
         ENV
     script:
@@ -94,8 +94,8 @@ rule sentence_vectors_encoder:
     threads: ENCODER["threads"]
     resources:
         mem_mb=2000,
-        runtime=60,
-        gpu=GPUS,
+        runtime=attempt_minutes(60),
+        **gpu_resources(GPUS),
     conda:
         ENV
     script:
@@ -120,7 +120,7 @@ rule head_dev:
     threads: HEAD["threads"]
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -148,7 +148,7 @@ rule head_fit:
     threads: HEAD["threads"]
     resources:
         mem_mb=3000,
-        runtime=30,
+        runtime=attempt_minutes(30),
     conda:
         ENV
     script:
@@ -183,7 +183,7 @@ if config["report"]["paper_table1"]:
         threads: 1
         resources:
             mem_mb=500,
-            runtime=5,
+            runtime=attempt_minutes(5),
         conda:
             ENV
         script:

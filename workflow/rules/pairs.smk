@@ -16,7 +16,7 @@ rule pair_table:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -38,7 +38,7 @@ rule tokenize:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:

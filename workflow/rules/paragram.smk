@@ -20,7 +20,7 @@ rule paragram_train:
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=4000,
-        runtime=120,
+        runtime=attempt_minutes(120),
     conda:
         ENV
     script:
@@ -43,7 +43,7 @@ rule paragram_similarity:
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -65,7 +65,7 @@ rule paragram_unknown_words:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -90,7 +90,7 @@ rule paragram_threshold_sweep:
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=4000,
-        runtime=240,
+        runtime=attempt_minutes(240),
     conda:
         ENV
     script:
@@ -116,7 +116,7 @@ rule paragram_source_comparison:
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=6000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -139,7 +139,7 @@ rule synthetic_dev_check:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -175,7 +175,7 @@ if OPTIONAL_RULES["crosslingual_mt_comparison"]:
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=10,
+            runtime=attempt_minutes(10),
         conda:
             ENV
         script:
@@ -202,8 +202,8 @@ rule paragram_export:
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=3000,
-        runtime=15,
-        gpu=GPUS,
+        runtime=attempt_minutes(15),
+        **gpu_resources(GPUS),
     conda:
         ENV
     script:

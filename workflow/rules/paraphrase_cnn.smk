@@ -22,7 +22,7 @@ rule paraphrase_cnn_train:
     threads: PE["threads"]
     resources:
         mem_mb=4000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -48,7 +48,7 @@ rule paraphrase_cnn_grid:
     threads: PE["threads"]
     resources:
         mem_mb=4000,
-        runtime=240,
+        runtime=attempt_minutes(240),
     conda:
         ENV
     script:

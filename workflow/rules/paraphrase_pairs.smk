@@ -21,7 +21,7 @@ rule gold_paraphrase_pairs:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -48,7 +48,7 @@ rule synthetic_pairs:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -73,7 +73,7 @@ rule synthetic_pairs_of_set:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:

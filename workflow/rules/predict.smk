@@ -18,7 +18,7 @@ rule predict:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:

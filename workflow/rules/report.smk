@@ -25,7 +25,7 @@ rule model_card:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=5,
+        runtime=attempt_minutes(5),
     conda:
         ENV
     script:
@@ -60,7 +60,7 @@ for _part, _markdown in paths.REPORT_PARTS.items():
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=15,
+            runtime=attempt_minutes(15),
         conda:
             ENV
         script:

@@ -21,7 +21,7 @@ rule score_run:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -55,7 +55,7 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
         threads: 1
         resources:
             mem_mb=2000,
-            runtime=15,
+            runtime=attempt_minutes(15),
         conda:
             ENV
         script:
@@ -84,7 +84,7 @@ rule compare_two_runs:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=15,
+        runtime=attempt_minutes(15),
     conda:
         ENV
     script:

@@ -21,8 +21,8 @@ rule translate_pairs:
     threads: 2  # the Apertium pipeline runs its stages as concurrent processes
     resources:
         mem_mb=2000,
-        runtime=60,
-        gpu=TRANSLATION_GPUS,
+        runtime=attempt_minutes(60),
+        **gpu_resources(TRANSLATION_GPUS),
     conda:
         ENV
     script:
@@ -44,7 +44,7 @@ rule tokenize_translated:
     threads: 1
     resources:
         mem_mb=500,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -66,7 +66,7 @@ rule identify_language:
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -92,7 +92,7 @@ if OPTIONAL_RULES["language_report"]:
         threads: 1
         resources:
             mem_mb=500,
-            runtime=5,
+            runtime=attempt_minutes(5),
         conda:
             ENV
         script:
@@ -114,8 +114,8 @@ rule round_trips:
     threads: 2  # the Apertium pipeline runs its stages as concurrent processes
     resources:
         mem_mb=2000,
-        runtime=120,
-        gpu=TRANSLATION_GPUS,
+        runtime=attempt_minutes(120),
+        **gpu_resources(TRANSLATION_GPUS),
     conda:
         ENV
     script:

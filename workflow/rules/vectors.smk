@@ -13,7 +13,7 @@ rule vectors_paragram_xxl:
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=30,
+        runtime=attempt_minutes(30),
     conda:
         ENV
     script:
@@ -31,7 +31,7 @@ rule vectors_glove_6b_50d:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=attempt_minutes(10),
     conda:
         ENV
     script:
@@ -56,7 +56,7 @@ rule vectors_minilm_static:
     threads: config["vectors"]["threads"]
     resources:
         mem_mb=3000,
-        runtime=60,
+        runtime=attempt_minutes(60),
     conda:
         ENV
     script:
@@ -81,7 +81,7 @@ rule vectors_ppdb_paragram:
     threads: config["vectors"]["threads"]
     resources:
         mem_mb=6000,
-        runtime=240,
+        runtime=attempt_minutes(240),
     conda:
         ENV
     script:

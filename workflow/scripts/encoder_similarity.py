@@ -16,6 +16,6 @@ distinct = sum(len(set(sentences_of(pairs))) for pairs in tables)  # what embed 
 with Progress(log, f"encoding {len(tables)} datasets", distinct, "sentences") as progress:
     for pairs_path, pairs, output in zip(snakemake.input.pairs, tables, snakemake.output, strict=True):
         start = time.perf_counter()
-        table = cosine_table(pairs, model, settings["batch_size"], progress)
+        table = cosine_table(pairs, model, encoder.get("batch_size") or settings["batch_size"], progress)
         table.to_parquet(output, index=False)
         log.info("%s: encoded %d pairs in %.1f s", pairs_path, len(table), time.perf_counter() - start)

@@ -1,7 +1,9 @@
 """Which torch device a job runs on: config.yaml's one ``device`` setting.
 
-``auto`` is CUDA when torch sees a GPU, else the CPU; ``cpu``; ``cuda`` or ``cuda:<i>``, which fail
-with a clear error where torch sees no GPU instead of falling back silently. Every stage that runs
+``auto`` is CUDA when torch sees a GPU, else Apple's ``mps`` when torch has it, else the CPU; ``cpu``;
+``cuda`` or ``cuda:<i>``, and ``mps`` (Apple silicon), which fail with a clear error where torch does
+not see that device instead of falling back silently. An ``mps`` job asks the scheduler for no GPU
+(``gpu`` counts CUDA devices, which Slurm hands out). Every stage that runs
 a neural model reads it: encoding (stsynth.encoder), fine-tuning (stsynth.encoder_tuning), the
 paragram exports' check (stsynth.export) and Marian translation (stsynth.translate).
 
@@ -16,26 +18,31 @@ import os
 import re
 from pathlib import Path
 
-DEVICE_SETTING = re.compile(r"auto|cpu|cuda(:\d+)?")
+DEVICE_SETTING = re.compile(r"auto|cpu|mps|cuda(:\d+)?")
 
 
 def check_setting(setting: str) -> str:
     if not isinstance(setting, str) or not DEVICE_SETTING.fullmatch(setting):
-        raise ValueError(f"config.yaml: device: {setting!r} is not auto, cpu, cuda or cuda:<index>")
+        raise ValueError(f"config.yaml: device: {setting!r} is not auto, cpu, mps, cuda or cuda:<index>")
     return setting
 
 
-def resolve_device(setting: str, cuda_available: bool | None = None) -> str:
-    """The torch device name a job uses; cuda_available: torch's answer (asked when None)."""
+def resolve_device(setting: str, cuda_available: bool | None = None, mps_available: bool | None = None) -> str:
+    """The torch device name a job uses; cuda_available, mps_available: torch's answers (asked when None)."""
     check_setting(setting)
     if setting == "cpu":
         return "cpu"
-    if cuda_available is None:
+    if cuda_available is None or mps_available is None:
         import torch
 
-        cuda_available = torch.cuda.is_available()
+        cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
+        mps_available = torch.backends.mps.is_available() if mps_available is None else mps_available
     if setting == "auto":
-        return "cuda" if cuda_available else "cpu"
+        return "cuda" if cuda_available else "mps" if mps_available else "cpu"
+    if setting == "mps":
+        if not mps_available:
+            raise RuntimeError("config.yaml: device: mps, but torch sees no Apple MPS device here (set device: auto or cpu)")
+        return "mps"
     if not cuda_available:
         raise RuntimeError(f"config.yaml: device: {setting}, but torch sees no CUDA device here "
                            "(set device: auto or cpu, or run the job on a GPU node)")
@@ -54,7 +61,7 @@ def nvidia_gpu_visible(environ=os.environ, driver: Path = Path("/proc/driver/nvi
 def gpus_requested(setting: str, gpu_visible=nvidia_gpu_visible) -> int:
     """The ``gpu`` resource of a job that runs on ``setting``: 1 when it resolves to CUDA, else 0."""
     check_setting(setting)
-    if setting == "cpu":
+    if setting in ("cpu", "mps"):
         return 0
     if setting == "auto":
         return int(gpu_visible())

@@ -21,14 +21,16 @@ from typing import Callable
 
 import pandas as pd
 
+from .evaluation import leaderboard_rows
 from .mt_quality import comparison_table_markdown
+from .paths import EVAL_LEADERBOARD, eval_scores_path
 from .paper_tables import sts2017_table1_table_markdown
 from .report_sections import PUBLISHED
 from .scoring import p_value_cell
 from .tables import markdown_rows
 
 DOC_FILES = ("README.md", "docs/results.md")
-TREES = {"all": ".", "sts2017": "runs/sts2017", "stsb": "runs/stsb"}  # tree name -> default working directory
+TREES = {"all": ".", "sts2017": "runs/sts2017", "stsb": "runs/stsb", "eval": "runs/eval"}  # tree name -> default working directory
 
 BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
 FIGURE = re.compile(r"<!-- fig: (?P<key>.+?) -->(?P<value>.*?)<!-- /fig -->")
@@ -84,8 +86,8 @@ def ci(row: pd.Series, metric: str = "pearson") -> str:
     return f"{row[metric]:.4f} [{row[f'{metric}_ci_low']:.3f}, {row[f'{metric}_ci_high']:.3f}]"
 
 
-def signed(value: float) -> str:
-    return f"{value:+.4f}".replace("-", "−")
+def signed(value: float, digits: int = 4) -> str:
+    return f"{value:+.{digits}f}".replace("-", "−")
 
 
 def difference(row: pd.Series) -> str:
@@ -377,6 +379,34 @@ def mt_comparison(tree: Tree) -> str:
     return comparison_table_markdown(tree.table("results/crosslingual/mt_comparison.parquet"))
 
 
+def eval_leaderboard(tree: Tree) -> str:
+    """`make eval`'s leaderboard: every encoder evaluated in its tree, main score per task."""
+    header, rows = leaderboard_rows(tree.table(EVAL_LEADERBOARD["table"]))
+    return markdown_rows(header, rows, "ll" + "r" * (len(header) - 2))
+
+
+def mteb_difference(value: float) -> str:
+    """Ours − MTEB's to six places; one that rounds to zero has no sign (it is equal as printed)."""
+    return "0.000000" if abs(value) < 5e-7 else signed(value, 6)
+
+
+def eval_mteb(tree: Tree) -> str:
+    """Every encoder of the eval tree that MTEB has published figures for: per task, our pooled cosine
+    Pearson / Spearman beside MTEB's (published_figures.yaml, mteb_sts) and the Spearman difference."""
+    published, board, rows = PUBLISHED["mteb_sts"]["models"], tree.table(EVAL_LEADERBOARD["table"]), []
+    for encoder, model in zip(board["encoder"], board["model"]):
+        if model not in published:
+            continue
+        scores = tree.table(eval_scores_path(encoder))
+        for task, group in scores[scores["dataset"] == "ALL (pooled)"].groupby("group", sort=False):
+            ours, theirs = group.iloc[0], published[model]["tasks"].get(task)
+            rows.append([model.split("/")[-1], task, str(ours["pairs"]), f"{ours['pearson']:.6f} / {ours['spearman']:.6f}",
+                         f"{theirs['cosine_pearson']} / {theirs['cosine_spearman']}" if theirs else "not readable here",
+                         mteb_difference(ours["spearman"] - float(theirs["cosine_spearman"])) if theirs else ""])
+    return markdown_rows(["model", "task", "pairs", "ours: Pearson / Spearman of the cosine", "MTEB published",
+                          "Spearman: ours − MTEB"], rows, "llrllr")
+
+
 BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, writer)
     "headline-2016": ("all", headline_2016),
     "headline-mpnet": ("all", headline_mpnet),
@@ -397,6 +427,8 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
     "stsb-scores": ("stsb", stsb_scores),
     "sts2017-table1": ("sts2017", sts2017_table1),
     "sts2017-table1-full": ("sts2017", sts2017_table1_full),
+    "eval-leaderboard": ("eval", eval_leaderboard),
+    "eval-mteb": ("eval", eval_mteb),
 }
 
 

@@ -25,6 +25,15 @@ Encoder table schema (``resources/encoder/{encoder}/{year}/{dataset}.parquet`` f
 fine-tuned encoder; row-aligned with the pair table): ``year`` int16, ``dataset`` string, ``line``
 int32, ``encoder`` float64 (cosine of the pooled embeddings, in [-1, 1]), ``encoder_token_f1``
 float64 (the F1 above; 0 when a sentence has no word piece). An encoder run predicts ``5 × encoder``.
+
+Settings of a named encoder (its entry, besides the source; :data:`LOAD_SETTINGS`, :data:`ENCODE_SETTINGS`),
+each passed to sentence-transformers as it is, none of them set unless the entry sets it: ``revision``
+(a hub name's snapshot in the cache), ``dtype`` (``float32``, ``bfloat16``, ``float16``: the weights'
+torch dtype), ``trust_remote_code`` (off unless the entry turns it on: it runs the model folder's own Python
+code, config/README.md), ``prompt`` (a text put before every sentence, e5's ``"query: "``) or
+``prompt_name`` (one of the model's own prompts), ``max_length``, ``batch_size``, ``normalize``
+(L2-normalise what `snakemake eval` scores; the cosine is the same either way), ``similarity`` (the
+model's similarity function: ``cosine``, ``dot``, ``euclidean``, ``manhattan``; default the model's own).
 """
 from __future__ import annotations
 
@@ -46,6 +55,14 @@ ENCODER_FEATURES = ("encoder", "encoder_token_f1")
 
 # Where a named encoder's folder comes from (config encoder.models; exactly one per encoder).
 SOURCES = ("package", "path", "hub")
+# Entry settings that change how the model is loaded, and how sentences are encoded (module docstring).
+LOAD_SETTINGS = ("revision", "dtype", "trust_remote_code", "prompt", "prompt_name", "similarity")
+ENCODE_SETTINGS = ("batch_size", "normalize")
+# Settings only `snakemake eval` reads (stsynth.evaluation): left out of other jobs' params, so setting
+# them reruns nothing of `all`.
+EVAL_SETTINGS = ("model_name", "normalize", "similarity")
+# The prompt name under which an entry's own ``prompt`` text is registered with the model.
+ENTRY_PROMPT = "stsynth"
 
 
 class EncoderNotFound(FileNotFoundError):
@@ -69,17 +86,20 @@ def check_model_folder(folder: Path) -> Path:
     return folder
 
 
-def hub_directory(hub_name: str) -> Path:
-    """The local Hugging Face cache's snapshot of a hub model; never downloads."""
+def hub_directory(hub_name: str, revision: str | None = None) -> Path:
+    """The local Hugging Face cache's snapshot of a hub model (at ``revision``: a commit, branch or
+    tag the cache holds; default its main); never downloads."""
     from huggingface_hub import constants, snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
+    at = f" at revision {revision}" if revision else ""
     try:
-        return check_model_folder(Path(snapshot_download(hub_name, local_files_only=True)))
+        return check_model_folder(Path(snapshot_download(hub_name, revision=revision, local_files_only=True)))
     except LocalEntryNotFoundError:
         raise EncoderNotFound(
-            f"hub model {hub_name!r} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and the "
-            f"pipeline never downloads. Where there is internet, run `hf download {hub_name}` and copy the cache "
+            f"hub model {hub_name!r}{at} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and the "
+            f"pipeline never downloads. Where there is internet, run `hf download {hub_name}"
+            f"{' --revision ' + revision if revision else ''}` and copy the cache "
             f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`") from None
 
 
@@ -91,7 +111,7 @@ def encoder_directory(name: str, entry: dict) -> Path:
         raise ValueError(f"encoder.models.{name}: give exactly one of {', '.join(SOURCES)} (got {source or 'none'})")
     try:
         folder = {"package": model_directory, "path": lambda path: check_model_folder(Path(path)),
-                  "hub": hub_directory}[source[0]](entry[source[0]])
+                  "hub": lambda hub: hub_directory(hub, entry.get("revision"))}[source[0]](entry[source[0]])
     except EncoderNotFound as error:
         raise EncoderNotFound(f"encoder {name!r} (encoder.models.{name}.{source[0]}): {error}") from None
     check_pinned_files(folder, entry.get("sha256") or {}, f"encoder.models.{name}.sha256")
@@ -117,23 +137,43 @@ def open_encoder(entry: dict, input_folder: str | None, default_max_length: int,
     folder = input_folder if "tuned" in entry else encoder_directory(entry["name"], entry)
     if folder is None:
         raise ValueError(f"tuned encoder {entry['tuned']!r}: the job has no model folder as input")
-    model = load_encoder(folder, entry.get("max_length") or default_max_length, device)
-    log.info("encoder %s (%s) on %s", entry.get("name") or entry["tuned"], folder, model.device)
+    settings = {key: entry[key] for key in LOAD_SETTINGS if key in entry}
+    model = load_encoder(folder, entry.get("max_length") or default_max_length, device, settings)
+    log.info("encoder %s (%s) on %s%s", entry.get("name") or entry["tuned"], folder, model.device,
+             "".join(f", {key} {value!r}" for key, value in settings.items()))
     return model
 
 
-def load_encoder(folder: str | Path, max_length: int | None = None, device: str = "cpu"):
+def load_encoder(folder: str | Path, max_length: int | None = None, device: str = "cpu", settings: dict | None = None):
     """A SentenceTransformer from a local folder; never touches the network. ``max_length``: word
     pieces per sentence (None: the folder's own setting); ``device``: config.yaml's ``device``
-    (stsynth.device: auto, cpu, cuda, cuda:<i>)."""
+    (stsynth.device: auto, cpu, mps, cuda, cuda:<i>); ``settings``: an entry's :data:`LOAD_SETTINGS`."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     from sentence_transformers import SentenceTransformer
 
     from .device import resolve_device
 
-    model = SentenceTransformer(str(folder), device=resolve_device(device), local_files_only=True)
+    settings = settings or {}
+    model_kwargs = {}
+    if settings.get("dtype"):
+        import torch
+
+        model_kwargs["dtype"] = getattr(torch, settings["dtype"])
+    model = SentenceTransformer(str(folder), device=resolve_device(device), local_files_only=True,
+                                trust_remote_code=bool(settings.get("trust_remote_code")),
+                                model_kwargs=model_kwargs or None)
     if max_length:
         model.max_seq_length = max_length
+    if settings.get("prompt") is not None:
+        model.prompts[ENTRY_PROMPT] = settings["prompt"]  # encode then puts it before every sentence
+        model.default_prompt_name = ENTRY_PROMPT
+    elif settings.get("prompt_name"):
+        if settings["prompt_name"] not in model.prompts:
+            raise ValueError(f"{folder}: prompt_name {settings['prompt_name']!r} is not one of the model's prompts "
+                             f"({', '.join(model.prompts) or 'it has none'}); give the text as prompt: instead")
+        model.default_prompt_name = settings["prompt_name"]
+    if settings.get("similarity"):
+        model.similarity_fn_name = settings["similarity"]
     return model.eval()
 
 
@@ -163,7 +203,8 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
         return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
     row = {sentence: i for i, sentence in enumerate(distinct)}
     rows = [row[sentence] for sentence in sentences]
-    vectors = torch.nn.functional.normalize(torch.stack([o["sentence_embedding"] for o in outputs]), p=2, dim=1)
+    # .float(): a bfloat16/float16 model's embeddings, which numpy cannot hold
+    vectors = torch.nn.functional.normalize(torch.stack([o["sentence_embedding"] for o in outputs]).float(), p=2, dim=1)
     if token_states is not None:
         # encode's token states are padded to their batch: the attention mask says how many are real
         special = special_token_ids(model)
@@ -171,7 +212,7 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
         for o in outputs:
             real = int(o["attention_mask"].sum())
             keep = ~np.isin(o["input_ids"][:real].cpu().numpy(), special)
-            states.append(torch.nn.functional.normalize(o["token_embeddings"][:real], p=2, dim=1).cpu().numpy()[keep])
+            states.append(torch.nn.functional.normalize(o["token_embeddings"][:real].float(), p=2, dim=1).cpu().numpy()[keep])
         token_states[:] = [states[i] for i in rows]
     return vectors.cpu().numpy()[rows]
 

@@ -16,6 +16,9 @@ inside the declared range, at least one line; blank sentences logged with their 
   is the scale the scores are on, checked and mapped linearly onto 0-5 (correlations do not
   change; the gold threshold of the paraphrase filter stays on the STS scale). Without a ``score``
   column the dataset is a predict set. An empty score cell is an unscored line.
+* ``mteb``: a local folder of an MTEB STS task (``path``; :func:`mteb_task_file` finds the ``split`` file,
+  in the ``subset`` folder if given; ``.jsonl.gz``, ``.jsonl`` or Parquet), columns sentence1, sentence2,
+  score unless ``columns`` says otherwise; ``revision`` records which revision of the task it is.
 * ``parquet`` and ``jsonl``: what MTEB and Hugging Face dataset exports hold (Parquet; JSON Lines, one
   object per line), with ``columns`` and ``score_range`` as ``table``. Sentences must be strings;
   a score is a number, a plain-decimal string, or null/absent (unscored). ``line`` is the 1-based
@@ -59,7 +62,7 @@ class InputFormatError(ValueError):
     """Bad input, always naming the file and (where there is one) the line."""
 
 
-FORMATS = ("sts", "stsb", "table", "parquet", "jsonl")
+FORMATS = ("sts", "stsb", "table", "parquet", "jsonl", "mteb")
 COLUMN_FORMATS = ("table", "parquet", "jsonl")  # columns: {sentence1, sentence2[, score]}, score_range
 # The csv module's default field limit, applied to every format: no sentence of any STS release
 # comes near it, and a field this long is a quoting error (a stray quote swallowing lines).
@@ -89,6 +92,9 @@ class Dataset:
     delimiter: str = ","
     quoting: str = "minimal"
     encoding: str = "utf-8"
+    split: str = "test"            # mteb: which split's file of the task folder
+    subset: str | None = None      # mteb: the subset (hf_subset) folder, e.g. en-en of STS17
+    revision: str | None = None    # mteb: the dataset revision the folder holds (recorded in MTEB results)
 
     @classmethod
     def from_config(cls, entry: dict) -> "Dataset":
@@ -111,8 +117,38 @@ class Dataset:
         return True
 
     @property
+    def local_file(self) -> str | None:
+        """The local file its pairs are read from: ``path``, or for ``mteb`` the split's file in that folder."""
+        return str(mteb_task_file(self.path, self.split, self.subset)) if self.format == "mteb" else self.path
+
+    @property
     def local_files(self) -> list[str]:
-        return [f for f in (self.path, self.gold_path) if f]
+        return [f for f in (self.local_file, self.gold_path) if f]
+
+    @property
+    def column_names(self) -> dict | None:
+        """``columns``; an MTEB task's files name them sentence1, sentence2, score."""
+        return self.columns or (MTEB_COLUMNS if self.format == "mteb" else None)
+
+
+# An MTEB STS task's files (mteb/sts12-sts, mteb/stsbenchmark-sts, ... as a local folder): one file per
+# split, {split}.jsonl.gz or .jsonl or .parquet, or Hugging Face's parquet export {split}-00000-of-00001.parquet
+# (under data/ or the subset's folder); subsets (STS17's en-en, es-en, ...) in folders of their own.
+MTEB_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
+MTEB_SUFFIXES = (".jsonl.gz", ".jsonl", ".parquet")
+
+
+def mteb_task_file(folder: str | Path, split: str = "test", subset: str | None = None) -> Path:
+    """The one file of ``split`` (and ``subset``) in a local MTEB task folder, or InputFormatError naming
+    what was looked for."""
+    base = Path(folder) / subset if subset else Path(folder)
+    patterns = [f"{split}{suffix}" for suffix in MTEB_SUFFIXES] + [f"{split}-*.parquet", f"data/{split}-*.parquet"]
+    found = [path for pattern in patterns for path in sorted(base.glob(pattern)) if path.is_file()]
+    if len(found) != 1:
+        what = "no file" if not found else f"{len(found)} files ({', '.join(p.name for p in found)}), not one"
+        raise InputFormatError(f"{base}: {what} of split {split!r} in this MTEB task folder (looked for "
+                               f"{', '.join(patterns)}); set the dataset's split/subset, or point path at the task's folder")
+    return found[0]
 
 
 # The year of a dataset declared without one (MTEB's and Hugging Face's sets have none): its tables
@@ -133,6 +169,10 @@ BOM = b"\xef\xbb\xbf"
 
 def _decoded_lines(path: str | Path) -> list[str]:
     raw = Path(path).read_bytes()
+    if str(path).endswith(".gz"):  # MTEB's {split}.jsonl.gz
+        import gzip
+
+        raw = gzip.decompress(raw)
     if raw.startswith(BOM):
         log.info("%s starts with a UTF-8 byte-order mark: removed, not part of the first line", path)
         raw = raw[len(BOM):]
@@ -253,7 +293,7 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
         raise InputFormatError(f"{where}: the header names a column more than once ("
                                + "; ".join(f"{name!r} as columns {', '.join(map(str, at))}" for name, at in repeated.items())
                                + "): which one a key means would be a guess")
-    columns = dataset.columns or {}
+    columns = dataset.column_names or {}
     missing = [f"{key}: {name!r}" for key, name in columns.items() if name not in header]
     if missing:
         raise InputFormatError(f"{where}: header {header} lacks the configured column(s) {', '.join(missing)}")
@@ -314,7 +354,7 @@ def _scaled(value, where: str, low: float, high: float) -> float | None:
 
 def read_records(dataset: Dataset, path, records) -> tuple[list[tuple[str, str]], list[float | None]]:
     """Sentences and 0-5 scores from (where, mapping) records of a typed format, by the dataset's columns."""
-    columns = dataset.columns or {}
+    columns = dataset.column_names or {}
     check_columns_distinct(columns, str(path))
     low, high = dataset.score_range or (0.0, 5.0)
     sentences, gold = [], []
@@ -370,10 +410,10 @@ def read_parquet_rows(dataset: Dataset, path) -> tuple[list[tuple[str, str]], li
         table = pq.read_table(path)
     except Exception as err:  # pyarrow raises its own error types for a file that is not Parquet
         raise InputFormatError(f"{path}: not a readable Parquet file ({err})") from err
-    missing = [f"{key}: {name!r}" for key, name in (dataset.columns or {}).items() if name not in table.column_names]
+    missing = [f"{key}: {name!r}" for key, name in (dataset.column_names or {}).items() if name not in table.column_names]
     if missing:
         raise InputFormatError(f"{path}: columns {table.column_names} lack the configured column(s) {', '.join(missing)}")
-    wanted = list(dict.fromkeys((dataset.columns or {}).values()))
+    wanted = list(dict.fromkeys((dataset.column_names or {}).values()))
     # pyarrow's own values: a null stays None and a NaN float stays NaN (pandas would make both NaN)
     columns = {name: table.column(name).to_pylist() for name in wanted}
     rows = [dict(zip(wanted, values)) for values in zip(*columns.values())]
@@ -401,8 +441,10 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         sentences, gold = read_table(dataset, input_path)
     elif dataset.format == "jsonl":
         sentences, gold = read_jsonl(dataset, input_path)
-    elif dataset.format == "parquet":
+    elif dataset.format == "parquet" or (dataset.format == "mteb" and str(input_path).endswith(".parquet")):
         sentences, gold = read_parquet_rows(dataset, input_path)
+    elif dataset.format == "mteb":
+        sentences, gold = read_jsonl(dataset, input_path)
     else:
         raise ValueError(f"unknown dataset format {dataset.format!r} (known: {', '.join(FORMATS)})")
     if not sentences:

@@ -207,3 +207,36 @@ def study_file(key: str, suffix: str = ".md") -> str:
 def tuned_encoder_folder(model: str) -> str:
     """A fine-tuned encoder: a sentence-transformers model folder."""
     return f"resources/models/{model}"
+
+
+# --- `snakemake eval` (stsynth.evaluation) ---------------------------------------------------------
+EVAL_DIR = "results/eval"
+# MTEB's results layout under its cache root: results/{model name, / as __}/{revision}/{Task}.json
+# (mteb.cache.ResultCache(EVAL_MTEB_CACHE).load_results reads it).
+EVAL_MTEB_CACHE = f"{EVAL_DIR}/mteb"
+EVAL_LEADERBOARD = {"markdown": f"{EVAL_DIR}/leaderboard.md", "table": f"{EVAL_DIR}/leaderboard.parquet",
+                    "plot": f"{EVAL_DIR}/leaderboard.png"}
+
+
+def eval_similarity_path(encoder: str, d: Dataset) -> str:
+    """An encoder's similarity table of one dataset (schema: stsynth.evaluation)."""
+    return dataset_file(f"{EVAL_DIR}/similarity/{encoder}", d)
+
+
+def eval_model_facts(encoder: str) -> str:
+    """What the loaded encoder said of itself (dimension, max tokens, similarity function), as JSON."""
+    return f"{EVAL_DIR}/similarity/{encoder}/model.json"
+
+
+def eval_scores_path(encoder: str, suffix: str = "parquet") -> str:
+    """An encoder's scores table (stsynth.scoring's schema; ``group`` = the task)."""
+    return f"{EVAL_DIR}/scores/{encoder}.{suffix}"
+
+
+def eval_mteb_file(folder: str, task: str, cache: str = EVAL_MTEB_CACHE) -> str:
+    """A TaskResult JSON (or ``model_meta``) in MTEB's layout; ``folder``: stsynth.evaluation.mteb_folder."""
+    return f"{cache}/results/{folder}/{task}.json"
+
+
+# The runs of `all` on the tasks MTEB knows (the 2016 English sets = its STS16), in MTEB's layout.
+RUN_MTEB_CACHE = "results/mteb"

@@ -297,8 +297,16 @@ def encoder_folder_inputs(config: dict, encoder: str) -> list[str]:
 def encoder_entry(config: dict, encoder: str) -> dict:
     """A named encoder's config entry with its name (a rule param: editing the entry reruns what it
     made); a tuned encoder is only named (its folder is an input)."""
+    from .encoder import EVAL_SETTINGS
+
     if is_tuned(config, encoder):
         return {"tuned": encoder}
+    return {"name": encoder, **{key: value for key, value in config["encoder"]["models"][encoder].items()
+                                if key not in EVAL_SETTINGS}}
+
+
+def eval_encoder_entry(config: dict, encoder: str) -> dict:
+    """A named encoder's whole config entry with its name: what `snakemake eval`'s jobs read."""
     return {"name": encoder, **config["encoder"]["models"][encoder]}
 
 

@@ -93,3 +93,21 @@ def plot_training(epochs: dict[str, pd.DataFrame], path: str | Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def plot_leaderboard(board: pd.DataFrame, path: str | Path) -> None:
+    """The leaderboard's main score per task, one bar per encoder (stsynth.evaluation.leaderboard)."""
+    plt = _pyplot()
+    tasks = [c[: -len(" main")] for c in board.columns if c.endswith(" main")]
+    width = 0.8 / max(1, len(board))
+    figure, axis = plt.subplots(figsize=(max(6.0, 1.1 * len(tasks) + 2), 3.6))
+    for index, (_, row) in enumerate(board.iterrows()):
+        axis.bar(np.arange(len(tasks)) + index * width, [row[f"{t} main"] for t in tasks], width, label=row["encoder"])
+    axis.set_xticks(np.arange(len(tasks)) + width * (len(board) - 1) / 2, tasks, fontsize=8)
+    axis.set_ylabel("Spearman of the cosine (MTEB main score)")
+    lowest = np.nanmin(board[[f"{t} main" for t in tasks]].to_numpy(dtype=float))
+    axis.set_ylim(max(0.0, lowest - 0.1), 1.0)
+    axis.legend(fontsize=8, loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -287,7 +287,13 @@ def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[
     datasets in the given order, then the ALL rows per (track, group). ``groups``: ``"year/name"`` ->
     group (default: the year); ``bootstrap``: ``resamples``, ``seed``, ``confidence`` (default: no
     interval)."""
-    by_group, rows = grouped_sets(pair_tables, prediction_paths, groups), []
+    return score_sets(run, grouped_sets(pair_tables, prediction_paths, groups), bootstrap)
+
+
+def score_sets(run: str, by_group: dict[tuple[str, str], list], bootstrap: dict | None = None) -> pd.DataFrame:
+    """The scores table of ``(track, group) -> [(year/name, predictions, gold), ...]`` (as
+    :func:`grouped_sets` gives): what :func:`score_run` writes, and `snakemake eval` per encoder."""
+    rows = []
     for (track, group), sets in by_group.items():
         summarized = summary(sets)
         resampled = bootstrap_sets(sets, bootstrap["resamples"], bootstrap["seed"]) if bootstrap else None

@@ -1,0 +1,281 @@
+"""`snakemake eval` (stsynth.evaluation, stsynth.embedding_cache): zero-shot evaluation of encoders on the
+tiny corpus with tiny models the tests build, MTEB's result loader on what it writes, the embedding
+cache, bad encoder entries refused before any job, and overlays that add to lists."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from stsynth import evaluation
+from stsynth.embedding_cache import EmbeddingCache, sentence_key
+from stsynth.pairs import Dataset
+
+TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015], "TINYX": ["2016/tinynews"]}
+
+
+def eval_config(workspace, models, **settings):
+    workspace.config["eval"] = {**workspace.config["eval"], "encoders": [], "models": [str(m) for m in models],
+                                "tasks": TASKS, **settings}
+    workspace.write_config()
+
+
+def jobs_run(result) -> list[str]:
+    """The rules of the jobs a Snakemake run started (its log's `rule x:` lines)."""
+    return [line.split()[1].rstrip(":") for line in (result.stdout + result.stderr).splitlines()
+            if line.startswith(("rule ", "localrule "))]
+
+
+def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_path):
+    from test_encoder import save_tiny_model
+
+    first = save_tiny_model(tmp_path / "tiny-a")
+    eval_config(workspace, [first])
+    result = workspace.snakemake("eval")
+    work = workspace.path
+    # nothing of the paper's system: corpus copies, pair tables, the eval jobs; the es-en task is not
+    # asked for (eval.crosslingual false), so nothing is translated
+    assert set(jobs_run(result)) == {"fetch_corpus_file", "pair_table", "eval_encode", "eval_score", "eval_mteb",
+                                     "eval_leaderboard", "eval"}
+    assert not (work / "resources/translated").exists() and not (work / "resources/paragram").exists()
+    scores = pd.read_parquet(work / "results/eval/scores/tiny-a.parquet")
+    assert set(scores["group"]) == {"TINY16", "TINY15"}
+    task = scores[scores["group"] == "TINY16"].set_index("dataset")
+    assert set(task.index) == {"tinytest", "ALL", "ALL (mean)", "ALL (pooled)"}
+    # one set: the pooled Spearman is the set's; the set has its bootstrap interval
+    assert task.at["ALL (pooled)", "spearman"] == pytest.approx(task.at["tinytest", "spearman"])
+    assert task.at["tinytest", "spearman_ci_low"] <= task.at["tinytest", "spearman"]
+
+    # MTEB's own loader reads the TaskResult JSON and model_meta.json
+    from mteb.cache import ResultCache
+
+    results = ResultCache(work / "results/eval/mteb").load_results(include_remote=False)
+    [model] = results.model_results
+    assert model.model_name == "stsynth/tiny-a" and model.model_revision == evaluation.NO_REVISION
+    loaded = {r.task_name: r.scores["test"][0] for r in model.task_results}
+    assert set(loaded) == {"TINY16", "TINY15"}
+    assert loaded["TINY16"]["main_score"] == pytest.approx(task.at["ALL (pooled)", "spearman"])
+    assert loaded["TINY16"]["cosine_spearman"] == loaded["TINY16"]["main_score"]
+    assert {"manhattan_pearson", "euclidean_spearman", "pearson", "spearman"} <= set(loaded["TINY16"])
+
+    # a second encoder (the same weights with a prompt) re-encodes nothing of the first
+    first_log = (work / "logs/eval/encode/tiny-a.log").read_text()
+    workspace.config["encoder"]["models"]["tiny-prompted"] = {"path": str(first), "prompt": "query: "}
+    workspace.config["eval"]["encoders"] = ["tiny-prompted"]
+    workspace.write_config()
+    second = workspace.snakemake("eval")
+    assert jobs_run(second).count("eval_encode") == 1 and "tiny-prompted" in (second.stdout + second.stderr)
+    assert (work / "logs/eval/encode/tiny-a.log").read_text() == first_log
+    prompted = pd.read_parquet(work / "results/eval/similarity/tiny-prompted/2016/tinytest.parquet")
+    plain = pd.read_parquet(work / "results/eval/similarity/tiny-a/2016/tinytest.parquet")
+    assert not np.allclose(prompted["cosine"], plain["cosine"])  # the prompt reached the encoder
+    board = pd.read_parquet(work / "results/eval/leaderboard.parquet")
+    assert sorted(board["encoder"]) == ["tiny-a", "tiny-prompted"]
+    assert "| tiny-a | stsynth/tiny-a |" in (work / "results/eval/leaderboard.md").read_text()
+    assert (work / "results/eval/leaderboard.png").stat().st_size > 0
+
+    # an added set encodes only its new sentences; the earlier encoder stays on the leaderboard
+    workspace.config["eval"]["tasks"] = {**TASKS, "TINY12": [2012]}
+    workspace.config["eval"]["encoders"] = ["tiny-a"]
+    workspace.config["encoder"]["models"].pop("tiny-prompted")
+    workspace.write_config()
+    workspace.snakemake("eval")
+    tables = [pd.read_parquet(p) for p in sorted((work / "resources/pairs").rglob("*.parquet"))]
+    seen = {s for t in tables if t["year"].iat[0] in (2015, 2016) and t["track"].iat[0] == "en" for s in (*t.s1, *t.s2)}
+    train = next(t for t in tables if t["year"].iat[0] == 2012)
+    new = {s for s in (*train.s1, *train.s2)} - seen
+    assert f"{len(new)} sentences encoded" in (work / "logs/eval/encode/tiny-a.log").read_text()
+    assert sorted(pd.read_parquet(work / "results/eval/leaderboard.parquet")["encoder"]) == ["tiny-a", "tiny-prompted"]
+    again = workspace.snakemake("-n", "eval")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_bad_encoder_entries_are_refused_before_any_job_naming_the_key(workspace, tmp_path):
+    from test_encoder import save_tiny_model
+
+    tiny = save_tiny_model(tmp_path / "tiny")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = {
+        "eval.models[0]": {"eval": {"models": [str(tmp_path / "nowhere")]}},
+        "encoder.models.bad.path": {"encoder": {"models": {"bad": {"path": str(empty)}}}},
+        "encoder.models.bad.sha256": {"encoder": {"models": {"bad": {"path": str(tiny),
+                                                                     "sha256": {"config.json": "0" * 64}}}}},
+        "encoder.models.bad.hub": {"encoder": {"models": {"bad": {"hub": "nobody/no-such-model"}}}},
+        "eval.encoders[0]": {"eval": {"encoders": ["not-an-encoder"]}},
+    }
+    base = json.loads(json.dumps(workspace.config))
+    for key, overrides in cases.items():
+        workspace.config = json.loads(json.dumps(base))
+        workspace.write_config(overrides)
+        for args in (("-n", "eval"), ("eval",)):  # refused on every run, dry or not
+            result = workspace.snakemake(*args, check=False, env={"HF_HUB_OFFLINE": "1"})
+            output = result.stdout + result.stderr
+            assert result.returncode != 0 and key.split(".sha256")[0].split("[")[0] in output, (key, output[-3000:])
+            assert not jobs_run(result), key
+        assert not (workspace.path / "resources/corpus").exists(), key
+
+
+def test_an_overlay_adds_with_extra_datasets_and_names_itself_in_errors(workspace, tmp_path):
+    overlay = tmp_path / "overlay.yaml"
+    entry = {"year": 2016, "name": "tinyextra", "role": "test", "track": "en", "fields": 4, "scored": 6,
+             "path": str(tmp_path / "extra.txt"), "gold_path": str(tmp_path / "extra.gs.txt")}
+    (tmp_path / "extra.txt").write_text("".join(f"A man {i}.\tA woman {i}.\tx\ty\n" for i in range(6)))
+    (tmp_path / "extra.gs.txt").write_text("".join(f"{i % 5}\n" for i in range(6)))
+    overlay.write_text(yaml.safe_dump({"extra_datasets": [entry], "eval": {"tasks": {"EXTRA": ["2016/tinyextra"]}}}))
+    args = ("-n", "eval", "--configfile", str(workspace.path / "config.yaml"), str(overlay))
+    result = workspace.snakemake(*args)
+    output = result.stdout + result.stderr
+    # appended: the overlay's set and config.yaml's (STS15: [2015] is the tiny dev set) side by side
+    assert "resources/pairs/2016/tinyextra.parquet" in output and "resources/pairs/2015/tinydev.parquet" in output
+    entry["role"] = "tested"
+    overlay.write_text(yaml.safe_dump({"extra_datasets": [entry]}))
+    result = workspace.snakemake(*args, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "datasets[4].role" in output and str(overlay) in output
+
+
+def test_location_entries_tasks_and_mteb_similarities():
+    is_dir = lambda path: path == "/models/my-model"  # noqa: E731
+    find_spec = lambda name: object() if name == "my_package" else None  # noqa: E731
+    assert evaluation.location_entry("/models/my-model/", "w", is_dir, find_spec) == ("my-model", {"path": "/models/my-model"})
+    assert evaluation.location_entry("my_package", "w", is_dir, find_spec) == ("my_package", {"package": "my_package"})
+    assert evaluation.location_entry("BAAI/bge-small-en-v1.5", "w", is_dir, find_spec) == (
+        "BAAI__bge-small-en-v1-5", {"hub": "BAAI/bge-small-en-v1.5"})  # an encoder name: letters, digits, _ and -
+    with pytest.raises(evaluation.EvalConfigError, match=r"eval.models\[3\]: 'nothing here' is no folder"):
+        evaluation.location_entry("nothing here", "eval.models[3]", is_dir, find_spec)
+    assert evaluation.mteb_folder("minilm", {"hub": "org/m", "revision": "abc"}) == "org__m/abc"
+
+    sets = [Dataset(2012, "a", "en", "train", input="x", gold="y", scored=3108),
+            Dataset(2012, "b", "en", "test", input="x", gold="y"), Dataset(2016, "c", "es-en", "test", input="x", gold="y")]
+    settings = {"tasks": {"STS12": ["2012/a"], "B": [2012], "X": ["2016/c"]}, "crosslingual": False}
+    with pytest.raises(evaluation.EvalConfigError, match=r"eval.tasks.B\[0\]: 2012/a is in task STS12 already"):
+        evaluation.resolve_tasks(settings, sets)
+    settings["tasks"]["B"] = ["2012/b"]
+    assert list(evaluation.resolve_tasks(settings, sets)[0]) == ["STS12", "B"]
+    assert list(evaluation.resolve_tasks({**settings, "crosslingual": True}, sets)[0]) == ["STS12", "B", "X"]
+    # a task that names some undeclared set is refused; one that names none of the declared is left out, said
+    with pytest.raises(evaluation.EvalConfigError, match=r"eval.tasks.X\[1\]: '2016/d' names no dataset"):
+        evaluation.resolve_tasks({**settings, "tasks": {"X": ["2016/c", "2016/d"]}}, sets)
+    tasks, notes = evaluation.resolve_tasks({**settings, "tasks": {"STS12": ["2012/a"], "STS13": [2013]}}, sets)
+    assert list(tasks) == ["STS12"] and notes == ["eval.tasks.STS13: none of its datasets (2013) is declared; "
+                                                  "the task is left out"]
+    with pytest.raises(evaluation.EvalConfigError, match="eval.tasks: no task to evaluate"):
+        evaluation.check_tasks({})
+    assert evaluation.dataset_revision("STS12", sets[:1]) == evaluation.MTEB_TASKS["STS12"][0]
+    assert evaluation.dataset_revision("STS12", sets[1:2]) == evaluation.NO_REVISION  # not MTEB's pairs
+
+    # MTEB's STS evaluator: cosine, negated Manhattan and Euclidean distances, the model's own function
+    from sklearn.metrics.pairwise import paired_cosine_distances, paired_euclidean_distances, paired_manhattan_distances
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(20, 8)), rng.normal(size=(20, 8))
+    similarities = evaluation.pair_similarities(a, b, (a * b).sum(1))
+    assert np.allclose(similarities["cosine"], 1 - paired_cosine_distances(a, b))
+    assert np.allclose(similarities["manhattan"], -paired_manhattan_distances(a, b))
+    assert np.allclose(similarities["euclidean"], -paired_euclidean_distances(a, b))
+
+
+def test_the_embedding_cache_keeps_shards_and_reads_them_back(tmp_path):
+    cache = EmbeddingCache(tmp_path, "k1", {"what": "test"})
+    assert cache.missing(["a", "b", "a"]) == ["a", "b"]
+    cache.add(["a", "b"], np.array([[1, 2], [3, 4]], dtype=np.float32))
+    cache.add([], np.zeros((0, 2)))
+    again = EmbeddingCache(tmp_path, "k1", {})
+    assert again.missing(["a", "c"]) == ["c"] and np.array_equal(again.matrix(["b", "a"]), [[3, 4], [1, 2]])
+    assert sentence_key("a") in again.embeddings and len(list((tmp_path / "k1").glob("*.parquet"))) == 1
+    assert json.loads((tmp_path / "k1/encoder.json").read_text()) == {"what": "test"}
+    assert EmbeddingCache(tmp_path, "k2", {}).missing(["a"]) == ["a"]  # another key: nothing shared
+
+
+def test_a_prompt_reaches_the_encoder(tmp_path):
+    from test_encoder import save_tiny_model
+
+    from stsynth.encoder import load_encoder
+
+    folder = save_tiny_model(tmp_path / "tiny")
+    plain = load_encoder(folder)
+    prompted = load_encoder(folder, settings={"prompt": "query: "})
+    assert np.allclose(prompted.encode(["a man"]), plain.encode(["query: a man"]), atol=1e-6)
+    assert not np.allclose(prompted.encode(["a man"]), plain.encode(["a man"]))
+    with pytest.raises(ValueError, match="prompt_name 'passage' is not one of the model's prompts"):
+        load_encoder(folder, settings={"prompt_name": "passage"})
+
+
+def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace, tmp_path):
+    import tomllib
+
+    from conftest import REPO
+    from stsynth import cli
+
+    root = cli.workflow_root(REPO / "workflow")  # inside a checkout: that checkout
+    assert root == REPO
+    command = cli.snakemake_command("eval", root, "2", [str(tmp_path), "org/model"], None, ["-n"])
+    assert command[command.index("--directory") + 1] == "runs/eval" and "eval" in command
+    assert command[command.index("--configfile") + 1:command.index("--configfile") + 3] == [
+        str(REPO / "config.yaml"), str(REPO / "config/eval.yaml")]
+    assert command[-3:] == ["--config", f'eval={{models: ["{tmp_path.resolve()}", "org/model"]}}', "-n"]
+    stsb = cli.snakemake_command("stsb", root, "2", [], None, [])
+    assert stsb[stsb.index("--cores") + 2] == "all" and str(REPO / "config/stsb.yaml") in stsb
+    # outside a checkout: $STSYNTH_WORKFLOW, else the copy pip installed under {prefix}/share/stsynth
+    assert cli.workflow_root(tmp_path, {"STSYNTH_WORKFLOW": str(REPO)}, prefix=str(tmp_path)) == REPO
+    # the wheel carries every file the Snakefile reads (pyproject's data-files cover the checkout's)
+    data_files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
+    packaged = {path.resolve() for patterns in data_files.values() for pattern in patterns for path in REPO.glob(pattern)}
+    needed = [*REPO.glob("workflow/rules/*.smk"), *REPO.glob("workflow/scripts/*.py"), *REPO.glob("workflow/schemas/*"),
+              REPO / "Snakefile", REPO / "config.yaml", REPO / "config/eval.yaml", REPO / "workflow/corpus_manifest.tsv"]
+    assert {p.resolve() for p in needed} <= packaged
+    for target, folder in data_files.items():
+        for pattern in folder:
+            assert all(target == f"share/stsynth/{Path(p).parent.relative_to(REPO)}".rstrip("/.")
+                       for p in REPO.glob(pattern)), (target, pattern)
+
+
+def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace, tmp_path):
+    import gzip
+
+    from stsynth.pairs import InputFormatError, mteb_task_file
+
+    folder = tmp_path / "sts-like"
+    (folder / "en-en").mkdir(parents=True)
+    rows = [{"sentence1": f"A man plays {w}.", "sentence2": f"A man is playing {w}.", "score": s}
+            for w, s in (("a guitar", 4.8), ("the piano", 4.5), ("chess", 3.0), ("football", 1.2), ("cards", 0.4))]
+    (folder / "en-en/test.jsonl.gz").write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    assert mteb_task_file(folder, "test", "en-en").name == "test.jsonl.gz"
+    with pytest.raises(InputFormatError, match="no file of split 'test' in this MTEB task folder"):
+        mteb_task_file(folder, "test")
+    workspace.config["datasets"].append({"name": "sts-like", "role": "test", "track": "en", "format": "mteb",
+                                         "path": str(folder), "subset": "en-en", "revision": "abc123"})
+    eval_config(workspace, [], tasks={"STSLIKE": ["0/sts-like"]}, encoders=["minilm"])
+    workspace.snakemake("results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/no_revision_available/STSLIKE.json")
+    result = json.loads((workspace.path / "results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/"
+                                          "no_revision_available/STSLIKE.json").read_text())
+    assert result["dataset_revision"] == "abc123" and result["scores"]["test"][0]["hf_subset"] == "en-en"
+    pairs = pd.read_parquet(workspace.path / "resources/pairs/0/sts-like.parquet")
+    assert list(pairs["gold"]) == [4.8, 4.5, 3.0, 1.2, 0.4] and pairs["s1"].iat[0] == "A man plays a guitar."
+
+
+def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
+    """docs/results.md's eval-mteb block and the README's leaderboard, written from an eval tree."""
+    from stsynth import docs
+    from stsynth.paths import EVAL_LEADERBOARD, eval_scores_path
+
+    def pooled(task, pearson, spearman, pairs):
+        return {"run": "minilm", "track": "en", "group": task, "year": None, "dataset": "ALL (pooled)",
+                "pairs": pairs, "pearson": pearson, "spearman": spearman}
+
+    scores = pd.DataFrame([pooled("STS15", 0.8473606, 0.8538962, 3000), pooled("STS14", 0.81, 0.76, 3750),
+                           {**pooled("STS15", 0.84, 0.85, 3000), "dataset": "ALL"}])
+    (tmp_path / "results/eval/scores").mkdir(parents=True)
+    scores.to_parquet(tmp_path / eval_scores_path("minilm"))
+    board = pd.DataFrame([{"encoder": "minilm", "model": "sentence-transformers/all-MiniLM-L6-v2",
+                           "STS15 main": 0.8538962, "STS15 ALL": 0.84, "mean": 0.8538962}])
+    board.to_parquet(tmp_path / EVAL_LEADERBOARD["table"])
+    tree = docs.trees_of({"eval": tmp_path})["eval"]
+    table = docs.eval_mteb(tree)
+    assert "| all-MiniLM-L6-v2 | STS15 | 3000 | 0.847361 / 0.853896 | 0.847361 / 0.853896 | 0.000000 |" in table
+    assert "| all-MiniLM-L6-v2 | STS14 | 3750 | 0.810000 / 0.760000 | not readable here |  |" in table
+    assert "| minilm | sentence-transformers/all-MiniLM-L6-v2 | 0.8539 | 0.8539 |" in docs.eval_leaderboard(tree)
+    assert docs.mteb_difference(-0.0000752) == "−0.000075"

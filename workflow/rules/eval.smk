@@ -1,0 +1,136 @@
+# Zero-shot evaluation of encoders (`snakemake eval`; stsynth.evaluation): each encoder's similarities
+# on every set of the `eval` tasks (one job per encoder, embeddings cached per sentence), its scores,
+# its MTEB TaskResult JSON, and the leaderboard of every encoder evaluated in this working directory.
+rule eval_encode:
+    """One encoder's similarity tables of every eval set (stsynth.evaluation), its embeddings read
+    from or added to the cache (stsynth.embedding_cache)."""
+    input:
+        # a named encoder's local folder (none for a package or hub name)
+        model=lambda wc: plan.named_encoder_folder(config, wc.encoder),
+        pairs=[eval_pairs_path(d) for d in EVAL_SETS],
+    output:
+        tables=[paths.eval_similarity_path("{encoder}", d) for d in EVAL_SETS],
+        facts=paths.eval_model_facts("{encoder}"),
+    params:
+        encoder=lambda wc: plan.eval_encoder_entry(config, wc.encoder),
+        settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
+        cache=EVAL["cache"],
+    wildcard_constraints:
+        encoder=_alternatives(EVAL_ENCODERS),
+    log:
+        "logs/eval/encode/{encoder}.log",
+    benchmark:
+        "benchmarks/eval/encode/{encoder}.tsv"
+    threads: EVAL["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=attempt_minutes(60),
+        **gpu_resources(GPUS),
+    conda:
+        ENV
+    script:
+        "../scripts/eval_encode.py"
+
+
+rule eval_score:
+    """One encoder's scores per set and task (scores table; group = task), with bootstrap intervals."""
+    input:
+        pairs=[pairs_path(d) for d in EVAL_SETS],
+        tables=[paths.eval_similarity_path("{encoder}", d) for d in EVAL_SETS],
+    output:
+        table=paths.eval_scores_path("{encoder}", "parquet"),
+        markdown=paths.eval_scores_path("{encoder}", "md"),
+    params:
+        tasks={task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()},
+        similarity=EVAL["similarity"],
+        bootstrap=config["scoring"]["bootstrap"],
+    wildcard_constraints:
+        encoder=_alternatives(EVAL_ENCODERS),
+    log:
+        "logs/eval/score/{encoder}.log",
+    benchmark:
+        "benchmarks/eval/score/{encoder}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=attempt_minutes(10),
+    conda:
+        ENV
+    script:
+        "../scripts/eval_score.py"
+
+
+rule eval_mteb:
+    """One encoder's MTEB TaskResult JSON per task and its model_meta.json, in MTEB's results layout."""
+    input:
+        pairs=[pairs_path(d) for d in EVAL_SETS],
+        tables=lambda wc: [paths.eval_similarity_path(EVAL_MTEB_FOLDERS[wc.mteb_folder], d) for d in EVAL_SETS],
+        facts=lambda wc: paths.eval_model_facts(EVAL_MTEB_FOLDERS[wc.mteb_folder]),
+    output:
+        results=[paths.eval_mteb_file("{mteb_folder}", task) for task in EVAL_TASKS],
+        meta=paths.eval_mteb_file("{mteb_folder}", "model_meta"),
+    params:
+        tasks={task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()},
+        revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
+        subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
+    wildcard_constraints:
+        mteb_folder=_alternatives(EVAL_MTEB_FOLDERS),
+    log:
+        "logs/eval/mteb/{mteb_folder}.log",
+    benchmark:
+        "benchmarks/eval/mteb/{mteb_folder}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=attempt_minutes(10),
+    conda:
+        ENV
+    script:
+        "../scripts/eval_mteb.py"
+
+
+rule eval_leaderboard:
+    """Every encoder evaluated in this working directory, one row each (main score per task, mean)."""
+    input:
+        scores=[paths.eval_scores_path(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
+        facts=[paths.eval_model_facts(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
+    output:
+        **paths.EVAL_LEADERBOARD,
+    log:
+        "logs/eval/leaderboard.log",
+    benchmark:
+        "benchmarks/eval/leaderboard.tsv"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=attempt_minutes(5),
+    conda:
+        ENV
+    script:
+        "../scripts/eval_leaderboard.py"
+
+
+rule mteb_run_results:
+    """A run's scores on the tasks MTEB knows (RUN_MTEB_TASKS) as MTEB TaskResult JSON, from its scores table."""
+    input:
+        paths.scores_path("{run}", "parquet"),
+    output:
+        results=[paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), task, paths.RUN_MTEB_CACHE)
+                 for task in RUN_MTEB_TASKS],
+        meta=paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), "model_meta", paths.RUN_MTEB_CACHE),
+    params:
+        tasks=RUN_MTEB_TASKS,
+        revisions={task: evaluation.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        subsets={task: evaluation.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+    log:
+        "logs/mteb/{run}.log",
+    benchmark:
+        "benchmarks/mteb/{run}.tsv"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=attempt_minutes(5),
+    conda:
+        ENV
+    script:
+        "../scripts/mteb_run_results.py"

@@ -1,0 +1,40 @@
+import json
+import time
+
+import pandas as pd
+
+from stsynth import evaluation
+from stsynth.embedding_cache import EmbeddingCache, encoder_key, folder_digest
+from stsynth.encoder import LOAD_SETTINGS, encoder_directory, load_encoder
+from stsynth.logs import log_to
+from stsynth.progress import Progress
+from stsynth.threads import use_threads
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+entry, settings = snakemake.params.encoder, snakemake.params.settings
+# the entry's max_length, else the model's own limit (as MTEB encodes), not encoder.max_length
+name, max_length = entry["name"], entry.get("max_length")
+folder = encoder_directory(name, entry)  # sha256 pins checked
+model = load_encoder(folder, max_length, snakemake.config["device"], {k: entry[k] for k in LOAD_SETTINGS if k in entry})
+shaping = evaluation.cache_settings(entry, model.max_seq_length)
+key = encoder_key(folder_digest(folder), shaping)
+description = {"encoder": name, "folder": str(folder), **shaping}
+cache = EmbeddingCache(snakemake.params.cache, key, description)
+log.info("encoder %s (%s) on %s; embedding cache %s: %d sentences", name, folder, model.device, cache.folder,
+         len(cache.embeddings))
+tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+missing = len(cache.missing(evaluation.scored_sentences(tables)))
+start = time.perf_counter()
+with Progress(log, f"encoding with {name}", missing, "sentences") as progress:
+    similarity, encoded = evaluation.encode_pairs(model, tables, cache, entry.get("batch_size") or settings["batch_size"],
+                                                  bool(entry.get("normalize")), progress)
+log.info("%d datasets: %d sentences encoded, the others read from the cache, in %.1f s", len(tables), encoded,
+         time.perf_counter() - start)
+for table, output in zip(similarity, snakemake.output.tables, strict=True):
+    table.to_parquet(output, index=False)
+facts = {"encoder": name, "model_name": evaluation.model_identity(name, entry)[0],
+         "revision": evaluation.model_identity(name, entry)[1], "encoded": encoded,
+         "encoding_seconds": time.perf_counter() - start, **evaluation.model_meta(name, entry, model)}
+with open(snakemake.output.facts, "w") as handle:
+    json.dump(facts, handle, indent=2, sort_keys=True)

@@ -17,9 +17,11 @@ from stsynth.overlays import append_extras, schema_problems
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.overlays); then every
 # schema problem is named with its key and the config files that set it.
 append_extras(config)
-if _problems := schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", workflow.configfiles):
-    raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems))
-validate(config, "workflow/schemas/config.schema.yaml")  # fills the schema's defaults
+try:
+    validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
+except WorkflowError:  # only then every problem again, with the files that set its key
+    _problems = schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", workflow.configfiles)
+    raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems)) from None
 
 
 # The stages in data-flow order: each rule file only reads what the files above it write.

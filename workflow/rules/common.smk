@@ -60,7 +60,7 @@ config["datasets"] = [with_year(entry) for entry in config["datasets"]]
 # here, so the input checks below check them like any other (stsynth.evaluation).
 try:
     evaluation.add_location_encoders(config)
-    evaluation.eval_encoders(config)
+    EVAL_ENCODERS = evaluation.eval_encoders(config)  # name -> encoder.models entry
 except evaluation.EvalConfigError as _error:
     raise WorkflowError(f"config: {_error}") from None
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
@@ -320,7 +320,7 @@ if plans_jobs(sys.argv) and "eval" in sys.argv:
     for _note in _notes:
         logger.warning(_note)
 EVAL_SETS = [d for sets in EVAL_TASKS.values() for d in sets]
-EVAL_ENCODERS = evaluation.eval_encoders(config)  # name -> encoder.models entry
+EVAL_TASK_KEYS = {task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()}  # job params
 # MTEB's folder (model name/revision) of each encoder, and back
 EVAL_MTEB_FOLDERS = {evaluation.mteb_folder(name, entry): name for name, entry in EVAL_ENCODERS.items()}
 # Encoders evaluated here before (their scores are on disk) stay on the leaderboard.
@@ -330,8 +330,7 @@ EVAL_EARLIER = sorted({Path(p).stem for p in glob.glob(paths.eval_scores_path("*
 # The eval tasks whose sets are exactly scored test sets of the runs (STS16 in config.yaml): every
 # headline run of `all` is also written as an MTEB TaskResult of those (rule mteb_run_results).
 _TEST_KEYS = {f"{d.year}/{d.name}" for d in SCORED_TEST_SETS}
-RUN_MTEB_TASKS = {task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()
-                  if {f"{d.year}/{d.name}" for d in sets} <= _TEST_KEYS}
+RUN_MTEB_TASKS = {task: keys for task, keys in EVAL_TASK_KEYS.items() if set(keys) <= _TEST_KEYS}
 
 
 def run_mteb_files(run):

@@ -41,7 +41,7 @@ rule eval_score:
         table=paths.eval_scores_path("{encoder}", "parquet"),
         markdown=paths.eval_scores_path("{encoder}", "md"),
     params:
-        tasks={task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()},
+        tasks=EVAL_TASK_KEYS,
         similarity=EVAL["similarity"],
         bootstrap=config["scoring"]["bootstrap"],
     wildcard_constraints:
@@ -70,7 +70,7 @@ rule eval_mteb:
         results=[paths.eval_mteb_file("{mteb_folder}", task) for task in EVAL_TASKS],
         meta=paths.eval_mteb_file("{mteb_folder}", "model_meta"),
     params:
-        tasks={task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()},
+        tasks=EVAL_TASK_KEYS,
         revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
         subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
     wildcard_constraints:

@@ -5,7 +5,7 @@ import pandas as pd
 
 from stsynth import evaluation
 from stsynth.embedding_cache import EmbeddingCache, encoder_key, folder_digest
-from stsynth.encoder import LOAD_SETTINGS, encoder_directory, load_encoder
+from stsynth.encoder import encoder_directory, load_encoder, load_settings
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -16,7 +16,7 @@ entry, settings = snakemake.params.encoder, snakemake.params.settings
 # the entry's max_length, else the model's own limit (as MTEB encodes), not encoder.max_length
 name, max_length = entry["name"], entry.get("max_length")
 folder = encoder_directory(name, entry)  # sha256 pins checked
-model = load_encoder(folder, max_length, snakemake.config["device"], {k: entry[k] for k in LOAD_SETTINGS if k in entry})
+model = load_encoder(folder, max_length, snakemake.config["device"], load_settings(entry))
 shaping = evaluation.cache_settings(entry, model.max_seq_length)
 key = encoder_key(folder_digest(folder), shaping)
 description = {"encoder": name, "folder": str(folder), **shaping}
@@ -33,8 +33,8 @@ log.info("%d datasets: %d sentences encoded, the others read from the cache, in 
          time.perf_counter() - start)
 for table, output in zip(similarity, snakemake.output.tables, strict=True):
     table.to_parquet(output, index=False)
-facts = {"encoder": name, "model_name": evaluation.model_identity(name, entry)[0],
-         "revision": evaluation.model_identity(name, entry)[1], "encoded": encoded,
-         "encoding_seconds": time.perf_counter() - start, **evaluation.model_meta(name, entry, model)}
+meta = evaluation.model_meta(name, entry, model)
+facts = {**meta, "encoder": name, "model_name": meta["name"], "encoded": encoded,
+         "encoding_seconds": time.perf_counter() - start}
 with open(snakemake.output.facts, "w") as handle:
     json.dump(facts, handle, indent=2, sort_keys=True)

@@ -1,22 +1,18 @@
 import json
 from importlib.metadata import version
 
-import pandas as pd
-
 from stsynth import evaluation
 from stsynth.logs import log_to
 
 log = log_to(snakemake.log[0])
 tasks = snakemake.params.tasks
-keys = [key for sets in tasks.values() for key in sets]
-pairs = dict(zip(keys, map(pd.read_parquet, snakemake.input.pairs), strict=True))
-similarity = dict(zip(keys, map(pd.read_parquet, snakemake.input.tables), strict=True))
+pairs, similarity = evaluation.read_task_tables(tasks, snakemake.input.pairs, snakemake.input.tables)
 with open(snakemake.input.facts) as handle:
     facts = json.load(handle)
 meta_keys = ("name", "revision", "framework", "similarity_fn_name", "embed_dim", "max_tokens", "loader", "stsynth_encoder")
 mteb_version = version("mteb")
 # an encoding job's time, shared out over its tasks by their pairs (MTEB times each task on its own)
-total = sum(len(pairs[key]) for key in keys)
+total = sum(len(table) for table in pairs.values())
 for (task, task_keys), output in zip(tasks.items(), snakemake.output.results, strict=True):
     seconds = facts["encoding_seconds"] * sum(len(pairs[key]) for key in task_keys) / total
     result = evaluation.task_result(task, evaluation.mteb_scores(task_keys, pairs, similarity),

@@ -1,17 +1,13 @@
-import pandas as pd
-
 from stsynth import evaluation
 from stsynth.logs import log_to
 from stsynth.scoring import score_sets, scores_markdown
 
 log = log_to(snakemake.log[0])
 tasks, bootstrap = snakemake.params.tasks, snakemake.params.bootstrap
-keys = [key for sets in tasks.values() for key in sets]
-pairs = dict(zip(keys, map(pd.read_parquet, snakemake.input.pairs), strict=True))
-similarity = dict(zip(keys, map(pd.read_parquet, snakemake.input.tables), strict=True))
+pairs, similarity = evaluation.read_task_tables(tasks, snakemake.input.pairs, snakemake.input.tables)
 encoder = snakemake.wildcards.encoder
 scores = score_sets(encoder, evaluation.task_sets(tasks, pairs, similarity, snakemake.params.similarity), bootstrap)
 scores.to_parquet(snakemake.output.table, index=False)
 with open(snakemake.output.markdown, "w") as handle:
     handle.write(scores_markdown(scores, bootstrap["confidence"]))
-log.info("%s: %d tasks, %d sets scored", encoder, len(tasks), len(keys))
+log.info("%s: %d tasks, %d sets scored", encoder, len(tasks), len(pairs))

@@ -26,7 +26,7 @@ fine-tuned encoder; row-aligned with the pair table): ``year`` int16, ``dataset`
 int32, ``encoder`` float64 (cosine of the pooled embeddings, in [-1, 1]), ``encoder_token_f1``
 float64 (the F1 above; 0 when a sentence has no word piece). An encoder run predicts ``5 × encoder``.
 
-Settings of a named encoder (its entry, besides the source; :data:`LOAD_SETTINGS`, :data:`ENCODE_SETTINGS`),
+Settings of a named encoder (its entry, besides the source; :data:`LOAD_SETTINGS` and the encoding ones),
 each passed to sentence-transformers as it is, none of them set unless the entry sets it: ``revision``
 (a hub name's snapshot in the cache), ``dtype`` (``float32``, ``bfloat16``, ``float16``: the weights'
 torch dtype), ``trust_remote_code`` (off unless the entry turns it on: it runs the model folder's own Python
@@ -57,7 +57,6 @@ ENCODER_FEATURES = ("encoder", "encoder_token_f1")
 SOURCES = ("package", "path", "hub")
 # Entry settings that change how the model is loaded, and how sentences are encoded (module docstring).
 LOAD_SETTINGS = ("revision", "dtype", "trust_remote_code", "prompt", "prompt_name", "similarity")
-ENCODE_SETTINGS = ("batch_size", "normalize")
 # Settings only `snakemake eval` reads (stsynth.evaluation): left out of other jobs' params, so setting
 # them reruns nothing of `all`.
 EVAL_SETTINGS = ("model_name", "normalize", "similarity")
@@ -137,11 +136,16 @@ def open_encoder(entry: dict, input_folder: str | None, default_max_length: int,
     folder = input_folder if "tuned" in entry else encoder_directory(entry["name"], entry)
     if folder is None:
         raise ValueError(f"tuned encoder {entry['tuned']!r}: the job has no model folder as input")
-    settings = {key: entry[key] for key in LOAD_SETTINGS if key in entry}
+    settings = load_settings(entry)
     model = load_encoder(folder, entry.get("max_length") or default_max_length, device, settings)
     log.info("encoder %s (%s) on %s%s", entry.get("name") or entry["tuned"], folder, model.device,
              "".join(f", {key} {value!r}" for key, value in settings.items()))
     return model
+
+
+def load_settings(entry: dict) -> dict:
+    """The :data:`LOAD_SETTINGS` an encoder's entry sets."""
+    return {key: entry[key] for key in LOAD_SETTINGS if key in entry}
 
 
 def load_encoder(folder: str | Path, max_length: int | None = None, device: str = "cpu", settings: dict | None = None):

@@ -267,6 +267,14 @@ def similarity_table(pairs: pd.DataFrame, similarities: dict[str, np.ndarray]) -
                          **{name: "float64" for name in SIMILARITIES}})
 
 
+def read_task_tables(tasks: dict[str, list[str]], pair_paths, table_paths) -> tuple[dict, dict]:
+    """``year/name`` -> pair table and -> similarity table, in the order the tasks list their sets (the
+    order eval's rules give their inputs in)."""
+    keys = [key for sets in tasks.values() for key in sets]
+    return (dict(zip(keys, map(pd.read_parquet, pair_paths), strict=True)),
+            dict(zip(keys, map(pd.read_parquet, table_paths), strict=True)))
+
+
 def task_sets(tasks: dict[str, list[str]], pairs: dict[str, pd.DataFrame], similarity: dict[str, pd.DataFrame],
               column: str) -> dict[tuple[str, str], list]:
     """(track, task) -> ``[(year/name, scores, gold), ...]``: stsynth.scoring.score_sets' input."""

@@ -290,35 +290,46 @@ def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[
     return score_sets(run, grouped_sets(pair_tables, prediction_paths, groups), bootstrap)
 
 
+def _group_rows(run: str, track: str, group: str, sets: list, bootstrap: dict | None) -> list[dict]:
+    """The scores table's rows of one (track, group): its datasets, then its ALL rows."""
+    rows = []
+    summarized = summary(sets)
+    resampled = bootstrap_sets(sets, bootstrap["resamples"], bootstrap["seed"]) if bootstrap else None
+
+    def intervals(resampled_values) -> dict:
+        """The interval columns of one row from its resampled values per metric (NaN without)."""
+        cells = {}
+        for metric in METRICS:
+            values = resampled_values(metric) if resampled else None
+            low, high = interval(values, bootstrap["confidence"]) if values is not None else (math.nan, math.nan)
+            cells.update({f"{metric}_ci_low": low, f"{metric}_ci_high": high})
+        return cells
+
+    for index, ((key, *_), row) in enumerate(zip(sets, summarized)):
+        if row["undefined"]:
+            log.warning("run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
+                        "pairs are constant); shown as n/a and left out of ALL", run, key, row["pairs"])
+        year, name = key.split("/", 1)
+        rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name,
+                     **intervals(lambda metric: resampled[metric]["datasets"][index])})
+    group_years = {key.split("/", 1)[0] for key, *_ in sets}
+    group_year = int(next(iter(group_years))) if len(group_years) == 1 else None
+    for row in summarized[len(sets):]:
+        rows.append({"track": track, "group": group, "year": group_year, **row,
+                     **intervals(lambda metric: resampled[metric].get(row["dataset"]))})
+    return rows
+
+
 def score_sets(run: str, by_group: dict[tuple[str, str], list], bootstrap: dict | None = None) -> pd.DataFrame:
     """The scores table of ``(track, group) -> [(year/name, predictions, gold), ...]`` (as
     :func:`grouped_sets` gives): what :func:`score_run` writes, and `snakemake eval` per encoder."""
     rows = []
-    for (track, group), sets in by_group.items():
-        summarized = summary(sets)
-        resampled = bootstrap_sets(sets, bootstrap["resamples"], bootstrap["seed"]) if bootstrap else None
-
-        def intervals(resampled_values) -> dict:
-            """The interval columns of one row from its resampled values per metric (NaN without)."""
-            cells = {}
-            for metric in METRICS:
-                values = resampled_values(metric) if resampled else None
-                low, high = interval(values, bootstrap["confidence"]) if values is not None else (math.nan, math.nan)
-                cells.update({f"{metric}_ci_low": low, f"{metric}_ci_high": high})
-            return cells
-
-        for index, ((key, *_), row) in enumerate(zip(sets, summarized)):
-            if row["undefined"]:
-                log.warning("run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
-                            "pairs are constant); shown as n/a and left out of ALL", run, key, row["pairs"])
-            year, name = key.split("/", 1)
-            rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name,
-                         **intervals(lambda metric: resampled[metric]["datasets"][index])})
-        group_years = {key.split("/", 1)[0] for key, *_ in sets}
-        group_year = int(next(iter(group_years))) if len(group_years) == 1 else None
-        for row in summarized[len(sets):]:
-            rows.append({"track": track, "group": group, "year": group_year, **row,
-                         **intervals(lambda metric: resampled[metric].get(row["dataset"]))})
+    # the bootstrap of 25 sets takes about a minute (`snakemake eval`): progress per group of sets
+    progress = Progress(log, f"scoring {run}", sum(len(sets) for sets in by_group.values()), "datasets")
+    with progress:
+        for (track, group), sets in by_group.items():
+            rows += _group_rows(run, track, group, sets, bootstrap)
+            progress.advance(len(sets))
     table = pd.DataFrame(rows, columns=[column for column in SCORE_COLUMNS if column != "run"]).assign(run=run)
     return table[SCORE_COLUMNS].astype(
         {"run": "string", "track": "string", "group": "string", "year": "Int16", "dataset": "string",

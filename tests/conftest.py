@@ -1,16 +1,17 @@
 """Shared fixtures: a tiny STS corpus with its own manifest and mirror, and a runner for the real Snakefile.
 
-`workspace` builds, in a tmp folder, a corpus mirror of a few hand-made datasets in every
-released format (2-field train files, 4-field 2016 English with blank gold lines, CRLF
-4-field es-en), a manifest of their sha256, and a config.yaml that is the project's own
-config with only the corpus and dataset list replaced, so every stage's knobs are the real
-defaults unless a test overrides them.
+`workspace` copies the tiny corpus of `.test/` (a few hand-made datasets in every released format:
+2-field train files, 4-field 2016 English with blank gold lines, CRLF 4-field es-en; their manifest;
+`.test/config.yaml`, the overlay a reader can run by hand) into a tmp folder, with a config.yaml that
+is the project's own config with that overlay merged over it, so every stage's knobs are the real
+defaults unless a test overrides them. Tests that need other datasets build them with TinyDataset.
 """
 from __future__ import annotations
 
 import copy
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -21,49 +22,23 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_CORPUS = REPO.parent / "shared" / "sts-corpus"
+TEST_CONFIG = REPO / ".test"  # the tiny corpus and its overlay, as files a reader can open
 
 
-# (sentence 1, sentence 2, gold): graded paraphrases, so every similarity has something to rank.
-TRAIN_PAIRS = [
-    ("A man is playing a guitar.", "A man plays the guitar.", 4.8),
-    ("A woman is slicing an onion.", "A woman cuts an onion.", 4.4),
-    ("The cat sits on the mat.", "A cat is sitting on a mat.", 4.6),
-    ("Two dogs run in the park.", "Dogs are running in a park.", 4.2),
-    ("A man is playing a flute.", "A man is eating pasta.", 0.6),
-    ("The stock market fell sharply today.", "Shares dropped steeply on Monday.", 3.6),
-    ("A child is riding a bike.", "A kid rides a bicycle.", 4.9),
-    ("The president met the prime minister.", "A boy is swimming in the lake.", 0.0),
-    ("Police arrested 3 men in Paris.", "Three men were arrested by police in Paris.", 4.7),
-    ("A woman is dancing on stage.", "A woman is singing on stage.", 2.4),
-    ("The train arrived late.", "The bus left early.", 1.0),
-    ("A bird is flying over the sea.", "A bird flies above the ocean.", 4.5),
-]
-DEV_PAIRS = [
-    ("A man is cutting a tomato.", "A man slices a tomato.", 4.6),
-    ("A girl is playing the piano.", "A girl plays piano.", 4.9),
-    ("A dog is barking at a cat.", "The weather is sunny today.", 0.2),
-    ("Prices rose 5 percent in May.", "Prices increased by 5% in May.", 4.4),
-    ("A man is driving a car.", "A woman is riding a horse.", 1.2),
-    ("The team won the match.", "The team lost the game.", 2.0),
-]
-TEST_PAIRS = [  # 2016-style: the gold of every third line is blank (unscored)
-    ("A boy is kicking a ball.", "A boy kicks a football.", 4.7),
-    ("The city council approved the budget.", "The budget was approved by the council.", 4.5),
-    ("A woman is peeling a potato.", "A man is playing drums.", 0.4),
-    ("Two men are fighting.", "Two men are arguing loudly.", 2.8),
-    ("The sun rises in the east.", "The sun comes up in the east.", 4.9),
-    ("Café prices doubled in 2015.", "Coffee costs went up twice in 2015.", 3.4),
-    ("A cat is chasing a mouse.", "A dog is sleeping.", 0.8),
-    ("She bought 2 apples.", "She bought two apples.", 5.0),
-    ("The plane landed safely.", "The flight arrived without problems.", 4.0),
-]
-ES_EN_PAIRS = [
-    ("Un hombre está tocando la guitarra.", "A man is playing the guitar.", 5.0),
-    ("La mujer corta una cebolla.", "A woman is dancing.", 0.6),
-    ("El gato duerme en la cama.", "The cat is sleeping on the bed.", 4.8),
-    ("Los precios subieron en mayo.", "The team won the match in May.", 1.0),
-    ("Un niño monta en bicicleta.", "A child rides a bike.", 4.9),
-]
+def tiny_pairs(year: int, name: str) -> list[tuple[str, str, float | None]]:
+    """(sentence 1, sentence 2, gold) of a `.test` dataset (gold None on a blank line: unscored)."""
+    folder = TEST_CONFIG / "corpus" / f"TINY{year}"
+    lines = (folder / f"STS.input.{name}.txt").read_bytes().decode().splitlines()
+    gold = (folder / f"STS.gs.{name}.txt").read_text().splitlines()
+    return [(*line.split("\t")[:2], float(score) if score else None) for line, score in zip(lines, gold, strict=True)]
+
+
+# (sentence 1, sentence 2, gold) of the `.test` datasets, for tests that build variants of them:
+# graded paraphrases, so every similarity has something to rank.
+TRAIN_PAIRS = tiny_pairs(2012, "tinytrain")
+DEV_PAIRS = tiny_pairs(2015, "tinydev")
+TEST_PAIRS = tiny_pairs(2016, "tinytest")  # 2016-style: the gold of every third line is blank (unscored)
+ES_EN_PAIRS = tiny_pairs(2016, "tinynews")
 
 
 @dataclass
@@ -179,17 +154,18 @@ def write_corpus(root: Path, datasets: list[TinyDataset]) -> Path:
     return manifest
 
 
-def make_workspace(root: Path, datasets: list[TinyDataset] = TINY_DATASETS) -> Workspace:
-    """The project's config.yaml on a tiny corpus of ``datasets`` under ``root`` (the `workspace` fixture's)."""
-    manifest = write_corpus(root, datasets)
+def make_workspace(root: Path, datasets: list[TinyDataset] | None = None) -> Workspace:
+    """The project's config.yaml with `.test/config.yaml` over it, on a copy of the `.test` corpus under
+    ``root`` (the `workspace` fixture's), or on a corpus of other ``datasets`` written there."""
+    overlay = yaml.safe_load((TEST_CONFIG / "config.yaml").read_text())
+    if datasets is None:
+        shutil.copytree(TEST_CONFIG / "corpus", root / "mirror")
+        manifest = Path(shutil.copy(TEST_CONFIG / "manifest.tsv", root / "manifest.tsv"))
+    else:
+        manifest = write_corpus(root, datasets)
+        overlay["datasets"] = [d.config_entry() for d in datasets]
     project_config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config = merge(project_config, {"corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}})
-    config["datasets"] = [d.config_entry() for d in datasets]
-    # The dev check's round trips: of the tiny dev set, as the project's are of 2015 images.
-    config["paragram"]["models"]["synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
-    tuned = config["encoder"]["tuning"]["models"]
-    tuned["minilm-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
-    tuned["minilm-sts-synthetic-dev"]["pairs"] = ["task-internal-dev", "synthetic-2015-tinydev"]
+    config = merge(project_config, {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}})
     work = Workspace(root / "work", root / "mirror", manifest, config)
     work.path.mkdir()
     work.write_config()

@@ -4,13 +4,19 @@ import pytest
 from stsynth.device import check_setting, gpus_requested, nvidia_gpu_visible, resolve_device
 
 
-def test_auto_follows_torch_and_explicit_settings_are_kept():
-    assert resolve_device("auto", cuda_available=True) == "cuda"
-    assert resolve_device("auto", cuda_available=False) == "cpu"
+def test_auto_follows_torch_and_explicit_settings_are_kept(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert resolve_device("auto") == "cuda:0"  # sentence-transformers' pick (get_device_name)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    assert resolve_device("auto") == "cpu"
     assert resolve_device("cpu", cuda_available=True) == "cpu"
     assert resolve_device("cuda:1", cuda_available=True) == "cuda:1"
     # Apple silicon: auto takes MPS when there is no CUDA; mps where torch has none is an error
-    assert resolve_device("auto", cuda_available=False, mps_available=True) == "mps"
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert resolve_device("auto") == "mps"
     assert resolve_device("mps", cuda_available=False, mps_available=True) == "mps"
     with pytest.raises(RuntimeError, match="device: mps, but torch sees no Apple MPS device"):
         resolve_device("mps", cuda_available=False, mps_available=False)
@@ -25,7 +31,7 @@ def test_cuda_without_a_gpu_is_an_error_not_a_silent_fallback():
 def test_this_machine_resolves_auto_with_torch():
     import torch
 
-    assert resolve_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert resolve_device("auto") == ("cuda:0" if torch.cuda.is_available() else "cpu")
 
 
 @pytest.mark.parametrize("setting", ["gpu", "cuda:", "CUDA", "", None, "cuda:x"])

@@ -1,11 +1,12 @@
 """stsynth.plan: where each run's scores come from, model settings, fusion splits (no Snakemake)."""
 import copy
+from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import REPO
-from stsynth import fusion_plan, plan
+from stsynth import encoder, fusion_plan, plan
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
@@ -103,10 +104,10 @@ def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_
     sts = plan.tuned_encoder_settings(CONFIG, "minilm-sts")
     assert sts["loss"] == "cosine" and sts["start"] == "minilm" and sts["holdout"] is None
     inputs = plan.tuned_encoder_inputs(CONFIG, sts, DATASETS)
-    assert len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and "start" not in inputs
+    assert len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and inputs["encoder_folder"] == []
     fold = plan.tuned_encoder_settings(CONFIG, "minilm-sts-synthetic.fold1of2")
     assert fold["holdout"] == {"folds": 2, "fold": 1} and fold["start"] == "minilm-sts.fold1of2"
-    assert plan.tuned_encoder_inputs(CONFIG, fold, DATASETS)["start"] == "resources/models/minilm-sts.fold1of2"
+    assert plan.tuned_encoder_inputs(CONFIG, fold, DATASETS)["encoder_folder"] == ["resources/models/minilm-sts.fold1of2"]
     dev = plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-synthetic-dev"), DATASETS)
     assert len(dev["dev"]) == 5 and "resources/paraphrase_pairs/synthetic-2015-images.parquet" in dev["pairs"]
     with pytest.raises(KeyError, match="'minilm-nope' is not a tuned encoder"):
@@ -165,13 +166,21 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     # the tuning starts from the named encoder's folder (an input, so a rule may build it), its folds too
     settings = plan.tuned_encoder_settings(config, "mpnet-sts")
     assert settings["start"] == "mpnet"
-    assert plan.tuned_encoder_inputs(config, settings, DATASETS)["start"] == "resources/encoders/mpnet"
+    assert plan.tuned_encoder_inputs(config, settings, DATASETS)["encoder_folder"] == ["resources/encoders/mpnet"]
     assert plan.tuned_encoder_settings(config, "mpnet-sts.fold0of2")["start"] == "mpnet"
-    assert plan.encoder_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}
-    assert plan.encoder_entry(config, "mpnet-sts.fold1of2") == {"tuned": "mpnet-sts.fold1of2"}
+    # what a job opens: stsynth.encoder, for every rule that loads an encoder
+    assert encoder.job_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}
+    assert encoder.job_entry(config, "mpnet-sts.fold1of2") == {"tuned": "mpnet-sts.fold1of2"}
+    assert encoder.job_inputs(config, "mpnet-sts.fold1of2") == ["resources/models/mpnet-sts.fold1of2"]
+    assert encoder.job_folder({"tuned": "mpnet-sts"}, ["resources/models/mpnet-sts"]) == Path("resources/models/mpnet-sts")
+    with pytest.raises(ValueError, match="no model folder as input"):
+        encoder.job_folder({"tuned": "mpnet-sts"}, [])
+    config["encoder"]["models"]["mpnet"]["similarity"] = "dot"  # eval-only: left out of `all`'s params
+    assert "similarity" not in encoder.job_entry(config, "mpnet")
+    assert encoder.job_entry(config, "mpnet", evaluation=True)["similarity"] == "dot"
     # a package or hub encoder lives outside the working directory: no input folder
-    assert plan.named_encoder_folder(CONFIG, "minilm") == []
-    assert "start" not in plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-sts"), DATASETS)
+    assert encoder.job_inputs(CONFIG, "minilm") == []
+    assert plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-sts"), DATASETS)["encoder_folder"] == []
 
 
 def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tuned_encoder():
@@ -239,3 +248,21 @@ def test_the_vocabulary_reads_the_training_sets_unless_told_otherwise():
     assert names() == {(d.year, d.name) for d in DATASETS}
     config["vectors"]["minilm-static"]["vocabulary"] = [2012, 2013, 2014]  # the dev analog (config/vocabulary-dev.yaml)
     assert names() == {(y, n) for y, n in train if y in (2012, 2013, 2014)}
+
+
+def test_fold_model_names_have_one_owner():
+    from stsynth.folds import base_model, fold_model, fold_names, with_fold_models
+
+    names = fold_names("synthetic", 3)
+    assert names == ["synthetic.fold0of3", "synthetic.fold1of3", "synthetic.fold2of3"]
+    assert [fold_model(name, "paragram model") for name in names[:2]] == [
+        ("synthetic", {"folds": 3, "fold": 0}), ("synthetic", {"folds": 3, "fold": 1})]
+    assert fold_model("synthetic", "paragram model") == ("synthetic", None)
+    assert base_model("minilm-sts.fold3of2") == "minilm-sts" and base_model("minilm") == "minilm"
+    with pytest.raises(ValueError, match="fold 3 is not in 0..2"):
+        fold_model("synthetic.fold3of3", "paragram model")
+    import re
+
+    pattern = re.compile(with_fold_models("synthetic|task-internal"))
+    assert all(pattern.fullmatch(name) for name in [*names, "task-internal", "task-internal.fold1of2"])
+    assert not pattern.fullmatch("synthetic.fold1") and not pattern.fullmatch("other.fold0of2")

@@ -1,4 +1,7 @@
 """End-to-end: the real Snakefile on the tiny fixture corpus, and the baseline on the real corpus."""
+import subprocess
+import sys
+
 import pandas as pd
 import yaml
 
@@ -67,3 +70,34 @@ def test_official_baseline_reproduced_on_real_corpus(shared_corpus, tmp_path):
     english = scores[(scores["track"] == "en") & (scores["year"] == 2016)].set_index("dataset")["pearson"]
     official = {name: round(value, 5) for name, value in english.items() if name not in ("ALL (mean)", "ALL (pooled)")}
     assert official == OFFICIAL_BASELINE_2016
+
+
+def test_the_readable_test_corpus_is_what_the_tests_build():
+    """`.test/` (corpus, manifest, overlay) and TinyDataset, which builds variants of it, agree byte for byte."""
+    import hashlib
+
+    from conftest import TEST_CONFIG, TINY_DATASETS
+
+    for dataset in TINY_DATASETS:
+        for relpath, content in dataset.files().items():
+            assert (TEST_CONFIG / "corpus" / relpath).read_bytes() == content, relpath
+    overlay = yaml.safe_load((TEST_CONFIG / "config.yaml").read_text())
+    assert overlay["datasets"] == [d.config_entry() for d in TINY_DATASETS]
+    rows = [line.split("\t") for line in (TEST_CONFIG / "manifest.tsv").read_text().splitlines()[1:]]
+    assert {relpath for relpath, *_ in rows} == {r for d in TINY_DATASETS for r in d.files()}
+    for relpath, sha256, size, _ in rows:
+        content = (TEST_CONFIG / "corpus" / relpath).read_bytes()
+        assert hashlib.sha256(content).hexdigest() == sha256 and len(content) == int(size), relpath
+    assert b"\r\n" in (TEST_CONFIG / "corpus/TINY2016/STS.input.tinynews.txt").read_bytes()  # CRLF kept (.gitattributes)
+
+
+def test_the_test_overlay_runs_as_the_readme_says():
+    """`.test/config.yaml` over config.yaml plans `all` from the checkout, as its first lines say."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as work:
+        result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+                                 "--directory", work, "-n", "all", "--configfile", str(REPO / "config.yaml"),
+                                 str(REPO / ".test/config.yaml")], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "pair_table" in result.stdout and "tinynews" in result.stdout

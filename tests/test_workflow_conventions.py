@@ -87,3 +87,23 @@ def test_translation_rules_declare_a_gpu_resource(rules):
 def test_lint_is_clean(workdir):
     result = run_snakemake(workdir, "--lint", check=False, timeout=120)
     assert result.returncode == 0, f"snakemake --lint:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+
+
+def test_every_rule_is_named_in_the_architecture_page(rules):
+    """Rules made in loops included (encoder_similarity_<encoder>): docs/architecture.md is the map."""
+    page = (REPO / "docs" / "architecture.md").read_text()
+    missing = [rule.name for rule in rules
+               if f"`{rule.name}`" not in page and not (rule.name.startswith("encoder_similarity_")
+                                                        and "`encoder_similarity_<encoder>`" in page)]
+    assert not missing, f"rules docs/architecture.md does not name: {missing}"
+
+
+def test_the_hosted_ci_runs_the_projects_ci_script_and_the_lint():
+    """.github/workflows/ci.yml: .ci/run (the README's test command) and `make lint` (snakefmt --check, lint)."""
+    workflow = yaml.safe_load((REPO / ".github/workflows/ci.yml").read_text())
+    commands = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
+    assert any(".ci/run" in command for command in commands) and "make lint" in commands
+    makefile = (REPO / "Makefile").read_text()
+    lint = makefile.split("\nlint: env\n", 1)[1].split("\n\n", 1)[0]
+    assert "snakefmt --check Snakefile workflow/rules/" in lint and "snakemake --lint" in lint
+    assert "test: env lint" in makefile  # .ci/run's make test lints first

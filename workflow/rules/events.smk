@@ -2,7 +2,9 @@
 # tokens of every declared dataset, the event corpus with its chains and sentences, and the two
 # word-vector tables trained on it (EE, and the W2V baseline).
 EVENTS = config["events"]
-EVENT_PAIR_SETS = datasets_with(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
+EVENT_PAIR_SETS = (
+    datasets_with(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
+)
 
 
 rule event_tables:
@@ -13,19 +15,19 @@ rule event_tables:
         wordnet=f"{WORDNET_DIR}/lexnames",
     output:
         [paths.events_path(d) for d in ALL_DATASETS],
-    params:
-        settings={key: EVENTS[key] for key in ("parser", "weak_verbs")},
-        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
     log:
         "logs/events/tables.log",
     benchmark:
         "benchmarks/events/tables.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(30),
-    conda:
-        ENV
+    params:
+        settings={key: EVENTS[key] for key in ("parser", "weak_verbs")},
+        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
     script:
         "../scripts/event_tables.py"
 
@@ -40,21 +42,21 @@ rule event_corpus:
         documents=paths.EVENT_CORPUS["documents"],
         chains=paths.EVENT_CORPUS["chains"],
         sentences=paths.EVENT_CORPUS["sentences"],
-    params:
-        settings={key: EVENTS[key] for key in ("corpus", "parser", "batch_size", "weak_verbs", "coreference_window")},
-        tokenize=config["tokenize"],
-        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
     log:
         "logs/events/corpus.log",
     benchmark:
         "benchmarks/events/corpus.tsv"
     priority: 20  # the longest job of the event stage, on nothing but the parser: started early
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        settings={key: EVENTS[key] for key in ("corpus", "parser", "batch_size", "weak_verbs", "coreference_window")},
+        tokenize=config["tokenize"],
+        nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
     script:
         "../scripts/event_corpus.py"
 
@@ -66,19 +68,19 @@ rule event_embeddings:
         lambda wc: paths.EVENT_CORPUS["chains" if wc.source == "event-embeddings" else "sentences"],
     output:
         paths.vectors_path("{source}"),
-    params:
-        settings=EVENTS["skipgram"],
-    wildcard_constraints:
-        source="event-embeddings|word2vec",
     log:
         "logs/events/{source}.log",
     benchmark:
         "benchmarks/events/{source}.tsv"
+    wildcard_constraints:
+        source="event-embeddings|word2vec",
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(30),
-    conda:
-        ENV
+    params:
+        settings=EVENTS["skipgram"],
     script:
         "../scripts/event_embeddings.py"

@@ -7,19 +7,19 @@ rule wordnet:
     """WordNet 3.0 from Debian copied into a project-local NLTK data folder, with the lexnames file."""
     output:
         [f"{WORDNET_DIR}/{name}" for name in [*WORDNET_FILES, "lexnames"]],
-    params:
-        source=FEATURE_SETTINGS["wordnet_source"],
-        target=lambda wc, output: str(Path(output[0]).parent),
     log:
         "logs/features/wordnet.log",
     benchmark:
         "benchmarks/features/wordnet.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        source=FEATURE_SETTINGS["wordnet_source"],
+        target=lambda wc, output: str(Path(output[0]).parent),
     script:
         "../scripts/wordnet.py"
 
@@ -34,17 +34,17 @@ rule features:
         wordnet=f"{WORDNET_DIR}/lexnames",
     output:
         [features_path(d) for d in ALL_DATASETS],
-    params:
-        settings=FEATURE_SETTINGS,
     log:
         "logs/features/features.log",
     benchmark:
         "benchmarks/features/features.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        settings=FEATURE_SETTINGS,
     script:
         "../scripts/features.py"

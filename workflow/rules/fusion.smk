@@ -10,20 +10,20 @@ rule fusion_dev:
     output:
         table=paths.fusion_path("{fusion_run}", "dev.parquet"),
         markdown=paths.fusion_path("{fusion_run}", "dev.md"),
-    params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
-        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/dev.log",
     benchmark:
         "benchmarks/fusion/{fusion_run}/dev.tsv"
+    conda:
+        ENV
     threads: 2  # grid points are fitted in parallel processes
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(120),
-    conda:
-        ENV
+    params:
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
+        settings=FUSION,
     script:
         "../scripts/fusion_dev.py"
 
@@ -38,20 +38,20 @@ rule fusion_fit:
         model=paths.fusion_path("{fusion_run}", "model.npz"),
         importances=paths.fusion_path("{fusion_run}", "importances.parquet"),
         plot=paths.fusion_path("{fusion_run}", "importances.png"),
-    params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
-        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/fit.log",
     benchmark:
         "benchmarks/fusion/{fusion_run}/fit.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
+        settings=FUSION,
     script:
         "../scripts/fusion_fit.py"
 
@@ -64,22 +64,24 @@ rule fusion_ablation:
     output:
         table=paths.fusion_path("{fusion_run}", "ablation.parquet"),
         markdown=paths.fusion_path("{fusion_run}", "ablation.md"),
-    params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
-        in_sample=lambda wc: {source: fusion_plan.split_params(fusion_splits(wc.fusion_run, in_sample=source))
-                              for source in fusion_plan.fold_sources(config, RUNS[wc.fusion_run])},
-        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
     log:
         "logs/fusion/{fusion_run}/ablation.log",
     benchmark:
         "benchmarks/fusion/{fusion_run}/ablation.tsv"
+    conda:
+        ENV
     threads: 2  # variants are fitted in parallel processes
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(120),
-    conda:
-        ENV
+    params:
+        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        in_sample=lambda wc: {
+            source: fusion_plan.split_params(fusion_splits(wc.fusion_run, in_sample=source))
+            for source in fusion_plan.fold_sources(config, RUNS[wc.fusion_run])
+        },
+        features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
+        settings=FUSION,
     script:
         "../scripts/fusion_ablation.py"
 
@@ -94,25 +96,29 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
         """Paper Table 1 on the 2015 sets: features only vs paragram cosines vs features + paragram."""
         input:
             unpack(fusion_inputs("dev_train", "dev_validate", run=DEV_TABLE_RUN)),
-            cosines=[similarity_path(model, d) for model in FUSION["dev_table"]["paragram_models"] for d in DEV_TABLE_SETS],
+            cosines=[
+                similarity_path(model, d) for model in FUSION["dev_table"]["paragram_models"] for d in DEV_TABLE_SETS
+            ],
         output:
             table=paths.STUDY_TABLES["dev_table"],
             markdown=paths.study_file("dev_table"),
-        params:
-            splits=fusion_plan.split_params(fusion_splits(DEV_TABLE_RUN)),
-            features=fusion_plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
-            cosines={model: [similarity_path(model, d) for d in DEV_TABLE_SETS]
-                     for model in FUSION["dev_table"]["paragram_models"]},
-            settings=FUSION,
         log:
             "logs/fusion/dev_table.log",
         benchmark:
             "benchmarks/fusion/dev_table.tsv"
+        conda:
+            ENV
         threads: 1
         resources:
             mem_mb=3000,
             runtime=attempt_minutes(60),
-        conda:
-            ENV
+        params:
+            splits=fusion_plan.split_params(fusion_splits(DEV_TABLE_RUN)),
+            features=fusion_plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
+            cosines={
+                model: [similarity_path(model, d) for d in DEV_TABLE_SETS]
+                for model in FUSION["dev_table"]["paragram_models"]
+            },
+            settings=FUSION,
         script:
             "../scripts/fusion_dev_table.py"

@@ -11,18 +11,18 @@ rule sentence_vectors_mean:
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
     output:
         all_sets_vectors("mean"),
-    params:
-        kind="mean",
     log:
         "logs/sentence_vectors/mean/{name}.log",
     benchmark:
         "benchmarks/sentence_vectors/mean/{name}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        kind="mean",
     script:
         "../scripts/sentence_vectors.py"
 
@@ -35,18 +35,18 @@ rule sentence_vectors_events:
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
     output:
         all_sets_vectors("events"),
-    params:
-        kind="events",
     log:
         "logs/sentence_vectors/events/{name}.log",
     benchmark:
         "benchmarks/sentence_vectors/events/{name}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        kind="events",
     script:
         "../scripts/sentence_vectors.py"
 
@@ -60,18 +60,18 @@ rule sentence_vectors_paraphrase_cnn:
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
     output:
         all_sets_vectors("paraphrase_cnn"),
-    params:
-        kind="paraphrase_cnn",
     log:
         "logs/sentence_vectors/paraphrase_cnn/{name}.log",
     benchmark:
         "benchmarks/sentence_vectors/paraphrase_cnn/{name}.tsv"
+    conda:
+        ENV
     threads: PE["threads"]
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(15),
-    conda:
-        ENV
+    params:
+        kind="paraphrase_cnn",
     script:
         "../scripts/sentence_vectors.py"
 
@@ -79,25 +79,25 @@ rule sentence_vectors_paraphrase_cnn:
 rule sentence_vectors_encoder:
     """An encoder's pooled, normalised embedding of every sentence of every declared dataset (frozen)."""
     input:
-        model=lambda wc: plan.encoder_folder_inputs(config, wc.name),
+        encoder_folder=lambda wc: encoder.job_inputs(config, wc.name),
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
     output:
         all_sets_vectors("encoder"),
-    params:
-        kind="encoder",
-        encoder=lambda wc: plan.encoder_entry(config, wc.name),
-        settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
     log:
         "logs/sentence_vectors/encoder/{name}.log",
     benchmark:
         "benchmarks/sentence_vectors/encoder/{name}.tsv"
-    threads: ENCODER["threads"]
-    resources:
-        mem_mb=2000,
-        runtime=attempt_minutes(60),
-        **gpu_resources(GPUS),
     conda:
         ENV
+    threads: ENCODER["threads"]
+    resources:
+        **gpu_resources(GPUS),
+        mem_mb=2000,
+        runtime=attempt_minutes(60),
+    params:
+        kind="encoder",
+        encoder=lambda wc: encoder.job_entry(config, wc.name),
+        settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
     script:
         "../scripts/sentence_vectors.py"
 
@@ -110,19 +110,19 @@ rule head_dev:
     output:
         table=paths.head_path("{head_run}", "dev.parquet"),
         markdown=paths.head_path("{head_run}", "dev.md"),
-    params:
-        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
-        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
     log:
         "logs/head/{head_run}/dev.log",
     benchmark:
         "benchmarks/head/{head_run}/dev.tsv"
+    conda:
+        ENV
     threads: HEAD["threads"]
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
     script:
         "../scripts/head_dev.py"
 
@@ -137,20 +137,20 @@ rule head_fit:
         predictions=paths.head_path("{head_run}", "predictions.parquet"),
         model=paths.head_path("{head_run}", "model.safetensors"),
         cosine=paths.head_path("{head_run}", "test_cosine.parquet"),
-    params:
-        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
-        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
-        vectors=lambda wc: list(RUNS[wc.head_run].vectors),
     log:
         "logs/head/{head_run}/fit.log",
     benchmark:
         "benchmarks/head/{head_run}/fit.tsv"
+    conda:
+        ENV
     threads: HEAD["threads"]
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(30),
-    conda:
-        ENV
+    params:
+        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
+        vectors=lambda wc: list(RUNS[wc.head_run].vectors),
     script:
         "../scripts/head_fit.py"
 
@@ -164,27 +164,32 @@ if config["report"]["paper_table1"]:
             scores=[paths.scores_path(run) for run in config["report"]["paper_table1"]],
             dev=[paths.head_path(run, "dev.parquet") for run in config["report"]["paper_table1"]],
             cosine=[paths.head_path(run, "test_cosine.parquet") for run in config["report"]["paper_table1"]],
-            others=[paths.scores_path(run) for run in plan.headline_runs(config)
-                    if run not in config["report"]["paper_table1"]],
+            others=[
+                paths.scores_path(run)
+                for run in plan.headline_runs(config)
+                if run not in config["report"]["paper_table1"]
+            ],
             published=paths.PUBLISHED_FIGURES,
         output:
             table=paths.PAPER_TABLES["sts2017_table1"] + ".parquet",
             markdown=paths.PAPER_TABLES["sts2017_table1"] + ".md",
-        params:
-            rows=config["report"]["paper_table1"],
-            # what each run's sentence vectors are made of, stand-ins named (a value: config edits rerun it)
-            sources={run: model_card.source_lines(config, config["runs"][run]["vectors"])
-                     for run in config["report"]["paper_table1"]},
-            others=[run for run in plan.headline_runs(config) if run not in config["report"]["paper_table1"]],
         log:
             "logs/papers/sts2017_table1.log",
         benchmark:
             "benchmarks/papers/sts2017_table1.tsv"
+        conda:
+            ENV
         threads: 1
         resources:
             mem_mb=500,
             runtime=attempt_minutes(5),
-        conda:
-            ENV
+        params:
+            rows=config["report"]["paper_table1"],
+            # what each run's sentence vectors are made of, stand-ins named (a value: config edits rerun it)
+            sources={
+                run: model_card.source_lines(config, config["runs"][run]["vectors"])
+                for run in config["report"]["paper_table1"]
+            },
+            others=[run for run in plan.headline_runs(config) if run not in config["report"]["paper_table1"]],
         script:
             "../scripts/paper_table1.py"

@@ -7,18 +7,18 @@ rule pair_table:
         unpack(dataset_files),
     output:
         pairs_path(paths.WILDCARDS),
-    params:
-        dataset=dataset_entry,  # editing the dataset's config entry rebuilds its table
     log:
         "logs/pairs/{year}/{dataset}.log",
     benchmark:
         "benchmarks/pairs/{year}/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        dataset=dataset_entry,  # editing the dataset's config entry rebuilds its table
     script:
         "../scripts/pair_table.py"
 
@@ -29,17 +29,17 @@ rule tokenize:
         pairs_path(paths.WILDCARDS),
     output:
         tokens_path(paths.WILDCARDS),
-    params:
-        settings=config["tokenize"],
     log:
         "logs/tokenize/{year}/{dataset}.log",
     benchmark:
         "benchmarks/tokenize/{year}/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        settings=config["tokenize"],
     script:
         "../scripts/tokenize.py"

@@ -11,18 +11,18 @@ rule paragram_train:
         model=model_path("{model}"),
         vocabulary=paths.vocabulary_path("{model}"),
         epochs=paths.epochs_path("{model}"),
-    params:
-        settings=lambda wc: paragram_model(wc.model),
     log:
         "logs/paragram/train/{model}.log",
     benchmark:
         "benchmarks/paragram/train/{model}.tsv"
+    conda:
+        ENV
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(120),
-    conda:
-        ENV
+    params:
+        settings=lambda wc: paragram_model(wc.model),
     script:
         "../scripts/paragram_train.py"
 
@@ -40,12 +40,12 @@ rule paragram_similarity:
         "logs/paragram/similarity/{model}.log",
     benchmark:
         "benchmarks/paragram/similarity/{model}.tsv"
+    conda:
+        ENV
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
     script:
         "../scripts/paragram_similarity.py"
 
@@ -62,12 +62,12 @@ rule paragram_unknown_words:
         "logs/paragram/unknown_words/{model}.log",
     benchmark:
         "benchmarks/paragram/unknown_words/{model}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
     script:
         "../scripts/paragram_unknown_words.py"
 
@@ -79,20 +79,20 @@ rule paragram_threshold_sweep:
     output:
         table=paths.STUDY_TABLES["threshold_sweep"],
         plot=paths.study_file("threshold_sweep", ".png"),
-    params:
-        settings=paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
-        sweep=config["paraphrase_pairs"]["sweep"],
     log:
         "logs/paragram/threshold_sweep.log",
     benchmark:
         "benchmarks/paragram/threshold_sweep.tsv"
     priority: 10  # long and needed by the report only: started early, it runs beside the trainings
+    conda:
+        ENV
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(240),
-    conda:
-        ENV
+    params:
+        settings=paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
+        sweep=config["paraphrase_pairs"]["sweep"],
     script:
         "../scripts/paragram_threshold_sweep.py"
 
@@ -104,21 +104,21 @@ rule paragram_source_comparison:
     output:
         table=paths.STUDY_TABLES["sources"],
         markdown=paths.study_file("sources"),
-    params:
-        settings=plan.default_paragram_settings(config),
-        variants=PARAGRAM["compare_sources"]["variants"],
-        splits=[split for split, _ in plan.source_comparison_sets(config, ALL_DATASETS)],
     log:
         "logs/paragram/sources.log",
     benchmark:
         "benchmarks/paragram/sources.tsv"
     priority: 10  # needed by the report only: started early, it fills a core
+    conda:
+        ENV
     threads: PARAGRAM["threads"]
     resources:
         mem_mb=6000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        settings=plan.default_paragram_settings(config),
+        variants=PARAGRAM["compare_sources"]["variants"],
+        splits=[split for split, _ in plan.source_comparison_sets(config, ALL_DATASETS)],
     script:
         "../scripts/paragram_sources.py"
 
@@ -130,18 +130,18 @@ rule synthetic_dev_check:
     output:
         table=paths.STUDY_TABLES["dev_check"],
         markdown=paths.study_file("dev_check"),
-    params:
-        models=config["synthetic"]["dev_check"],
     log:
         "logs/synthetic/dev_check.log",
     benchmark:
         "benchmarks/synthetic/dev_check.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        models=config["synthetic"]["dev_check"],
     script:
         "../scripts/synthetic_dev_check.py"
 
@@ -154,30 +154,32 @@ if OPTIONAL_RULES["crosslingual_mt_comparison"]:
         that the redistributed input files carry (config crosslingual.reference_translation)."""
         input:
             models=[model_path(model) for model in config["crosslingual"]["reference_translation"]["models"]],
-            vocabularies=[paths.vocabulary_path(model)
-                          for model in config["crosslingual"]["reference_translation"]["models"]],
+            vocabularies=[
+                paths.vocabulary_path(model) for model in config["crosslingual"]["reference_translation"]["models"]
+            ],
             pairs=[pairs_path(d) for d in REFERENCE_TRANSLATION_SETS],
             tokens=[english_tokens_path(d) for d in REFERENCE_TRANSLATION_SETS],
             released=[paths.corpus_copy(d.input) for d in REFERENCE_TRANSLATION_SETS],
         output:
             table=paths.STUDY_TABLES["mt_comparison"],
-            markdown=report(paths.study_file("mt_comparison"), caption="../report/mt_comparison.rst",
-                            category="Cross-lingual"),
+            markdown=report(
+                paths.study_file("mt_comparison"), caption="../report/mt_comparison.rst", category="Cross-lingual"
+            ),
+        log:
+            "logs/crosslingual/mt_comparison.log",
+        benchmark:
+            "benchmarks/crosslingual/mt_comparison.tsv"
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=attempt_minutes(10),
         params:
             settings=config["crosslingual"]["reference_translation"],
             fields=[d.fields for d in REFERENCE_TRANSLATION_SETS],
             backend=config["translate"]["backend"],
             tokenize=config["tokenize"],
-        log:
-            "logs/crosslingual/mt_comparison.log",
-        benchmark:
-            "benchmarks/crosslingual/mt_comparison.tsv"
-        threads: 1
-        resources:
-            mem_mb=2000,
-            runtime=attempt_minutes(10),
-        conda:
-            ENV
         script:
             "../scripts/crosslingual_mt_comparison.py"
 
@@ -199,12 +201,12 @@ rule paragram_export:
         "logs/paragram/export/{model}.log",
     benchmark:
         "benchmarks/paragram/export/{model}.tsv"
-    threads: PARAGRAM["threads"]
-    resources:
-        mem_mb=3000,
-        runtime=attempt_minutes(15),
-        **gpu_resources(GPUS),
     conda:
         ENV
+    threads: PARAGRAM["threads"]
+    resources:
+        **gpu_resources(GPUS),
+        mem_mb=3000,
+        runtime=attempt_minutes(15),
     script:
         "../scripts/paragram_export.py"

@@ -11,20 +11,20 @@ rule paraphrase_cnn_train:
         model=paths.pe_model_path("{pe_model}"),
         vocabulary=paths.pe_model_path("{pe_model}", ".vocab.parquet"),
         epochs=paths.pe_model_path("{pe_model}", ".epochs.parquet"),
-    params:
-        settings=lambda wc: head_plan.pe_settings(config, wc.pe_model),
-        ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
     log:
         "logs/paraphrase_cnn/{pe_model}.log",
     benchmark:
         "benchmarks/paraphrase_cnn/{pe_model}.tsv"
     priority: 5
+    conda:
+        ENV
     threads: PE["threads"]
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        settings=lambda wc: head_plan.pe_settings(config, wc.pe_model),
+        ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
     script:
         "../scripts/paraphrase_cnn_train.py"
 
@@ -37,19 +37,19 @@ rule paraphrase_cnn_grid:
     output:
         table=paths.STUDY_TABLES["pe_grid"],
         markdown=paths.study_file("pe_grid"),
-    params:
-        points=head_plan.pe_grid_points(config),
-        ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
     log:
         "logs/paraphrase_cnn/grid.log",
     benchmark:
         "benchmarks/paraphrase_cnn/grid.tsv"
     priority: 10
+    conda:
+        ENV
     threads: PE["threads"]
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(240),
-    conda:
-        ENV
+    params:
+        points=head_plan.pe_grid_points(config),
+        ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
     script:
         "../scripts/paraphrase_cnn_grid.py"

@@ -9,21 +9,21 @@ rule gold_paraphrase_pairs:
         tokens=lambda wc: [english_tokens_path(d) for d in gold_filter_datasets(wc.table)],
     output:
         paths.paraphrase_table("{table}"),
-    params:
-        threshold=lambda wc: plan.gold_table_settings(config, wc.table)["threshold"],
-        years=lambda wc: plan.gold_table_settings(config, wc.table)["years"],
-    wildcard_constraints:
-        table="|".join(re.escape(t) for t in config["paraphrase_pairs"]["tables"]),
     log:
         "logs/paraphrase_pairs/{table}.log",
     benchmark:
         "benchmarks/paraphrase_pairs/{table}.tsv"
+    wildcard_constraints:
+        table="|".join(re.escape(t) for t in config["paraphrase_pairs"]["tables"]),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        threshold=lambda wc: plan.gold_table_settings(config, wc.table)["threshold"],
+        years=lambda wc: plan.gold_table_settings(config, wc.table)["years"],
     script:
         "../scripts/gold_paraphrase_pairs.py"
 
@@ -39,18 +39,18 @@ rule synthetic_pairs:
     output:
         table=paths.paraphrase_table("synthetic"),
         counts=paths.synthetic_counts("synthetic"),
-    params:
-        settings=config["tokenize"],
     log:
         "logs/synthetic_pairs/synthetic.log",
     benchmark:
         "benchmarks/synthetic_pairs/synthetic.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        settings=config["tokenize"],
     script:
         "../scripts/synthetic_pairs.py"
 
@@ -62,19 +62,19 @@ rule synthetic_pairs_of_set:
     output:
         table=paths.paraphrase_table("synthetic-{set}"),
         counts=paths.synthetic_counts("synthetic-{set}"),
-    params:
-        settings=config["tokenize"],
-    wildcard_constraints:
-        set=_alternatives(SYNTHETIC_SETS),
     log:
         "logs/synthetic_pairs/synthetic-{set}.log",
     benchmark:
         "benchmarks/synthetic_pairs/synthetic-{set}.tsv"
+    wildcard_constraints:
+        set=_alternatives(SYNTHETIC_SETS),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        settings=config["tokenize"],
     script:
         "../scripts/synthetic_pairs.py"

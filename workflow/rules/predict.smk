@@ -9,17 +9,17 @@ rule predict:
         sources=lambda wc: [plan.run_source(RUNS[wc.run], d) for d in TEST_SETS],
     output:
         [predictions_path("{run}", d) for d in TEST_SETS],
-    params:
-        stage=lambda wc: RUNS[wc.run].stage,
     log:
         "logs/predict/{run}.log",
     benchmark:
         "benchmarks/predict/{run}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        stage=lambda wc: RUNS[wc.run].stage,
     script:
         "../scripts/predict.py"

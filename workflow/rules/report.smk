@@ -14,24 +14,26 @@ rule model_card:
         scores=paths.scores_path("{card_run}", "parquet"),
     output:
         directory(paths.release_folder("{card_run}")),
-    params:
-        facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
-    wildcard_constraints:
-        card_run=_alternatives(CARD_FACTS),
     log:
         "logs/model_card/{card_run}.log",
     benchmark:
         "benchmarks/model_card/{card_run}.tsv"
+    wildcard_constraints:
+        card_run=_alternatives(CARD_FACTS),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(5),
-    conda:
-        ENV
+    params:
+        facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
     script:
         "../scripts/model_card.py"
 
 
+# This loop makes two rules: `report` (results/report.md, target all) and `studies_report`
+# (results/studies.md, target studies).
 for _part, _markdown in paths.REPORT_PARTS.items():
 
     rule:
@@ -42,26 +44,31 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             requirements=Path(workflow.basedir) / "requirements.txt",
             published=paths.PUBLISHED_FIGURES,  # the papers' figures the report shows beside ours
         output:
-            markdown=report(_markdown, caption=f"../report/{'report' if _part == 'results' else 'studies'}.rst",
-                            category="Report"),
-            plots=report(directory(_markdown.removesuffix(".md")), patterns=["{name}.png"],
-                         caption="../report/plots.rst", category="Plots"),
+            markdown=report(
+                _markdown, caption=f"../report/{'report' if _part == 'results' else 'studies'}.rst", category="Report"
+            ),
+            plots=report(
+                directory(_markdown.removesuffix(".md")),
+                patterns=["{name}.png"],
+                caption="../report/plots.rst",
+                category="Plots",
+            ),
+        log:
+            f"logs/{_part}_report.log" if _part != "results" else "logs/report.log",
+        benchmark:
+            f"benchmarks/{_part}_report.tsv" if _part != "results" else "benchmarks/report.tsv"
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=attempt_minutes(15),
         params:
             plan=lambda wc, part=_part: report_plan(part),
             settings=config["report"],
             translate=TRANSLATION_ENGINE,  # engine settings only: the cache path and chunk size do not show
             seeds=stsynth_report_plan.seeds(config),
-            threshold=config["paraphrase_pairs"]["threshold"],
+            threshold=plan.sweep_threshold(config),
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
-        log:
-            f"logs/{_part}_report.log" if _part != "results" else "logs/report.log",
-        benchmark:
-            f"benchmarks/{_part}_report.tsv" if _part != "results" else "benchmarks/report.tsv"
-        threads: 1
-        resources:
-            mem_mb=2000,
-            runtime=attempt_minutes(15),
-        conda:
-            ENV
         script:
             "../scripts/report.py"

@@ -11,25 +11,27 @@ rule score_run:
     output:
         table=paths.scores_path("{run}", "parquet"),
         markdown=paths.scores_path("{run}", "md"),
-    params:
-        groups=dataset_groups(),
-        bootstrap=config["scoring"]["bootstrap"],
     log:
         "logs/scores/{run}.log",
     benchmark:
         "benchmarks/scores/{run}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        groups=dataset_groups(),
+        bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/score_run.py"
 
 
 # Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.scoring): one job
 # for the comparisons between headline runs (`all`), one for those with a study run (`studies`).
+# This loop makes the rules `compare_runs` (headline runs, target all) and `compare_study_runs` (pairs
+# with a study run, target studies), each only when the config has such pairs (stsynth.plan.COMPARISONS).
 for _study, (_rule, _name) in plan.COMPARISONS.items():
     if not plan.run_comparisons(config, _study):
         continue
@@ -39,25 +41,26 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             "compare_study_runs" if _study else "compare_runs"  # = _rule (the conventions test reads names here)
         input:
             pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
-            predictions=[predictions_path(run, d) for run in plan.compared_runs(config, _study)
-                         for d in SCORED_TEST_SETS],
+            predictions=[
+                predictions_path(run, d) for run in plan.compared_runs(config, _study) for d in SCORED_TEST_SETS
+            ],
         output:
             table=paths.scores_path(_name, "parquet"),
             markdown=paths.scores_path(_name, "md"),
-        params:
-            comparisons=plan.run_comparisons(config, _study),
-            groups=dataset_groups(),
-            bootstrap=config["scoring"]["bootstrap"],
         log:
             f"logs/scores/{_name}.log",
         benchmark:
             f"benchmarks/scores/{_name}.tsv"
+        conda:
+            ENV
         threads: 1
         resources:
             mem_mb=2000,
             runtime=attempt_minutes(15),
-        conda:
-            ENV
+        params:
+            comparisons=plan.run_comparisons(config, _study),
+            groups=dataset_groups(),
+            bootstrap=config["scoring"]["bootstrap"],
         script:
             "../scripts/compare_runs.py"
 
@@ -71,21 +74,21 @@ rule compare_two_runs:
     output:
         table=paths.scores_path("compare/{run}/{against}", "parquet"),
         markdown=paths.scores_path("compare/{run}/{against}", "md"),
-    params:
-        comparisons=lambda wc: [[wc.run, wc.against]],
-        groups=dataset_groups(),
-        bootstrap=config["scoring"]["bootstrap"],
-    wildcard_constraints:
-        against=_alternatives(RUNS),
     log:
         "logs/scores/compare/{run}/{against}.log",
     benchmark:
         "benchmarks/scores/compare/{run}/{against}.tsv"
+    wildcard_constraints:
+        against=_alternatives(RUNS),
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(15),
-    conda:
-        ENV
+    params:
+        comparisons=lambda wc: [[wc.run, wc.against]],
+        groups=dataset_groups(),
+        bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/compare_runs.py"

@@ -2,6 +2,7 @@
 # language identification, stsynth.language, or the declared s1), and the English -> Spanish ->
 # English round trips of every set (the synthetic paraphrases' raw material).
 
+
 rule translate_pairs:
     """es-en pair table -> the same table with its Spanish sentences translated to English, on the side
     identification finds them or on s1 (config crosslingual.sides; originals kept in s1/s2_source)."""
@@ -9,22 +10,22 @@ rule translate_pairs:
         unpack(translation_inputs),
     output:
         paths.translated_path(paths.WILDCARDS),
-    params:
-        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
-        sides=config["crosslingual"]["sides"],
-    wildcard_constraints:
-        dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
     log:
         "logs/translate/{year}/{dataset}.log",
     benchmark:
         "benchmarks/translate/{year}/{dataset}.tsv"
-    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
-    resources:
-        mem_mb=2000,
-        runtime=attempt_minutes(60),
-        **gpu_resources(TRANSLATION_GPUS),
+    wildcard_constraints:
+        dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
     conda:
         ENV
+    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
+    resources:
+        **gpu_resources(TRANSLATION_GPUS),
+        mem_mb=2000,
+        runtime=attempt_minutes(60),
+    params:
+        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
+        sides=config["crosslingual"]["sides"],
     script:
         "../scripts/translate_pairs.py"
 
@@ -35,18 +36,18 @@ rule tokenize_translated:
         paths.translated_path(paths.WILDCARDS),
     output:
         paths.translated_path(paths.WILDCARDS, ".tokens.parquet"),
-    params:
-        settings=config["tokenize"],
     log:
         "logs/tokenize_translated/{year}/{dataset}.log",
     benchmark:
         "benchmarks/tokenize_translated/{year}/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        settings=config["tokenize"],
     script:
         "../scripts/tokenize_translated.py"
 
@@ -57,18 +58,18 @@ rule identify_language:
         pairs_path(paths.WILDCARDS),
     output:
         paths.language_path(paths.WILDCARDS),
-    params:
-        languages=config["crosslingual"]["languages"],
     log:
         "logs/language/{year}/{dataset}.log",
     benchmark:
         "benchmarks/language/{year}/{dataset}.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
+    params:
+        languages=config["crosslingual"]["languages"],
     script:
         "../scripts/identify_language.py"
 
@@ -83,18 +84,18 @@ if OPTIONAL_RULES["language_report"]:
         output:
             table=paths.STUDY_TABLES["language"],
             markdown=paths.study_file("language"),
-        params:
-            languages=config["crosslingual"]["languages"],
         log:
             "logs/language/report.log",
         benchmark:
             "benchmarks/language/report.tsv"
+        conda:
+            ENV
         threads: 1
         resources:
             mem_mb=500,
             runtime=attempt_minutes(5),
-        conda:
-            ENV
+        params:
+            languages=config["crosslingual"]["languages"],
         script:
             "../scripts/language_report.py"
 
@@ -105,18 +106,18 @@ rule round_trips:
         lambda wc: english_pairs_path(dataset(wc)),
     output:
         round_trips_path(paths.WILDCARDS),
-    params:
-        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     log:
         "logs/round_trips/{year}/{dataset}.log",
     benchmark:
         "benchmarks/round_trips/{year}/{dataset}.tsv"
-    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
-    resources:
-        mem_mb=2000,
-        runtime=attempt_minutes(120),
-        **gpu_resources(TRANSLATION_GPUS),
     conda:
         ENV
+    threads: 2  # the Apertium pipeline runs its stages as concurrent processes
+    resources:
+        **gpu_resources(TRANSLATION_GPUS),
+        mem_mb=2000,
+        runtime=attempt_minutes(120),
+    params:
+        engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
     script:
         "../scripts/round_trips.py"

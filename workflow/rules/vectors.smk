@@ -1,21 +1,22 @@
 # Word-vector sources: one uniform table per source (schema: stsynth.vectors).
 
+
 rule vectors_paragram_xxl:
     """Wieting's paragram-phrase XXL text vectors, fetched from the configured URL."""
     output:
         paths.vectors_path("paragram-xxl"),
-    params:
-        settings=config["vectors"]["paragram-xxl"],
     log:
         "logs/vectors/paragram-xxl.log",
     benchmark:
         "benchmarks/vectors/paragram-xxl.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=attempt_minutes(30),
-    conda:
-        ENV
+    params:
+        settings=config["vectors"]["paragram-xxl"],
     script:
         "../scripts/vectors_text.py"
 
@@ -28,12 +29,12 @@ rule vectors_glove_6b_50d:
         "logs/vectors/glove-6b-50d.log",
     benchmark:
         "benchmarks/vectors/glove-6b-50d.tsv"
+    conda:
+        ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(10),
-    conda:
-        ENV
     script:
         "../scripts/vectors_glove.py"
 
@@ -45,20 +46,20 @@ rule vectors_minilm_static:
         [tokens_path(d) for d in plan.vocabulary_datasets(config, ALL_DATASETS)],
     output:
         paths.vectors_path("minilm-static"),
-    params:
-        # `vocabulary` acts through the input list (its change reruns the job as a changed input set)
-        settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
     log:
         "logs/vectors/minilm-static.log",
     benchmark:
         "benchmarks/vectors/minilm-static.tsv"
     priority: 50  # every paragram model waits for these vectors
+    conda:
+        ENV
     threads: config["vectors"]["threads"]
     resources:
         mem_mb=3000,
         runtime=attempt_minutes(60),
-    conda:
-        ENV
+    params:
+        # `vocabulary` acts through the input list (its change reruns the job as a changed input set)
+        settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
     script:
         "../scripts/vectors_minilm.py"
 
@@ -70,19 +71,19 @@ rule vectors_ppdb_paragram:
         ppdb=paths.corpus_copy(config["vectors"]["ppdb"]["pairs"]),
     output:
         paths.vectors_path("ppdb-paragram-{base}"),
-    params:
-        settings=config["vectors"]["ppdb"],
-    wildcard_constraints:
-        base="|".join(VECTOR_BASES),
     log:
         "logs/vectors/ppdb-paragram-{base}.log",
     benchmark:
         "benchmarks/vectors/ppdb-paragram-{base}.tsv"
+    wildcard_constraints:
+        base="|".join(VECTOR_BASES),
+    conda:
+        ENV
     threads: config["vectors"]["threads"]
     resources:
         mem_mb=6000,
         runtime=attempt_minutes(240),
-    conda:
-        ENV
+    params:
+        settings=config["vectors"]["ppdb"],
     script:
         "../scripts/vectors_ppdb.py"

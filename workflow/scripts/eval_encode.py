@@ -5,7 +5,7 @@ import pandas as pd
 
 from stsynth import evaluation
 from stsynth.embedding_cache import EmbeddingCache, encoder_key, folder_digest
-from stsynth.encoder import encoder_directory, load_encoder, load_settings
+from stsynth.encoder import batch_size, job_folder, open_encoder
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -13,10 +13,9 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 entry, settings = snakemake.params.encoder, snakemake.params.settings
+name, folder = entry["name"], job_folder(entry, snakemake.input.encoder_folder)
 # the entry's max_length, else the model's own limit (as MTEB encodes), not encoder.max_length
-name, max_length = entry["name"], entry.get("max_length")
-folder = encoder_directory(name, entry)  # sha256 pins checked
-model = load_encoder(folder, max_length, snakemake.config["device"], load_settings(entry))
+model = open_encoder(entry, folder, None, snakemake.config["device"])
 shaping = evaluation.cache_settings(entry, model.max_seq_length)
 key = encoder_key(folder_digest(folder), shaping)
 description = {"encoder": name, "folder": str(folder), **shaping}
@@ -27,7 +26,7 @@ tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 missing = len(cache.missing(evaluation.scored_sentences(tables)))
 start = time.perf_counter()
 with Progress(log, f"encoding with {name}", missing, "sentences") as progress:
-    similarity, encoded = evaluation.encode_pairs(model, tables, cache, entry.get("batch_size") or settings["batch_size"],
+    similarity, encoded = evaluation.encode_pairs(model, tables, cache, batch_size(entry, settings["batch_size"]),
                                                   bool(entry.get("normalize")), progress)
 log.info("%d datasets: %d sentences encoded, the others read from the cache, in %.1f s", len(tables), encoded,
          time.perf_counter() - start)

@@ -8,4 +8,5 @@ tables = [gold_pairs(pd.read_parquet(pairs), pd.read_parquet(tokens), where=toke
           for pairs, tokens in zip(snakemake.input.pairs, snakemake.input.tokens, strict=True)]
 kept = gold_filter(tables, snakemake.params.threshold)  # the inputs are the selected years' sets
 kept.to_parquet(snakemake.output[0], index=False)
-log.info("wrote %d paraphrase pairs", len(kept))
+log.info("table %s (years %s, gold >= %g): wrote %d paraphrase pairs", snakemake.wildcards.table,
+         ", ".join(map(str, snakemake.params.years)), snakemake.params.threshold, len(kept))

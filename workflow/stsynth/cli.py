@@ -1,6 +1,7 @@
 """``stsynth``: the workflow's main targets from the command line (``pip install .`` puts it on PATH).
 
     stsynth eval -m path/to/model -m BAAI/bge-small-en-v1.5   # zero-shot eval, in runs/eval
+    stsynth eval --overlay config/eval-mpnet.yaml              # an overlay over the protocol's own
     stsynth all                                                # the results, in this directory
     stsynth stsb | sts2017 | studies                           # the other protocols, each in its own directory
 
@@ -50,11 +51,15 @@ def model_location(model: str) -> str:
 
 
 def snakemake_command(target: str, root: Path, cores: str, models: list[str], directory: str | None,
-                      extra: list[str]) -> list[str]:
-    workdir, overlays = PROTOCOLS[target]
+                      extra: list[str], overlays: list[str] = ()) -> list[str]:
+    """The Snakemake command line of a target: its working directory and overlays (:data:`PROTOCOLS`),
+    then ``overlays`` (files, absolute paths: Snakemake runs in the working directory), the models of
+    eval (:func:`model_location`) and ``extra`` arguments. `make eval` and `make bench` call it too."""
+    workdir, protocol_overlays = PROTOCOLS[target]
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
                "--directory", directory or workdir, "--cores", cores, SNAKEMAKE_TARGET.get(target, target),
-               "--configfile", str(root / "config.yaml"), *(str(root / overlay) for overlay in overlays)]
+               "--configfile", str(root / "config.yaml"), *(str(root / overlay) for overlay in protocol_overlays),
+               *(str(Path(overlay).resolve()) for overlay in overlays)]
     if models:
         listed = ", ".join('"' + model_location(m).replace('"', '\\"') + '"' for m in models)
         command += ["--config", f"eval={{models: [{listed}]}}"]
@@ -71,10 +76,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="eval: a model folder, installed package or cached hub name (repeatable)")
     parser.add_argument("--cores", default="all", help="Snakemake --cores (default: all)")
     parser.add_argument("--directory", help="working directory (default: the protocol's own, as make)")
+    parser.add_argument("--overlay", action="append", default=[],
+                        help="a config overlay after the protocol's own (repeatable)")
     options = parser.parse_args(argv)
     if options.model and options.target != "eval":
         parser.error("-m/--model is for stsynth eval")
-    command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory, extra)
+    command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory, extra,
+                                options.overlay)
     print("+", " ".join(command), file=sys.stderr)
     return subprocess.call(command)
 

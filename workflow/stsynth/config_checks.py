@@ -2,8 +2,10 @@
 part of the config (tables, models, runs, feature groups, years, datasets), repeated datasets and
 values that only make sense together (a range's ends, a held-out fold and its fold count).
 
-``check_config`` collects every problem, each naming its key path, and raises one ConfigError, so a
-user fixes them all in one go instead of meeting them one by one as missing files deep in the DAG.
+``check_config`` runs one checker per config section (:data:`SECTION_CHECKS`), each adding the problems
+it finds, named by their key path, to what the sections share (:class:`Checks`); then it raises one
+ConfigError listing them all, so a user fixes them in one go instead of meeting them one by one as
+missing files deep in the DAG.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from .folds import base_model
 from .pairs import named_twice
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
@@ -79,164 +82,223 @@ def sts2017_leak_problems(datasets: list[dict]) -> list[str]:
             if d["role"] == "train" and (d.get("format") == "stsb" or str(d.get("input", "")).startswith(STS_BENCHMARK))]
 
 
-def check_config(config: dict, manifest: set[str] | dict, features: set[str] = frozenset(),
-                 config_name: str = "config.yaml") -> list[str]:
-    """Raise ConfigError listing every dangling reference or repeated entry; return notes to log.
+class Checks:
+    """What the section checkers share: the config, the problems and notes found so far, and the lookups
+    that resolve a name (a dataset year, a pair table, a model) to what the config declares."""
 
-    manifest: the relative paths the corpus manifest lists; features: the names a fusion group may
-    use besides the paragram features (stsynth.features.FEATURES and the encoder similarities).
-    """
-    problems: list[str] = []
-    notes: list[str] = []
-    datasets = config.get("datasets", [])
-    seen: dict[tuple, int] = {}
-    for index, entry in enumerate(datasets):
-        key = (entry["year"], entry["name"])
-        if key in seen:
-            problems.append(f"datasets[{index}]: {entry['year']}/{entry['name']} is declared twice "
-                            f"(first as datasets[{seen[key]}])")
-        seen.setdefault(key, index)
-        for name, keys in named_twice(entry.get("columns") or {}).items():
-            problems.append(f"datasets[{index}].columns: {' and '.join(keys)} name the same column {name!r}")
-        if "score_range" in entry and not entry["score_range"][0] < entry["score_range"][1]:
-            problems.append(f"datasets[{index}].score_range: {entry['score_range']} is not [lowest, highest] "
-                            "with lowest < highest")
-        for field in ("input", "gold"):
-            if field in entry and entry[field] not in manifest:
-                problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
-                                f"({config.get('corpus', {}).get('manifest')})")
-    problems += sts2017_leak_problems(datasets)
-    names = {f"{d['year']}/{d['name']}" for d in datasets}
+    def __init__(self, config: dict, manifest, features):
+        self.config, self.manifest, self.features = config, manifest, features
+        self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.datasets = config.get("datasets", [])
+        self.names = {f"{d['year']}/{d['name']}" for d in self.datasets}
+        self.known_train = sorted({str(d["year"]) for d in self.datasets if d["role"] == "train"}
+                                  | {str(d["group"]) for d in self.datasets if d["role"] == "train" and "group" in d})
+        self.tables = [*config.get("paraphrase_pairs", {}).get("tables", {}), "synthetic",
+                       *(f"synthetic-{n.replace('/', '-')}" for n in sorted(self.names))]
+        self.models = config.get("paragram", {}).get("models", {})
+        self.runs = config.get("runs", {})
+        encoder = config.get("encoder", {})
+        self.named = encoder.get("models", {})
+        self.tuned = encoder.get("tuning", {}).get("models", {})
+        self.encoders = [*self.named, *self.tuned]
 
-    def need(path: str, value, known, what: str) -> None:
+    def need(self, path: str, value, known, what: str) -> None:
         if value not in known:
             choices = ", ".join(map(str, known)) or "none"
-            problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
+            self.problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
 
-    def selected(value, role: str) -> list[dict]:
+    def selected(self, value, role: str) -> list[dict]:
         """Datasets of a role that a selector value names: by year, or by group (default: the year)."""
-        return [d for d in datasets if d["role"] == role and (d["year"] == value or str(d.get("group", d["year"])) == str(value))]
+        return [d for d in self.datasets
+                if d["role"] == role and (d["year"] == value or str(d.get("group", d["year"])) == str(value))]
 
-    known = sorted({str(d["year"]) for d in datasets if d["role"] == "train"}
-                   | {str(d["group"]) for d in datasets if d["role"] == "train" and "group" in d})
-
-    vocabulary = config.get("vectors", {}).get("minilm-static", {}).get("vocabulary")
-    if isinstance(vocabulary, list):
-        declared = {str(d["year"]) for d in datasets} | {str(d["group"]) for d in datasets if "group" in d}
-        for i, year in enumerate(vocabulary):
-            if str(year) not in declared:
-                problems.append(f"vectors.minilm-static.vocabulary[{i}]: {year} names no declared dataset "
-                                f"(declared years/groups: {', '.join(sorted(declared)) or 'none'})")
-
-    def need_years(path: str, years) -> None:
+    def need_years(self, path: str, years) -> None:
         """Training or dev selections (years or groups): some must name training-role data, none may name
         only test sets (test sets never train or choose anything); one naming no data is skipped, with a note."""
         for i, year in enumerate(years):
-            if selected(year, "test") and not selected(year, "train"):
-                problems.append(f"{path}[{i}]: {year} is a test year; only training-role years may train or choose settings")
-        missing = [year for year in years if not selected(year, "train")]
+            if self.selected(year, "test") and not self.selected(year, "train"):
+                self.problems.append(f"{path}[{i}]: {year} is a test year; only training-role years may train or "
+                                     "choose settings")
+        missing = [year for year in years if not self.selected(year, "train")]
         if years and len(missing) == len(years):
-            problems.append(f"{path}: {missing} has no year with training-role datasets "
-                            f"(known: {', '.join(known) or 'none'})")
+            self.problems.append(f"{path}: {missing} has no year with training-role datasets "
+                                 f"(known: {', '.join(self.known_train) or 'none'})")
         elif missing:
-            notes.append(f"{path}: no datasets in {missing}; those years are skipped")
+            self.notes.append(f"{path}: no datasets in {missing}; those years are skipped")
 
-    pairs = config.get("paraphrase_pairs", {})
-    tables = [*pairs.get("tables", {}), "synthetic", *(f"synthetic-{n.replace('/', '-')}" for n in sorted(names))]
+    def need_tables(self, where: str, pairs: list[str]) -> None:
+        for i, table in enumerate(pairs):
+            self.need(f"{where}.pairs[{i}]", table, self.tables, "a paraphrase pair table (paraphrase_pairs.tables, "
+                      "synthetic or synthetic-<year>-<dataset>)")
+
+    def need_model(self, path: str, model) -> None:
+        self.need(path, model, list(self.models), "a model in paragram.models")
+
+    def need_run(self, path: str, run) -> None:
+        self.need(path, run, list(self.runs), "a run in runs")
+
+    def need_vectors(self, path: str, source) -> None:
+        self.need(path, source, vector_sources(), "a word-vector source")
+
+    def need_encoder(self, path: str, encoder) -> None:
+        self.need(path, encoder, self.encoders, "an encoder (encoder.models or encoder.tuning.models)")
+
+    def check_holdout(self, where: str, entry: dict) -> None:
+        if (holdout := entry.get("holdout")) and not holdout["fold"] < holdout["folds"]:
+            self.problems.append(f"{where}.holdout: fold {holdout['fold']} of {holdout['folds']} holds nothing out "
+                                 f"(folds are numbered 0 to {holdout['folds'] - 1})")
+
+    def runs_of_stage(self, stage: str) -> list[str]:
+        return [run for run, entry in self.runs.items() if entry.get("stage") == stage]
+
+
+def check_datasets(c: Checks) -> None:
+    """Each dataset declared once, its columns and score range sound, its files in the manifest; no
+    STS Benchmark training next to an STS 2017 test."""
+    seen: dict[tuple, int] = {}
+    for index, entry in enumerate(c.datasets):
+        key = (entry["year"], entry["name"])
+        if key in seen:
+            c.problems.append(f"datasets[{index}]: {entry['year']}/{entry['name']} is declared twice "
+                              f"(first as datasets[{seen[key]}])")
+        seen.setdefault(key, index)
+        for name, keys in named_twice(entry.get("columns") or {}).items():
+            c.problems.append(f"datasets[{index}].columns: {' and '.join(keys)} name the same column {name!r}")
+        if "score_range" in entry and not entry["score_range"][0] < entry["score_range"][1]:
+            c.problems.append(f"datasets[{index}].score_range: {entry['score_range']} is not [lowest, highest] "
+                              "with lowest < highest")
+        for field in ("input", "gold"):
+            if field in entry and entry[field] not in c.manifest:
+                c.problems.append(f"datasets[{index}].{field}: {entry[field]} is not in the corpus manifest "
+                                  f"({c.config.get('corpus', {}).get('manifest')})")
+    c.problems += sts2017_leak_problems(c.datasets)
+
+
+def check_vectors(c: Checks) -> None:
+    vocabulary = c.config.get("vectors", {}).get("minilm-static", {}).get("vocabulary")
+    if isinstance(vocabulary, list):
+        declared = {str(d["year"]) for d in c.datasets} | {str(d["group"]) for d in c.datasets if "group" in d}
+        for i, year in enumerate(vocabulary):
+            if str(year) not in declared:
+                c.problems.append(f"vectors.minilm-static.vocabulary[{i}]: {year} names no declared dataset "
+                                  f"(declared years/groups: {', '.join(sorted(declared)) or 'none'})")
+
+
+def check_paraphrase_pairs(c: Checks) -> None:
+    pairs = c.config.get("paraphrase_pairs", {})
     for table, entry in pairs.get("tables", {}).items():
-        need_years(f"paraphrase_pairs.tables.{table}.years", entry.get("years", []))
+        c.need_years(f"paraphrase_pairs.tables.{table}.years", entry.get("years", []))
+    if "sweep" in pairs:
+        sweep = pairs["sweep"]
+        c.need_model("paraphrase_pairs.sweep.model", sweep["model"])
+        if sweep["start"] > sweep["stop"]:
+            c.problems.append(f"paraphrase_pairs.sweep: start {sweep['start']} is above stop {sweep['stop']}, "
+                              "so the sweep has no threshold")
+        c.need_years("paraphrase_pairs.sweep.years", sweep.get("years", []))
 
-    crosslingual = config.get("crosslingual", {})
+
+def check_crosslingual(c: Checks) -> None:
+    crosslingual = c.config.get("crosslingual", {})
     if crosslingual.get("sides") == "identified" and crosslingual.get("languages") and \
             "es" not in crosslingual["languages"]:
-        problems.append(f"crosslingual.languages: {crosslingual['languages']} lacks 'es', so no sentence could be "
-                        "identified as Spanish (crosslingual.sides: identified)")
+        c.problems.append(f"crosslingual.languages: {crosslingual['languages']} lacks 'es', so no sentence could be "
+                          "identified as Spanish (crosslingual.sides: identified)")
+    for i, model in enumerate(crosslingual.get("reference_translation", {}).get("models", [])):
+        c.need_model(f"crosslingual.reference_translation.models[{i}]", model)
 
-    def need_tables(where: str, entry: dict) -> None:
-        for i, table in enumerate(entry.get("pairs", [])):
-            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, "
-                 "synthetic or synthetic-<year>-<dataset>)")
 
-    def check_holdout(where: str, entry: dict) -> None:
-        if (holdout := entry.get("holdout")) and not holdout["fold"] < holdout["folds"]:
-            problems.append(f"{where}.holdout: fold {holdout['fold']} of {holdout['folds']} holds nothing out "
-                            f"(folds are numbered 0 to {holdout['folds'] - 1})")
-
-    paragram = config.get("paragram", {})
-    models = paragram.get("models", {})
-    check_holdout("paragram.defaults", paragram.get("defaults", {}))
+def check_paragram(c: Checks) -> None:
+    """The paragram models (their pair tables, presets, vectors, years, held-out folds), the sets they
+    leave out, the source comparison and the synthetic dev check."""
+    paragram = c.config.get("paragram", {})
+    presets = list(paragram.get("presets", {}))
+    c.check_holdout("paragram.defaults", paragram.get("defaults", {}))
     for preset, entry in paragram.get("presets", {}).items():
-        check_holdout(f"paragram.presets.{preset}", entry)
-    for model, entry in models.items():
-        where = f"paragram.models.{model}"
-        check_holdout(where, entry)
-        need_tables(where, entry)
+        c.check_holdout(f"paragram.presets.{preset}", entry)
+
+    def need_preset_and_vectors(where: str, entry: dict) -> None:
         if "preset" in entry:
-            need(f"{where}.preset", entry["preset"], list(paragram.get("presets", {})), "a paragram preset")
+            c.need(f"{where}.preset", entry["preset"], presets, "a paragram preset")
         if "vectors" in entry:
-            need(f"{where}.vectors", entry["vectors"], vector_sources(), "a word-vector source")
-        need_years(f"{where}.dev_years", entry.get("dev_years", []))
+            c.need_vectors(f"{where}.vectors", entry["vectors"])
+
+    for model, entry in c.models.items():
+        where = f"paragram.models.{model}"
+        c.check_holdout(where, entry)
+        c.need_tables(where, entry.get("pairs", []))
+        need_preset_and_vectors(where, entry)
+        c.need_years(f"{where}.dev_years", entry.get("dev_years", []))
         for i, name in enumerate(entry.get("exclude", [])):
-            need(f"{where}.exclude[{i}]", name, sorted(names), "a declared dataset (year/name)")
-    defaults = paragram.get("defaults", {})
-    if "preset" in defaults:
-        need("paragram.defaults.preset", defaults["preset"], list(paragram.get("presets", {})), "a paragram preset")
-    if "vectors" in defaults:
-        need("paragram.defaults.vectors", defaults["vectors"], vector_sources(), "a word-vector source")
-    runs = config.get("runs", {})
-    test_sets = [d for d in datasets if d["role"] == "test"]
-    for run, entry in runs.items():
+            c.need(f"{where}.exclude[{i}]", name, sorted(c.names), "a declared dataset (year/name)")
+    need_preset_and_vectors("paragram.defaults", paragram.get("defaults", {}))
+    compare = paragram.get("compare_sources", {})
+    for i, source in enumerate(compare.get("sources", [])):
+        c.need_vectors(f"paragram.compare_sources.sources[{i}]", source)
+    c.need_years("paragram.compare_sources.dev_years", compare.get("dev_years", []))
+    for i, model in enumerate(c.config.get("synthetic", {}).get("dev_check", [])):
+        c.need_model(f"synthetic.dev_check[{i}]", model)
+
+
+def check_runs(c: Checks) -> None:
+    """What each run names: an external run's prediction files, a paragram run's model, an encoder
+    run's encoders."""
+    test_sets = [d for d in c.datasets if d["role"] == "test"]
+    for run, entry in c.runs.items():
         if entry.get("stage") == "external":
             try:
                 files = {entry["predictions"].format(year=d["year"], dataset=d["name"]) for d in test_sets}
             except (KeyError, IndexError, ValueError) as err:
-                problems.append(f"runs.{run}.predictions: {entry['predictions']!r} may hold only {{year}} and "
-                                f"{{dataset}} ({type(err).__name__}: {err})")
+                c.problems.append(f"runs.{run}.predictions: {entry['predictions']!r} may hold only {{year}} and "
+                                  f"{{dataset}} ({type(err).__name__}: {err})")
                 continue
             if len(files) < len(test_sets):
-                problems.append(f"runs.{run}.predictions: {entry['predictions']!r} names one file for several test "
-                                "sets; put {year} and {dataset} in it")
+                c.problems.append(f"runs.{run}.predictions: {entry['predictions']!r} names one file for several "
+                                  "test sets; put {year} and {dataset} in it")
         if entry.get("stage") == "paragram":
-            need(f"runs.{run}.model", entry.get("model"), list(models), "a model in paragram.models")
-    if "sweep" in pairs:
-        need("paraphrase_pairs.sweep.model", pairs["sweep"]["model"], list(models), "a model in paragram.models")
-        if pairs["sweep"]["start"] > pairs["sweep"]["stop"]:
-            problems.append(f"paraphrase_pairs.sweep: start {pairs['sweep']['start']} is above stop "
-                            f"{pairs['sweep']['stop']}, so the sweep has no threshold")
-        need_years("paraphrase_pairs.sweep.years", pairs["sweep"].get("years", []))
-    compare = paragram.get("compare_sources", {})
-    for i, source in enumerate(compare.get("sources", [])):
-        need(f"paragram.compare_sources.sources[{i}]", source, vector_sources(), "a word-vector source")
-    need_years("paragram.compare_sources.dev_years", compare.get("dev_years", []))
+            c.need_model(f"runs.{run}.model", entry.get("model"))
+        if entry.get("stage") == "encoder" and "model" in entry:
+            c.need(f"runs.{run}.model", entry["model"], list(c.tuned), "a model in encoder.tuning.models")
+        if isinstance(entry.get("encoder"), str):
+            c.need_encoder(f"runs.{run}.encoder", entry["encoder"])
+        elif isinstance(entry.get("encoder"), dict):
+            for protocol in ("final", "dev"):
+                c.need_encoder(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol])
 
-    for i, model in enumerate(config.get("synthetic", {}).get("dev_check", [])):
-        need(f"synthetic.dev_check[{i}]", model, list(models), "a model in paragram.models")
-    reference = config.get("crosslingual", {}).get("reference_translation", {})
-    for i, model in enumerate(reference.get("models", [])):
-        need(f"crosslingual.reference_translation.models[{i}]", model, list(models), "a model in paragram.models")
 
-    encoder = config.get("encoder", {})
+def check_encoder(c: Checks) -> None:
+    """Named and tuned encoders: one name each, what a tuned one trains on and starts from (no cycle),
+    the dev check."""
+    encoder = c.config.get("encoder", {})
     tuning = encoder.get("tuning", {})
-    tuned = tuning.get("models", {})
-    named = encoder.get("models", {})
-    encoders = [*named, *tuned]
+    defaults = tuning.get("defaults", {})
     if "default" in encoder:
-        need("encoder.default", encoder["default"], list(named), "a named encoder in encoder.models")
-    for name in sorted(set(named) & set(tuned)):
-        problems.append(f"encoder.models.{name} and encoder.tuning.models.{name}: one name for two encoders")
-    for model, entry in tuned.items():
+        c.need("encoder.default", encoder["default"], list(c.named), "a named encoder in encoder.models")
+    for name in sorted(set(c.named) & set(c.tuned)):
+        c.problems.append(f"encoder.models.{name} and encoder.tuning.models.{name}: one name for two encoders")
+    for model, entry in c.tuned.items():
         where = f"encoder.tuning.models.{model}"
-        need_tables(where, entry)
-        need_years(f"{where}.gold_years", entry.get("gold_years", []))
-        need_years(f"{where}.dev_years", entry.get("dev_years", []))
+        c.need_tables(where, entry.get("pairs", []))
+        c.need_years(f"{where}.gold_years", entry.get("gold_years", []))
+        c.need_years(f"{where}.dev_years", entry.get("dev_years", []))
         if entry.get("start") is not None:
-            need(f"{where}.start", entry["start"], [m for m in encoders if m != model],
-                 "a named encoder (encoder.models) or another tuned encoder")
-        loss = entry.get("loss", tuning.get("defaults", {}).get("loss"))
+            c.need(f"{where}.start", entry["start"], [m for m in c.encoders if m != model],
+                   "a named encoder (encoder.models) or another tuned encoder")
+        loss = entry.get("loss", defaults.get("loss"))
         source = "gold_years" if loss in ("cosent", "cosine") else "pairs"
-        if not entry.get(source, tuning.get("defaults", {}).get(source)):
-            problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
-    for model in tuned:  # a start chain that comes back to itself would recurse for ever (A -> B -> A)
+        if not entry.get(source, defaults.get(source)):
+            c.problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
+    c.problems += start_cycles(c.tuned)
+    for i, model in enumerate(tuning.get("dev_check", [])):
+        c.need(f"encoder.tuning.dev_check[{i}]", model, list(c.tuned), "a model in encoder.tuning.models")
+        if model in c.tuned and not c.tuned[model].get("dev_years"):
+            c.problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
+
+
+def start_cycles(tuned: dict) -> list[str]:
+    """Start chains of tuned encoders that come back to themselves (A -> B -> A would recurse for ever)."""
+    problems = []
+    for model in tuned:
         chain, current = [model], tuned[model].get("start")
         while current in tuned and current not in chain:
             chain.append(current)
@@ -245,132 +307,143 @@ def check_config(config: dict, manifest: set[str] | dict, features: set[str] = f
             cycle = chain[chain.index(current):] + [current]
             problems.append(f"encoder.tuning.models.{model}.start: {' -> '.join(cycle)} is a cycle; a tuned encoder "
                             "must start, through its starts, from a named encoder (encoder.models)")
-    for i, model in enumerate(tuning.get("dev_check", [])):
-        need(f"encoder.tuning.dev_check[{i}]", model, list(tuned), "a model in encoder.tuning.models")
-        if model in tuned and not tuned[model].get("dev_years"):
-            problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
-    for run, entry in runs.items():
-        if entry.get("stage") == "encoder" and "model" in entry:
-            need(f"runs.{run}.model", entry["model"], list(tuned), "a model in encoder.tuning.models")
-        if isinstance(entry.get("encoder"), str):
-            need(f"runs.{run}.encoder", entry["encoder"], encoders, "an encoder (encoder.models or encoder.tuning.models)")
-        elif isinstance(entry.get("encoder"), dict):
-            for protocol in ("final", "dev"):
-                need(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol], encoders,
-                     "an encoder (encoder.models or encoder.tuning.models)")
+    return problems
 
-    fusion = config.get("fusion", {})
+
+def check_fusion(c: Checks) -> None:
+    """The fusion's paragram features and groups, its runs' groups, its years and the dev table; the
+    features' word vectors."""
+    fusion = c.config.get("fusion", {})
     for feature, entry in fusion.get("paragram", {}).items():
         for protocol in ("final", "dev"):
-            need(f"fusion.paragram.{feature}.{protocol}", entry[protocol], list(models), "a model in paragram.models")
-    known_features = sorted({*features, *fusion.get("paragram", {})})
+            c.need_model(f"fusion.paragram.{feature}.{protocol}", entry[protocol])
+    known_features = sorted({*c.features, *fusion.get("paragram", {})})
     for group, members in fusion.get("groups", {}).items():
         for i, name in enumerate(members):
-            need(f"fusion.groups.{group}[{i}]", name, known_features,
-                 "a feature (stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder similarity")
-    fusion_runs = [name for name, entry in runs.items() if entry.get("stage") == "fusion"]
+            c.need(f"fusion.groups.{group}[{i}]", name, known_features,
+                   "a feature (stsynth.features.FEATURES), paragram feature (fusion.paragram) or encoder similarity")
+    fusion_runs = c.runs_of_stage("fusion")
     for run in fusion_runs:
-        for i, group in enumerate(runs[run].get("groups", [])):
-            need(f"runs.{run}.groups[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
+        for i, group in enumerate(c.runs[run].get("groups", [])):
+            c.need(f"runs.{run}.groups[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
     if "dev" in fusion:
-        need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
-        need_years("fusion.train_years", fusion.get("train_years", []))
-        need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
+        c.need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
+        c.need_years("fusion.train_years", fusion.get("train_years", []))
+        c.need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
     if "dev_table" in fusion:
         if fusion["dev_table"]["run"] not in fusion_runs:
-            notes.append(f"fusion.dev_table.run: {fusion['dev_table']['run']!r} is not a fusion run in runs "
-                         f"(known: {', '.join(fusion_runs) or 'none'}); the dev-protocol table is not built")
+            c.notes.append(f"fusion.dev_table.run: {fusion['dev_table']['run']!r} is not a fusion run in runs "
+                           f"(known: {', '.join(fusion_runs) or 'none'}); the dev-protocol table is not built")
         for i, model in enumerate(fusion["dev_table"].get("paragram_models", [])):
-            need(f"fusion.dev_table.paragram_models[{i}]", model, list(models), "a model in paragram.models")
-    if "features" in config:
-        need("features.vectors", config["features"]["vectors"], vector_sources(), "a word-vector source")
+            c.need_model(f"fusion.dev_table.paragram_models[{i}]", model)
+    if "features" in c.config:
+        c.need_vectors("features.vectors", c.config["features"]["vectors"])
 
-    run_names = list(runs)
-    compare_runs = config.get("scoring", {}).get("compare", {})
-    if compare_runs.get("reference") is not None:
-        need("scoring.compare.reference", compare_runs["reference"], run_names, "a run in runs")
-    for i, pair in enumerate(compare_runs.get("pairs", [])):
+
+def check_scoring(c: Checks) -> None:
+    compare = c.config.get("scoring", {}).get("compare", {})
+    if compare.get("reference") is not None:
+        c.need_run("scoring.compare.reference", compare["reference"])
+    for i, pair in enumerate(compare.get("pairs", [])):
         for j, run in enumerate(pair):
-            need(f"scoring.compare.pairs[{i}][{j}]", run, run_names, "a run in runs")
-    report = config.get("report", {})
+            c.need_run(f"scoring.compare.pairs[{i}][{j}]", run)
+
+
+def check_report(c: Checks) -> None:
+    report = c.config.get("report", {})
     for i, run in enumerate(report.get("scatter_runs", [])):
-        need(f"report.scatter_runs[{i}]", run, run_names, "a run in runs")
+        c.need_run(f"report.scatter_runs[{i}]", run)
     for run in report.get("paper_systems", {}):
-        need(f"report.paper_systems.{run}", run, run_names, "a run in runs")
+        c.need_run(f"report.paper_systems.{run}", run)
     for run in report.get("training_curves", {}):
-        need(f"report.training_curves.{run}", run, run_names, "a run in runs")
+        c.need_run(f"report.training_curves.{run}", run)
     for run, models_of_run in report.get("training_curves", {}).items():
         for i, model in enumerate(models_of_run):
-            need(f"report.training_curves.{run}[{i}]", model, list(models), "a model in paragram.models")
-
-    problems += sts2017_system_problems(config, need, need_years, tables)
-
-    if problems:
-        raise ConfigError(f"{config_name}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
-    return [f"{config_name}: {note}" for note in notes]
+            c.need_model(f"report.training_curves.{run}[{i}]", model)
+    for run in report.get("paper_table1", {}):
+        c.need(f"report.paper_table1.{run}", run, c.runs_of_stage("head"), "a regression-head run (stage head) in runs")
 
 
-def sts2017_system_problems(config: dict, need, need_years, tables: list[str]) -> list[str]:
-    """The SemEval-2017 system's sections: paraphrase-embedding models, the event corpus, the
-    sentence-vector sources, the regression head and its runs, and Table 1's rows (``need`` and
-    ``need_years`` record into check_config's problems; the rest is returned)."""
-    from .sentence_vectors import source_kind
-
-    problems = []
-    pe = config.get("paraphrase_cnn", {})
+def check_paraphrase_cnn(c: Checks) -> None:
+    """The SemEval-2017 system's paraphrase-embedding models and their grid."""
+    pe = c.config.get("paraphrase_cnn", {})
     pe_models = pe.get("models", {})
     for model, entry in pe_models.items():
         where = f"paraphrase_cnn.models.{model}"
         merged = {**pe.get("defaults", {}), **entry}
-        for i, table in enumerate(merged.get("pairs", [])):
-            need(f"{where}.pairs[{i}]", table, tables, "a paraphrase pair table (paraphrase_pairs.tables, synthetic "
-                 "or synthetic-<year>-<dataset>)")
-        need(f"{where}.vectors", merged.get("vectors"), vector_sources(), "a word-vector source")
-        need_years(f"{where}.gold_years", merged.get("gold_years", []))
-        need_years(f"{where}.dev_years", merged.get("dev_years", []))
+        c.need_tables(where, merged.get("pairs", []))
+        c.need_vectors(f"{where}.vectors", merged.get("vectors"))
+        c.need_years(f"{where}.gold_years", merged.get("gold_years", []))
+        c.need_years(f"{where}.dev_years", merged.get("dev_years", []))
         if merged.get("width", 1) % 2 == 0:
-            problems.append(f"{where}.width: {merged['width']} is even; the convolution width must be odd (its output "
-                            "keeps the sentence's length)")
+            c.problems.append(f"{where}.width: {merged['width']} is even; the convolution width must be odd (its "
+                              "output keeps the sentence's length)")
     if "grid" in pe:
-        need("paraphrase_cnn.grid.model", pe["grid"]["model"], list(pe_models), "a model in paraphrase_cnn.models")
-    if "events" in config:
-        need_years("events.corpus.pair_years", config["events"]["corpus"]["pair_years"])
-    head = config.get("head", {})
+        c.need("paraphrase_cnn.grid.model", pe["grid"]["model"], list(pe_models), "a model in paraphrase_cnn.models")
+
+
+def check_head(c: Checks) -> None:
+    """The SemEval-2017 system's regression head: its years, presets and runs; the event corpus's years."""
+    if "events" in c.config:
+        c.need_years("events.corpus.pair_years", c.config["events"]["corpus"]["pair_years"])
+    head = c.config.get("head", {})
     if "dev" in head:
-        need_years("head.dev.train_years", head["dev"]["train_years"])
-        need_years("head.dev.validate_years", head["dev"]["validate_years"])
-        need_years("head.train_years", head.get("train_years", []))
-    sources = config.get("sentence_vectors", {})
-    encoders = {*config.get("encoder", {}).get("models", {}), *config.get("encoder", {}).get("tuning", {}).get("models", {})}
+        c.need_years("head.dev.train_years", head["dev"]["train_years"])
+        c.need_years("head.dev.validate_years", head["dev"]["validate_years"])
+        c.need_years("head.train_years", head.get("train_years", []))
+    sources = list(c.config.get("sentence_vectors", {}))
+    for run in c.runs_of_stage("head"):
+        for i, source in enumerate(c.runs[run].get("vectors", [])):
+            c.need(f"runs.{run}.vectors[{i}]", source, sources, "a sentence-vector source (sentence_vectors)")
+        if "preset" in c.runs[run]:
+            c.need(f"runs.{run}.preset", c.runs[run]["preset"], list(head.get("presets", {})), "a preset in head.presets")
+
+
+def check_sentence_vectors(c: Checks) -> None:
+    """The sentence-vector sources of the regression head: what each averages or encodes, and the
+    event corpus whenever a head run reads vectors trained on it."""
+    from .sentence_vectors import source_kind
+
+    pe_models = list(c.config.get("paraphrase_cnn", {}).get("models", {}))
+    read = {source for run in c.runs_of_stage("head") for source in c.runs[run].get("vectors", [])}
     used_events = False
-    runs = config.get("runs", {})
-    head_runs = [run for run, entry in runs.items() if entry.get("stage") == "head"]
-    read = {source for run in head_runs for source in runs[run].get("vectors", [])}
-    for name, entry in sources.items():
+    for name, entry in c.config.get("sentence_vectors", {}).items():
         try:
             kind, value = source_kind(name, entry)
         except ValueError as error:
-            problems.append(str(error))
+            c.problems.append(str(error))
             continue
         for protocol, model in (value.items() if isinstance(value, dict) else [("", value)]):
             where = f"sentence_vectors.{name}.{kind}" + (f".{protocol}" if protocol else "")
             if kind in ("mean", "events"):
-                need(where, model, vector_sources(), "a word-vector source")
+                c.need_vectors(where, model)
                 used_events |= name in read and model in EVENT_VECTOR_SOURCES
             elif kind == "paraphrase_cnn":
-                need(where, model, list(pe_models), "a model in paraphrase_cnn.models")
-            else:
-                need(where, model.split(".fold")[0], sorted(encoders), "an encoder (encoder.models or encoder.tuning.models)")
-    if used_events and "events" in config and not config["events"]["corpus"]["kjv"] and \
-            not config["events"]["corpus"]["pair_years"]:
-        problems.append("events.corpus: kjv is null and pair_years is empty, but a head run reads the event "
-                        "embeddings or word2vec, which are trained on that corpus")
-    presets = list(head.get("presets", {}))
-    for run in head_runs:
-        for i, source in enumerate(runs[run].get("vectors", [])):
-            need(f"runs.{run}.vectors[{i}]", source, list(sources), "a sentence-vector source (sentence_vectors)")
-        if "preset" in runs[run]:
-            need(f"runs.{run}.preset", runs[run]["preset"], presets, "a preset in head.presets")
-    for run in config.get("report", {}).get("paper_table1", {}):
-        need(f"report.paper_table1.{run}", run, head_runs, "a regression-head run (stage head) in runs")
-    return problems
+                c.need(where, model, pe_models, "a model in paraphrase_cnn.models")
+            else:  # an encoder, or a tuned encoder's fold model
+                c.need(where, base_model(model), sorted(c.encoders), "an encoder (encoder.models or encoder.tuning.models)")
+    events = c.config.get("events")
+    if used_events and events and not events["corpus"]["kjv"] and not events["corpus"]["pair_years"]:
+        c.problems.append("events.corpus: kjv is null and pair_years is empty, but a head run reads the event "
+                          "embeddings or word2vec, which are trained on that corpus")
+
+
+# One checker per config section, in the order their problems are listed.
+SECTION_CHECKS = (check_datasets, check_vectors, check_paraphrase_pairs, check_crosslingual, check_paragram,
+                  check_runs, check_encoder, check_fusion, check_scoring, check_report, check_paraphrase_cnn,
+                  check_head, check_sentence_vectors)
+
+
+def check_config(config: dict, manifest: set[str] | dict, features: set[str] = frozenset(),
+                 config_name: str = "config.yaml") -> list[str]:
+    """Raise ConfigError listing every dangling reference or repeated entry; return notes to log.
+
+    manifest: the relative paths the corpus manifest lists; features: the names a fusion group may
+    use besides the paragram features (stsynth.features.FEATURES and the encoder similarities).
+    """
+    checks = Checks(config, manifest, features)
+    for check in SECTION_CHECKS:
+        check(checks)
+    if checks.problems:
+        raise ConfigError(f"{config_name}: {len(checks.problems)} problem(s):\n  " + "\n  ".join(checks.problems))
+    return [f"{config_name}: {note}" for note in checks.notes]

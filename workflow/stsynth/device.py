@@ -1,6 +1,7 @@
 """Which torch device a job runs on: config.yaml's one ``device`` setting.
 
-``auto`` is CUDA when torch sees a GPU, else Apple's ``mps`` when torch has it, else the CPU; ``cpu``;
+``auto`` is sentence-transformers' pick: CUDA when torch sees a GPU, else Apple's ``mps`` when torch has it
+(or another accelerator torch knows), else the CPU; ``cpu``;
 ``cuda`` or ``cuda:<i>``, and ``mps`` (Apple silicon), which fail with a clear error where torch does
 not see that device instead of falling back silently. An ``mps`` job asks the scheduler for no GPU
 (``gpu`` counts CUDA devices, which Slurm hands out). Every stage that runs
@@ -28,17 +29,22 @@ def check_setting(setting: str) -> str:
 
 
 def resolve_device(setting: str, cuda_available: bool | None = None, mps_available: bool | None = None) -> str:
-    """The torch device name a job uses; cuda_available, mps_available: torch's answers (asked when None)."""
+    """The torch device name a job uses. ``auto``: sentence-transformers' own pick
+    (``sentence_transformers.util.get_device_name``: CUDA, then MPS, NPU, XPU, HPU, else the CPU). An
+    explicit setting is kept, and fails where torch lacks that device (the library only picks, so this
+    check is ours); cuda_available, mps_available: torch's answers (asked when None)."""
     check_setting(setting)
     if setting == "cpu":
         return "cpu"
+    if setting == "auto":
+        from sentence_transformers.util import get_device_name
+
+        return get_device_name()
     if cuda_available is None or mps_available is None:
         import torch
 
         cuda_available = torch.cuda.is_available() if cuda_available is None else cuda_available
         mps_available = torch.backends.mps.is_available() if mps_available is None else mps_available
-    if setting == "auto":
-        return "cuda" if cuda_available else "mps" if mps_available else "cpu"
     if setting == "mps":
         if not mps_available:
             raise RuntimeError("config.yaml: device: mps, but torch sees no Apple MPS device here (set device: auto or cpu)")

@@ -46,6 +46,8 @@ import numpy as np
 import pandas as pd
 
 from .corpus import sha256_of
+from .folds import fold_model
+from .paths import tuned_encoder_folder
 
 log = logging.getLogger(__name__)
 
@@ -129,13 +131,51 @@ def check_pinned_files(folder: Path, pinned: dict[str, str], where: str) -> None
         log.info("%s: sha256 %s as pinned", path, expected.lower())
 
 
-def open_encoder(entry: dict, input_folder: str | None, default_max_length: int, device: str = "cpu"):
-    """The encoder a job names (stsynth.plan.encoder_entry: ``{"tuned": name}``, or a named encoder's
-    config entry with its ``name``), loaded: a tuned encoder from the folder the job reads as input, a
-    named one from its source (sha256 pins checked); its own ``max_length``, else the default."""
-    folder = input_folder if "tuned" in entry else encoder_directory(entry["name"], entry)
-    if folder is None:
+# --- which encoder a job opens: one owner, for every rule and script that loads one -----------
+
+def is_tuned(config: dict, encoder: str) -> bool:
+    """A tuned encoder (or its fold model), trained by the pipeline, as opposed to a named one."""
+    return fold_model(encoder, "tuned encoder")[0] in config["encoder"]["tuning"]["models"]
+
+
+def job_inputs(config: dict, encoder: str) -> list[str]:
+    """The model folder a job that opens ``encoder`` declares as its ``encoder_folder`` input: a tuned
+    encoder's (a rule makes it), a named encoder's local ``path``; none for a package or a hub name
+    (outside the working directory)."""
+    if is_tuned(config, encoder):
+        return [tuned_encoder_folder(encoder)]
+    path = config["encoder"]["models"][encoder].get("path")
+    return [path] if path else []
+
+
+def job_entry(config: dict, encoder: str, evaluation: bool = False) -> dict:
+    """The encoder as the plain-value rule param its job reads (editing the entry reruns what it made):
+    ``{"tuned": name}`` for a tuned encoder (its folder is an input), else the named encoder's config
+    entry with its ``name``, less the :data:`EVAL_SETTINGS` unless ``evaluation`` (`snakemake eval`)."""
+    if is_tuned(config, encoder):
+        return {"tuned": encoder}
+    return {"name": encoder, **{key: value for key, value in config["encoder"]["models"][encoder].items()
+                                if evaluation or key not in EVAL_SETTINGS}}
+
+
+def job_folder(entry: dict, inputs: list[str]) -> Path:
+    """The folder a job opens for its :func:`job_entry` ``entry``: a tuned encoder's from the job's
+    ``encoder_folder`` input (:func:`job_inputs`), a named one's from its source (sha256 pins checked)."""
+    if "tuned" not in entry:
+        return encoder_directory(entry["name"], entry)
+    if not inputs:
         raise ValueError(f"tuned encoder {entry['tuned']!r}: the job has no model folder as input")
+    return Path(inputs[0])
+
+
+def batch_size(entry: dict, default: int) -> int:
+    """Sentences per encoding batch: the entry's own ``batch_size``, else the config's ``encoder.batch_size``."""
+    return entry.get("batch_size") or default
+
+
+def open_encoder(entry: dict, folder: Path, default_max_length: int | None, device: str = "cpu"):
+    """The encoder of a :func:`job_entry` loaded from its :func:`job_folder`, with the entry's
+    :data:`LOAD_SETTINGS`: its own ``max_length``, else ``default_max_length`` (None: the model's own)."""
     settings = load_settings(entry)
     model = load_encoder(folder, entry.get("max_length") or default_max_length, device, settings)
     log.info("encoder %s (%s) on %s%s", entry.get("name") or entry["tuned"], folder, model.device,

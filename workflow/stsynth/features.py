@@ -127,34 +127,17 @@ def ngram_overlap(a: list[str], b: list[str], n: int) -> float:
     return dice(x, y) if x and y else 0.0
 
 
-def ngram_word_1(a: Side, b: Side) -> float:
-    """Word unigram overlap: :func:`ngram_overlap` on words, n = 1."""
-    return ngram_overlap(a.words, b.words, 1)
+def ngram_feature(sequence: str, n: int) -> Callable[[Side, Side], float]:
+    """The feature ``ngram_<sequence>_<n>``: :func:`ngram_overlap` of the sides' words
+    (``sequence`` ``word``) or lemmas (``lemma``), n-grams of length n."""
+    attribute = {"word": "words", "lemma": "lemmas"}[sequence]
 
+    def feature(a: Side, b: Side) -> float:
+        return ngram_overlap(getattr(a, attribute), getattr(b, attribute), n)
 
-def ngram_word_2(a: Side, b: Side) -> float:
-    """Word bigram overlap: :func:`ngram_overlap` on words, n = 2."""
-    return ngram_overlap(a.words, b.words, 2)
-
-
-def ngram_word_3(a: Side, b: Side) -> float:
-    """Word trigram overlap: :func:`ngram_overlap` on words, n = 3."""
-    return ngram_overlap(a.words, b.words, 3)
-
-
-def ngram_lemma_1(a: Side, b: Side) -> float:
-    """Lemma unigram overlap: :func:`ngram_overlap` on lemmas, n = 1."""
-    return ngram_overlap(a.lemmas, b.lemmas, 1)
-
-
-def ngram_lemma_2(a: Side, b: Side) -> float:
-    """Lemma bigram overlap: :func:`ngram_overlap` on lemmas, n = 2."""
-    return ngram_overlap(a.lemmas, b.lemmas, 2)
-
-
-def ngram_lemma_3(a: Side, b: Side) -> float:
-    """Lemma trigram overlap: :func:`ngram_overlap` on lemmas, n = 3."""
-    return ngram_overlap(a.lemmas, b.lemmas, 3)
+    feature.__name__ = f"ngram_{sequence}_{n}"
+    feature.__doc__ = f"TakeLab {sequence} {n}-gram overlap: :func:`ngram_overlap` on {attribute}, n = {n}."
+    return feature
 
 
 def weighted_word_match(a: Side, b: Side) -> float:
@@ -332,12 +315,7 @@ def determiner_f1(a: Side, b: Side) -> float:
 
 
 FEATURES: dict[str, Callable[[Side, Side], float]] = {
-    "ngram_word_1": ngram_word_1,
-    "ngram_word_2": ngram_word_2,
-    "ngram_word_3": ngram_word_3,
-    "ngram_lemma_1": ngram_lemma_1,
-    "ngram_lemma_2": ngram_lemma_2,
-    "ngram_lemma_3": ngram_lemma_3,
+    **{f"ngram_{sequence}_{n}": ngram_feature(sequence, n) for sequence in ("word", "lemma") for n in (1, 2, 3)},
     "weighted_word_match": weighted_word_match,
     "wordnet_match": wordnet_match,
     "length_difference": length_difference,

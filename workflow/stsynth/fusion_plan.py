@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from .pairs import Dataset
 from .paths import encoder_path, features_path, pairs_path, similarity_path
-from .plan import Run, is_tuned, runs_of, select
+from .encoder import is_tuned
+from .folds import fold_names
+from .plan import Run, runs_of, select
 
 
 def fusion_features(config: dict, run: Run) -> list[str]:
@@ -38,7 +40,7 @@ def fusion_encoders(config: dict, run: Run, protocol: str, out_of_fold: bool, in
     encoder = run.encoder[0 if protocol == "final" else 1]
     folds = config["fusion"].get("encoder_folds", 0) if out_of_fold and in_sample != "encoder" else 0
     if folds and is_tuned(config, encoder):
-        return [f"{encoder}.fold{i}of{folds}" for i in range(folds)]
+        return fold_names(encoder, folds)
     return [encoder]
 
 
@@ -85,7 +87,7 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
         for feature, models in fusion["paragram"].items():
             if feature in names:
                 model = models[protocol]
-                paragram.append((feature, tuple(similarity_path(f"{model}.fold{i}of{folds}", d) for i in range(folds))
+                paragram.append((feature, tuple(similarity_path(fold, d) for fold in fold_names(model, folds))
                                  if folds else (similarity_path(model, d),)))
         split.append(SplitEntry(d.year, d.name, pairs_path(d), features_path(d),
                                 tuple(encoder_path(encoder, d) for encoder in encoders), tuple(paragram)))

@@ -22,7 +22,7 @@ import logging
 import pandas as pd
 
 from .tables import markdown_rows
-from stsynth.tokens import TRACK_LANGUAGES
+from .tokens import TRACK_LANGUAGES
 
 log = logging.getLogger(__name__)
 

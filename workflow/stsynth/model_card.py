@@ -9,7 +9,9 @@ intervals). Its front matter uses the keys of the Hugging Face model-card metada
 sentence-transformers writes (``language``, ``library_name``, ``pipeline_tag``, ``tags``,
 ``base_model``, ``model-index``), so the hub and tools read it; the text is written here because
 the library's generated card lists no scores of ours and, for a word-embedding model, holds the
-whole vocabulary (1.5 MB for a paragram export).
+whole vocabulary (1.5 MB for a paragram export). The metadata is ours, not huggingface_hub's
+``ModelCardData`` with ``EvalResult``s: that merges the results of datasets sharing a type, config and
+split into the first one's entry (every test set here is type ``sts``), so a card would show one set.
 """
 from __future__ import annotations
 
@@ -144,13 +146,14 @@ def model_folder(config: dict, run: str) -> str | None:
     """The sentence-transformers folder a run scores with, when the pipeline made it: a paragram
     run's export, an encoder run's tuned encoder; None otherwise (a named encoder is not ours)."""
     from . import paths, plan
+    from .encoder import is_tuned
 
     entry = config["runs"][run]
     if entry["stage"] == "paragram":
         return paths.export_folder(entry["model"])
     if entry["stage"] == "head":
         return head_release_files(config, run)
-    if entry["stage"] == "encoder" and plan.is_tuned(config, plan.run_encoder(config, entry)[0]):
+    if entry["stage"] == "encoder" and is_tuned(config, plan.run_encoder(config, entry)[0]):
         return paths.tuned_encoder_folder(plan.run_encoder(config, entry)[0])
     return None
 
@@ -215,8 +218,9 @@ def vector_origin(config: dict, source: str) -> str:
 
 def encoder_origin(config: dict, encoder: str) -> str:
     from . import plan
+    from .encoder import is_tuned
 
-    if plan.is_tuned(config, encoder):
+    if is_tuned(config, encoder):
         start = plan.tuned_encoder_settings(config, encoder)["start"]
         return f"`{encoder}`, fine-tuned by this pipeline from {encoder_origin(config, start)}"
     entry = config["encoder"]["models"][encoder]
@@ -227,13 +231,13 @@ def encoder_origin(config: dict, encoder: str) -> str:
 
 
 def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
-    pairs = config["paraphrase_pairs"]
+    from . import plan
+
     lines = []
     for table in tables:
-        if table in pairs["tables"]:
-            entry = pairs["tables"][table]
-            threshold = entry.get("threshold", pairs["threshold"])
-            lines.append(f"`{table}`: the scored pairs of {', '.join(map(str, entry['years']))} with gold ≥ {threshold}")
+        if table in config["paraphrase_pairs"]["tables"]:
+            gold = plan.gold_table_settings(config, table)
+            lines.append(f"`{table}`: the scored pairs of {', '.join(map(str, gold['years']))} with gold ≥ {gold['threshold']}")
         elif table == "synthetic":
             lines.append(f"`synthetic`: every sentence of every test set with its English → Spanish → English "
                          f"round trip ({config['translate']['backend']}); no gold score is used")

@@ -56,20 +56,18 @@ def conform(table: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index(drop=True)
 
 
-def gold_filter(tables: list[pd.DataFrame], threshold: float, years: list[int] | None = None) -> pd.DataFrame:
-    """Scored pairs of the given years whose gold >= threshold."""
+def gold_filter(tables: list[pd.DataFrame], threshold: float) -> pd.DataFrame:
+    """Scored pairs of the tables (a gold table's years: stsynth.plan selects them) whose gold >= threshold."""
     kept = []
     for table in tables:
         name = f"{table['year'].iat[0]}/{table['dataset'].iat[0]}" if len(table) else "(empty)"
-        if years is not None and len(table) and int(table["year"].iat[0]) not in years:
-            continue
         scored = table["gold"].notna()
         keep = scored & (table["gold"] >= threshold)
         log.info("%s: %d pairs, %d scored, %d with gold >= %g kept", name, len(table), scored.sum(), keep.sum(),
                  threshold)
         kept.append(table[keep])
     result = conform(pd.concat(kept, ignore_index=True)) if kept else conform(pd.DataFrame(columns=PARAPHRASE_COLUMNS))
-    log.info("gold filter (>= %g, years %s): kept %d pairs", threshold, years, len(result))
+    log.info("gold filter (>= %g): kept %d pairs of %d sets", threshold, len(result), len(tables))
     return result
 
 

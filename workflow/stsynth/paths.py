@@ -9,6 +9,7 @@ built from these.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -30,6 +31,26 @@ def checkout_path(location: str, checkout: str) -> str:
 def dataset_file(folder: str, d: Dataset, suffix: str = ".parquet") -> str:
     """``{folder}/{year}/{name}{suffix}``: where every per-dataset table lives."""
     return f"{folder}/{d.year}/{d.name}{suffix}"
+
+
+def _per_dataset(folder: str, suffix: str = ".parquet", doc: str = "") -> Callable[[Dataset], str]:
+    """The path function of one kind of per-dataset table: d -> :func:`dataset_file` ``(folder, d, suffix)``."""
+
+    def path(d: Dataset) -> str:
+        return dataset_file(folder, d, suffix)
+
+    path.__doc__ = doc or f"``{folder}/{{year}}/{{name}}{suffix}``"
+    return path
+
+
+def _model_file(suffix: str, doc: str = "") -> Callable[[str], str]:
+    """The path function of one kind of model file: model -> ``resources/models/{model}{suffix}``."""
+
+    def path(model: str) -> str:
+        return f"resources/models/{model}{suffix}"
+
+    path.__doc__ = doc or f"``resources/models/{{model}}{suffix}``"
+    return path
 
 
 # The sha256 of every local dataset file, recorded the first time a run reads it (stsynth.local_files).
@@ -57,20 +78,16 @@ def synthetic_counts(table: str) -> str:
     return f"results/synthetic/{table}.counts.md"
 
 
-def language_path(d: Dataset) -> str:
-    return dataset_file("resources/language", d)
+language_path = _per_dataset("resources/language")
+pairs_path = _per_dataset("resources/pairs")
+tokens_path = _per_dataset("resources/pairs", ".tokens.parquet")
+round_trips_path = _per_dataset("resources/round_trips")
+features_path = _per_dataset("resources/features")
+events_path = _per_dataset("resources/events", doc="The event tokens of a dataset's sentences (stsynth.events).")
 
 
 def translated_path(d: Dataset, suffix: str = ".parquet") -> str:
     return dataset_file("resources/translated", d, suffix)
-
-
-def pairs_path(d: Dataset) -> str:
-    return dataset_file("resources/pairs", d)
-
-
-def tokens_path(d: Dataset) -> str:
-    return dataset_file("resources/pairs", d, ".tokens.parquet")
 
 
 def english_pairs_path(d: Dataset) -> str:
@@ -83,16 +100,8 @@ def english_tokens_path(d: Dataset) -> str:
     return translated_path(d, ".tokens.parquet") if d.track == "es-en" else tokens_path(d)
 
 
-def round_trips_path(d: Dataset) -> str:
-    return dataset_file("resources/round_trips", d)
-
-
 def similarity_path(model: str, d: Dataset) -> str:
     return dataset_file(f"resources/similarity/{model}", d)
-
-
-def features_path(d: Dataset) -> str:
-    return dataset_file("resources/features", d)
 
 
 def encoder_path(encoder: str, d: Dataset) -> str:
@@ -109,22 +118,11 @@ def predictions_file(run: str, year: int, name: str) -> str:
     return f"results/predictions/{run}/{year}/{name}.txt"
 
 
-def model_path(model: str) -> str:
-    return f"resources/models/{model}.safetensors"
-
-
-def export_folder(model: str) -> str:
-    """A paragram model as a sentence-transformers folder (stsynth.export)."""
-    return f"resources/models/{model}.sentence-transformers"
-
-
-def vocabulary_path(model: str) -> str:
-    return f"resources/models/{model}.vocab.parquet"
-
-
-def epochs_path(model: str) -> str:
-    """A paragram model's or tuned encoder's per-epoch loss and dev scores."""
-    return f"resources/models/{model}.epochs.parquet"
+model_path = _model_file(".safetensors")
+export_folder = _model_file(".sentence-transformers", "A paragram model as a sentence-transformers folder (stsynth.export).")
+vocabulary_path = _model_file(".vocab.parquet")
+epochs_path = _model_file(".epochs.parquet", "A paragram model's or tuned encoder's per-epoch loss and dev scores.")
+tuned_encoder_folder = _model_file("", "A fine-tuned encoder: a sentence-transformers model folder.")
 
 
 def vectors_path(source: str) -> str:
@@ -157,11 +155,6 @@ def pe_model_path(model: str, suffix: str = ".safetensors") -> str:
     """A paraphrase-embedding model (``.safetensors``), its vocabulary (``.vocab.parquet``) and its
     per-epoch log (``.epochs.parquet``)."""
     return f"resources/models/{model}.pe{suffix}"
-
-
-def events_path(d: Dataset) -> str:
-    """The event tokens of a dataset's sentences (stsynth.events)."""
-    return dataset_file("resources/events", d)
 
 
 # The event corpus (stsynth.events): its documents, their entity chains of event tokens, its sentences.
@@ -202,11 +195,6 @@ STUDY_TABLES = {
 def study_file(key: str, suffix: str = ".md") -> str:
     """A study table's companion file (its Markdown, or its plot)."""
     return STUDY_TABLES[key].removesuffix(".parquet") + suffix
-
-
-def tuned_encoder_folder(model: str) -> str:
-    """A fine-tuned encoder: a sentence-transformers model folder."""
-    return f"resources/models/{model}"
 
 
 # --- `snakemake eval` (stsynth.evaluation) ---------------------------------------------------------

@@ -36,18 +36,16 @@ without fold ``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields
 
+from .encoder import is_tuned, job_inputs
+from .folds import fold_model, fold_names
 from .pairs import Dataset
 from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
-                    paraphrase_table, similarity_path, tuned_encoder_folder, vectors_path)
+                    paraphrase_table, similarity_path, vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
-FOLD_NAME = re.compile(r"(.+)\.fold(\d+)of(\d+)")
-
-
 # --- datasets and their files -----------------------------------------------------------------
 
 def datasets_of(config: dict) -> list[Dataset]:
@@ -195,17 +193,6 @@ def paragram_models(config: dict, datasets: list[Dataset]) -> dict[str, dict]:
                for d in select(datasets, role="test")}}
 
 
-def fold_model(name: str, kind: str) -> tuple[str, dict | None]:
-    """``<model>.fold<i>of<k>`` -> (``<model>``, holdout ``{folds: k, fold: i}``); any other name -> (name, None)."""
-    match = FOLD_NAME.fullmatch(name)
-    if not match:
-        return name, None
-    fold, folds = int(match.group(2)), int(match.group(3))
-    if not 0 <= fold < folds:
-        raise ValueError(f"{kind} {name}: fold {fold} is not in 0..{folds - 1}")
-    return match.group(1), {"folds": folds, "fold": fold}
-
-
 def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
     """Resolved settings of a model: defaults, then its preset, then its own keys (fold names too)."""
     paragram = config["paragram"]
@@ -242,6 +229,15 @@ def gold_table_settings(config: dict, table: str) -> dict:
     return {"threshold": entry.get("threshold", pairs["threshold"]), "years": entry["years"]}
 
 
+def sweep_threshold(config: dict) -> float:
+    """The threshold the sweep's plot marks as in use: that of the first gold table the sweep's model
+    trains on (:func:`gold_table_settings`), else ``paraphrase_pairs.threshold``."""
+    pairs = config["paraphrase_pairs"]
+    model = config["paragram"]["models"].get(pairs["sweep"]["model"], {})
+    tables = [table for table in model.get("pairs", []) if table in pairs["tables"]]
+    return gold_table_settings(config, tables[0])["threshold"] if tables else pairs["threshold"]
+
+
 def default_paragram_settings(config: dict) -> dict:
     """paragram.defaults with their preset's trainer settings: an untuned model's settings."""
     paragram = config["paragram"]
@@ -276,40 +272,6 @@ def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
 
 # --- encoders ---------------------------------------------------------------------------------
 
-def is_tuned(config: dict, encoder: str) -> bool:
-    """A tuned encoder (or its fold model), as opposed to a named one used as it is."""
-    return fold_model(encoder, "tuned encoder")[0] in config["encoder"]["tuning"]["models"]
-
-
-def named_encoder_folder(config: dict, encoder: str) -> list[str]:
-    """The folder a named encoder's job reads when it is a local ``path`` (an input, so a rule may
-    make it); [] for a package or a hub name (outside the working directory)."""
-    path = config["encoder"]["models"][encoder].get("path")
-    return [path] if path else []
-
-
-def encoder_folder_inputs(config: dict, encoder: str) -> list[str]:
-    """The model folder a job that loads ``encoder`` declares as input: a tuned encoder's, or a named
-    encoder's local folder (none for a package or hub name)."""
-    return [tuned_encoder_folder(encoder)] if is_tuned(config, encoder) else named_encoder_folder(config, encoder)
-
-
-def encoder_entry(config: dict, encoder: str) -> dict:
-    """A named encoder's config entry with its name (a rule param: editing the entry reruns what it
-    made); a tuned encoder is only named (its folder is an input)."""
-    from .encoder import EVAL_SETTINGS
-
-    if is_tuned(config, encoder):
-        return {"tuned": encoder}
-    return {"name": encoder, **{key: value for key, value in config["encoder"]["models"][encoder].items()
-                                if key not in EVAL_SETTINGS}}
-
-
-def eval_encoder_entry(config: dict, encoder: str) -> dict:
-    """A named encoder's whole config entry with its name: what `snakemake eval`'s jobs read."""
-    return {"name": encoder, **config["encoder"]["models"][encoder]}
-
-
 def tuned_encoder_settings(config: dict, name: str) -> dict:
     """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
     tuning = config["encoder"]["tuning"]
@@ -320,10 +282,9 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
                 **tuning["defaults"], **tuning["models"][base]}
     settings["start"] = settings["start"] or config["encoder"]["default"]
     if holdout:
-        suffix = name[len(base):]  # ".fold<i>of<k>": a tuned start model's same fold
         settings.update(holdout=holdout, dev_years=[])
-        if is_tuned(config, settings["start"]):
-            settings["start"] += suffix
+        if is_tuned(config, settings["start"]):  # a tuned start model's same fold
+            settings["start"] = fold_names(settings["start"], holdout["folds"])[holdout["fold"]]
     return settings
 
 
@@ -331,14 +292,13 @@ def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) 
     """What a tuning job reads: gold pair tables (graded losses), paraphrase pair tables (mnrl), the
     English pair tables of its dev sets, and the folder it starts from (a tuned model's, or a named
     encoder's local folder)."""
-    folder = encoder_folder_inputs(config, settings["start"])
     return {
         "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
         if settings["gold_years"] else [],
         "pairs": [paraphrase_table(table) for table in settings["pairs"]],
         "dev": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["dev_years"])]
         if settings["dev_years"] else [],
-        **({"start": folder[0]} if folder else {}),
+        "encoder_folder": job_inputs(config, settings["start"]),
     }
 
 

@@ -30,6 +30,31 @@ from .report_sections import (ablation_section, comparisons_section, conventions
 from .scoring import read_predictions
 
 
+def scatter_plots(plan: dict, plot) -> dict[str, str]:
+    """One scatter plot per run of ``plan["predictions"]`` (gold against prediction per test set); run -> link."""
+    gold = {f"{t['year']}/{t['dataset']}": pd.read_parquet(t["pairs"])["gold"] for t in plan["test_sets"]}
+    links = {}
+    for run, paths in plan["predictions"].items():
+        panels = []
+        for (name, values), path in zip(gold.items(), paths, strict=True):
+            scored = values.notna().to_numpy()
+            predicted = read_predictions(path, len(values))
+            panels.append((name, values.to_numpy()[scored], predicted[scored]))
+        file, links[run] = plot(f"scatter-{run}")
+        plot_scatter(run, panels, file)
+    return links
+
+
+def input_counts(input_sets: list[dict]) -> list[dict]:
+    """Lines, scored pairs and blank fields of every declared dataset (the input checks section)."""
+    counts = []
+    for entry in input_sets:
+        table = pd.read_parquet(entry["pairs"])
+        counts.append({"year": entry["year"], "dataset": entry["dataset"], "lines": len(table),
+                       "scored": int(table["gold"].notna().sum()), **blank_counts(table)})
+    return counts
+
+
 def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
                  translate: dict | None, seed_values: list, benchmark_dir: str | Path,
                  benchmark_patterns: list[tuple[str, str]], basedir: str, threshold: float | None,
@@ -52,24 +77,9 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
         sections.append(comparisons_section(pd.read_parquet(plan["comparisons"])))
 
     if plan["predictions"]:
-        gold = {f"{t['year']}/{t['dataset']}": pd.read_parquet(t["pairs"])["gold"] for t in plan["test_sets"]}
-        links = {}
-        for run, paths in plan["predictions"].items():
-            panels = []
-            for (name, values), path in zip(gold.items(), paths, strict=True):
-                scored = values.notna().to_numpy()
-                predicted = read_predictions(path, len(values))
-                panels.append((name, values.to_numpy()[scored], predicted[scored]))
-            file, links[run] = plot(f"scatter-{run}")
-            plot_scatter(run, panels, file)
-        sections.append(scatter_section(links))
+        sections.append(scatter_section(scatter_plots(plan, plot)))
     if plan["input_sets"]:
-        counts = []
-        for entry in plan["input_sets"]:
-            table = pd.read_parquet(entry["pairs"])
-            counts.append({"year": entry["year"], "dataset": entry["dataset"], "lines": len(table),
-                           "scored": int(table["gold"].notna().sum()), **blank_counts(table)})
-        sections.append(input_checks_section(counts))
+        sections.append(input_checks_section(input_counts(plan["input_sets"])))
     if plan["dev_table"]:
         sections.append(dev_table_section(pd.read_parquet(plan["dev_table"])))
     if plan["fusion_dev"]:

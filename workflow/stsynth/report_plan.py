@@ -3,7 +3,7 @@
 Two parts: ``results`` (``results/report.md``, built by ``all``) and ``studies``
 (``results/studies.md``, built by ``studies``). A section is in when the config has what it
 needs (a run of its stage, the dataset or setting its rule is declared for); every path comes
-from stsynth.plan.
+from stsynth.paths, which datasets and models from stsynth.plan.
 """
 from __future__ import annotations
 
@@ -33,12 +33,7 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
         raise ValueError(f"report part {part!r} is not one of {', '.join(REPORT_PARTS)}")
     results = part == "results"
     settings = config["report"]
-    all_runs = list(config["runs"])
     runs = headline_runs(config) if results else study_runs(config)
-    paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
-    fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
-    headline_fusion_runs = [run for run in fusion_runs if run in runs] if results else []
-    declared = optional_rules(config)
     plan = {"part": part, "runs": runs, "scores": {run: scores_path(run) for run in runs},
             "test_sets": test_sets, "input_sets": (input_sets or []) if results else [],
             "predictions": {run: [predictions_file(run, t["year"], t["dataset"]) for t in test_sets]
@@ -50,6 +45,17 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
             # the SemEval-2017 system's Table 1 beside the paper's (when the config maps runs to its rows)
             "paper_table1": PAPER_TABLES["sts2017_table1"] + ".parquet"
             if results and settings.get("paper_table1") else None}
+
+    _study_tables(plan, config, results)
+    _stage_tables(plan, config, results, resolve_model)
+    return plan
+
+
+def _study_tables(plan: dict, config: dict, results: bool) -> None:
+    """The comparisons and the study tables: in the studies part, or named by the results part."""
+    declared = optional_rules(config)
+    all_runs = list(config["runs"])
+    paragram_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "paragram"]
 
     def wire(key, section, wanted, why, rule=None, study=False):
         """A table goes in when the config makes it relevant (``wanted``) and declares its rule (``rule``:
@@ -82,8 +88,16 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
     wire("mt_comparison", "Cross-lingual scores by translation of s1", True,
          "an es-en test set with the third-party translation (`crosslingual.reference_translation`)",
          "crosslingual_mt_comparison", study=True)
+
+
+def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> None:
+    """The fusion runs' dev choices, importances and ablations, the paragram runs' unknown words and
+    training curves, and the word-vector sources behind them."""
+    settings, all_runs = config["report"], list(config["runs"])
+    paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
+    fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
     if fusion_runs:
-        for run in headline_fusion_runs:
+        for run in [run for run in fusion_runs if run in plan["runs"]] if results else []:
             plan["fusion_dev"][run] = fusion_path(run, "dev.parquet")
             plan["importances"][run] = fusion_path(run, "importances.parquet")
         if results:
@@ -98,6 +112,7 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
                                      for model in dict.fromkeys(paragram_runs.values())}
     elif results:
         plan["waiting"].append("Table 5 analog (% unknown words): needs a paragram run in `runs:`")
+    sources = set()
     if resolve_model is not None:
         curve_models = [model for run, models in settings["training_curves"].items() if run in all_runs
                         for model in models]
@@ -110,12 +125,9 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
             if results:
                 plan["epochs"][model] = epochs_path(model)
         sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
-    else:
-        sources = set()
     if fusion_runs and "features" in config:
         sources.add(config["features"]["vectors"])
     plan["vectors"] = {source: vectors_path(source) for source in sorted(sources)}
-    return plan
 
 
 def plan_files(plan: dict) -> dict[str, list[str]]:

@@ -97,17 +97,24 @@ def mean_of_defined(values, weights) -> tuple[int, float]:
     return sum(w for w, _ in defined), weighted_mean([v for _, v in defined], [w for w, _ in defined])
 
 
+def official_aggregate(values, pairs) -> tuple[int, float]:
+    """The official ALL, the one place its rule is written: the mean of the defined per-dataset
+    correlations weighted by their scored pairs, and those pairs (NaN and 0 when none is defined).
+    :func:`correlations` and :func:`summary` call it; the bootstrap applies it per resample."""
+    return mean_of_defined(values, pairs)
+
+
 def correlations(sets) -> list[tuple[str, int, float]]:
-    """The official aggregate, the one place it is computed: for each ``(name, predictions, gold)``,
-    Pearson over its scored pairs (gold not NaN) as ``(name, pairs, r)``, then ``("ALL", pairs, r)``:
-    the mean of the defined r weighted by their scored pairs (NaN when none is defined)."""
+    """Pearson only, for the loops that score often (dev searches, dev checks): for each
+    ``(name, predictions, gold)``, Pearson over its scored pairs (gold not NaN) as ``(name, pairs, r)``,
+    then ``("ALL", pairs, r)``, :func:`official_aggregate` of them."""
     rows = []
     for name, predictions, gold in sets:
         x, y = scored_pairs(predictions, gold)
         # fewer than 2 scored pairs (a predict set has none): undefined, like a constant side
         rows.append((name, len(x), pearson(x, y) if len(x) >= 2 else math.nan))
-    pairs, total = mean_of_defined([r for *_, r in rows], [pairs for _, pairs, _ in rows])
-    return rows + [("ALL", pairs, total)]
+    pairs, total = official_aggregate([r for *_, r in rows], [pairs for _, pairs, _ in rows])
+    return rows + [(AGGREGATES[0], pairs, total)]
 
 
 def write_predictions(scores, path: str | Path) -> None:
@@ -174,8 +181,9 @@ def summary(sets) -> list[dict]:
         rows.append({"dataset": name, "pairs": len(x), "pearson": r, "spearman": spearman(x, y),
                      "undefined": int(math.isnan(r))})
     aggregates = []
-    for name, weights in ((AGGREGATES[0], [r["pairs"] for r in rows]), (AGGREGATES[1], [1] * len(rows))):
-        row = {metric: mean_of_defined([r[metric] for r in rows], weights)[1] for metric in ("pearson", "spearman")}
+    for name, aggregate in ((AGGREGATES[0], lambda values: official_aggregate(values, [r["pairs"] for r in rows])),
+                            (AGGREGATES[1], lambda values: mean_of_defined(values, [1] * len(rows)))):
+        row = {metric: aggregate([r[metric] for r in rows])[1] for metric in METRICS}
         aggregates.append({"dataset": name, "pairs": sum(r["pairs"] for r in rows if not r["undefined"]),
                            "undefined": sum(r["undefined"] for r in rows), **row})
     x = np.concatenate([x for x, _ in pooled]) if pooled else np.zeros(0)
@@ -258,16 +266,30 @@ def official_all(sets, metric: str = "pearson") -> float:
     return summary(sets)[len(sets)][metric]
 
 
+def bootstrapped(sets, resamples: int, seed: int) -> dict:
+    """What a paired comparison needs of one run on ``sets`` (``(key, predictions, gold)``): the
+    dataset keys, its official ALL row (:func:`summary`) and its resampled correlations
+    (:func:`bootstrap_sets`)."""
+    return {"keys": [key for key, *_ in sets], "official": summary(sets)[len(sets)],
+            "resampled": bootstrap_sets(sets, resamples, seed)}
+
+
+def paired_difference(a: dict, b: dict, confidence: float, metric: str = "pearson") -> dict:
+    """The paired bootstrap, the one place it is computed: official ALL (of ``metric``) of run a minus
+    run b (each :func:`bootstrapped` on the same datasets, so both see the same resamples), the observed
+    difference with its percentile interval and a two-sided bootstrap p-value (twice the smaller share
+    of resampled differences on either side of 0)."""
+    if a["keys"] != b["keys"]:
+        raise ValueError(f"paired bootstrap needs the same datasets in the same order: {a['keys']} vs {b['keys']}")
+    return difference_interval(a["official"][metric] - b["official"][metric],
+                               a["resampled"][metric][AGGREGATES[0]] - b["resampled"][metric][AGGREGATES[0]],
+                               confidence)
+
+
 def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float, metric: str = "pearson") -> dict:
-    """Official ALL (of ``metric``) of run a minus run b on the same datasets, with the same resamples
-    for both: the observed difference, its percentile interval and a two-sided bootstrap p-value
-    (twice the smaller share of resampled differences on either side of 0)."""
-    keys_a, keys_b = [key for key, *_ in sets_a], [key for key, *_ in sets_b]
-    if keys_a != keys_b:
-        raise ValueError(f"paired bootstrap needs the same datasets in the same order: {keys_a} vs {keys_b}")
-    return difference_interval(official_all(sets_a, metric) - official_all(sets_b, metric),
-                               bootstrap_all(sets_a, resamples, seed, metric)
-                               - bootstrap_all(sets_b, resamples, seed, metric), confidence)
+    """:func:`paired_difference` of two runs' sets."""
+    return paired_difference(bootstrapped(sets_a, resamples, seed), bootstrapped(sets_b, resamples, seed),
+                             confidence, metric)
 
 
 def difference_interval(observed: float, resampled: np.ndarray, confidence: float) -> dict:
@@ -382,29 +404,26 @@ def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFr
     (track, group), from the runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`;
     ``significant``: the interval of the difference excludes 0)."""
     sets = {run: grouped_sets(pair_tables, paths, groups) for run, paths in predictions.items()}
-    # each run's official ALLs and their resampled values, once per (track, group); the resamples
-    # pair up across runs because they depend on the dataset only
-    official = {run: {key: summary(group_sets)[len(group_sets)] for key, group_sets in by_group.items()}
-                for run, by_group in sets.items()}
-    resampled = {}
+    # each run's official ALLs and resampled values, once per (track, group); the resamples pair up
+    # across runs because they depend on the dataset only
+    runs = {}
     # ~2 s per run on STS 2016 at 10,000 resamples: a long list of runs is a long job
     with Progress(log, "bootstrap of the compared runs", len(sets), "runs") as progress:
         for run, by_group in sets.items():
-            resampled[run] = {key: bootstrap_sets(group_sets, bootstrap["resamples"], bootstrap["seed"])
-                              for key, group_sets in by_group.items()}
+            runs[run] = {key: bootstrapped(group_sets, bootstrap["resamples"], bootstrap["seed"])
+                         for key, group_sets in by_group.items()}
             progress.advance()
     rows = []
     for run, against in comparisons:
         for metric in METRICS:
-            for key in sets[run]:
-                if [k for k, *_ in sets[run][key]] != [k for k, *_ in sets[against][key]]:
+            for key, scored in runs[run].items():
+                other = runs[against][key]
+                if scored["keys"] != other["keys"]:
                     raise ValueError(f"runs {run} and {against} are not scored on the same datasets of {key}")
-                all_run, all_against = official[run][key][metric], official[against][key][metric]
-                difference = (resampled[run][key][metric][AGGREGATES[0]]
-                              - resampled[against][key][metric][AGGREGATES[0]])
                 rows.append({"run": run, "against": against, "metric": metric, "track": key[0], "group": key[1],
-                             "pairs": official[run][key]["pairs"], "all_run": all_run, "all_against": all_against,
-                             **difference_interval(all_run - all_against, difference, bootstrap["confidence"])})
+                             "pairs": scored["official"]["pairs"], "all_run": scored["official"][metric],
+                             "all_against": other["official"][metric],
+                             **paired_difference(scored, other, bootstrap["confidence"], metric)})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(
         {"run": "string", "against": "string", "metric": "string", "track": "string", "group": "string",
          "pairs": "int32", "significant": "bool"})

@@ -163,14 +163,15 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
             return sentence_vectors(model, rows[0]), sentence_vectors(model, rows[1]), 0
         return encode
     if kind == "encoder":
-        from .encoder import embed, open_encoder
+        from .encoder import batch_size, embed, job_folder, open_encoder
 
-        model = open_encoder(params.encoder, (inputs.model or [None])[0], params.settings["max_length"], device)
+        model = open_encoder(params.encoder, job_folder(params.encoder, inputs.encoder_folder),
+                             params.settings["max_length"], device)
 
         def encode(index, pairs):
             n = len(pairs)
             vectors = embed([str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]], model,
-                            params.settings["batch_size"])
+                            batch_size(params.encoder, params.settings["batch_size"]))
             return vectors[:n], vectors[n:], 0
         return encode
     raise ValueError(f"unknown sentence-vector kind {kind!r} (one of {', '.join(KINDS)})")

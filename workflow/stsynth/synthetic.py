@@ -28,11 +28,11 @@ import logging
 
 import pandas as pd
 
-from stsynth.paraphrase_pairs import conform
+from .paraphrase_pairs import conform
 from .tables import markdown_rows, markdown_table
-from stsynth.tokens import tokenize
-from stsynth.translate import Translator, round_trip
-from stsynth.translation_cache import TranslationCache
+from .tokens import tokenize
+from .translate import Translator, round_trip
+from .translation_cache import TranslationCache
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,9 @@
-"""Markdown tables, one writer for every ``*.md`` the workflow and the report produce."""
+"""Markdown tables, one writer for every ``*.md`` the workflow and the report produce.
+
+Kept rather than ``DataFrame.to_markdown`` (tabulate): tabulate pads every cell to its column's width
+(``| baseline     |``) and writes a missing correlation as ``nan``; these tables are compact, say ``n/a`` and
+``—``, and every ``*.md`` of the build and the docs check would change byte for byte.
+"""
 from __future__ import annotations
 
 import math

@@ -40,6 +40,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -221,6 +222,20 @@ def load_encoder(folder: str | Path, max_length: int | None = None, device: str 
     return model.eval()
 
 
+@contextmanager
+def batch_progress(model, progress=None):
+    """While open, ``progress`` (stsynth.progress.Progress; None: nothing) advances by each batch the model
+    encodes: encode calls the model once per batch, and a forward hook counts them without touching the
+    computation."""
+    hook = model.register_forward_hook(
+        lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))) if progress else None
+    try:
+        yield
+    finally:
+        if hook is not None:
+            hook.remove()
+
+
 def embed(sentences: list[str], model, batch_size: int = 64, token_states: list | None = None,
           progress=None) -> np.ndarray:
     """L2-normalised sentence embeddings, float32 [len(sentences), dimension].
@@ -234,15 +249,9 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
 
     sentences = list(sentences)
     distinct = list(dict.fromkeys(sentences))
-    # encode calls the model once per batch: a forward hook counts them without touching the computation
-    hook = model.register_forward_hook(
-        lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))) if progress else None
-    try:
+    with batch_progress(model, progress):
         outputs = model.encode(distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False,
                                show_progress_bar=False)
-    finally:
-        if hook is not None:
-            hook.remove()
     if not outputs:
         return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
     row = {sentence: i for i, sentence in enumerate(distinct)}

@@ -224,20 +224,14 @@ def encode_pairs(model, tables: list[pd.DataFrame], cache, batch_size: int, norm
     loses one chunk at most); ``progress`` advances by each batch the model encodes."""
     import torch
 
-    from .encoder import sentences_of
+    from .encoder import batch_progress, sentences_of
 
     new = cache.missing(scored_sentences(tables))
-    # encode calls the model once per batch: a forward hook counts them without touching the computation
-    hook = model.register_forward_hook(
-        lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))) if progress else None
-    try:
+    with batch_progress(model, progress):
         for start in range(0, len(new), chunk):
             part = new[start:start + chunk]
             cache.add(part, model.encode(part, batch_size=batch_size, normalize_embeddings=normalize,
                                          convert_to_numpy=True, show_progress_bar=False).astype(np.float32))
-    finally:
-        if hook is not None:
-            hook.remove()
     similarity = []
     for table in tables:
         scored = table["gold"].notna().to_numpy()

@@ -172,7 +172,7 @@ def test_local_files_are_recorded_once_and_a_change_is_refused(tmp_path):
     changed = check_local_files([str(data)], lock, sha256_of, "later")
     assert "changed since they were first read" in changed.error() and str(data) in changed.error()
     assert "delete their lines" in changed.error()
-    with pytest.raises(InputFormatError, match="local dataset file not found"):
+    with pytest.raises(InputFormatError, match="local file not found"):
         check_local_files([str(tmp_path / "absent.csv")], lock, sha256_of, "later")
 
 

@@ -212,11 +212,15 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
 
     root = cli.workflow_root(REPO / "workflow")  # inside a checkout: that checkout
     assert root == REPO
-    command = cli.snakemake_command("eval", root, "2", [str(tmp_path), "org/model"], None, ["-n"])
+    command = cli.snakemake_command("eval", root, "2", [str(tmp_path), "org/model"], None, ["-n"], (), tmp_path)
     assert command[command.index("--directory") + 1] == "runs/eval" and "eval" in command
     assert command[command.index("--configfile") + 1:command.index("--configfile") + 3] == [
         str(REPO / "config.yaml"), str(REPO / "config/eval.yaml")]
-    assert command[-3:] == ["--config", f'eval={{models: ["{tmp_path.resolve()}", "org/model"]}}', "-n"]
+    # the models as an overlay file (YAML written by a YAML writer: the locations as given), then the extras
+    assert command[-1] == "-n" and Path(command[-2]).parent == tmp_path and "--config" not in command
+    assert yaml.safe_load(Path(command[-2]).read_text()) == {"eval": {"models": [str(tmp_path.resolve()), "org/model"]}}
+    with pytest.raises(SystemExit, match="no such folder"):  # a typo in a path is no hub name
+        cli.model_location(str(tmp_path / "typo"))
     stsb = cli.snakemake_command("stsb", root, "2", [], None, [])
     assert stsb[stsb.index("--cores") + 2] == "all" and str(REPO / "config/stsb.yaml") in stsb
     # outside a checkout: $STSYNTH_WORKFLOW, else the copy pip installed under {prefix}/share/stsynth

@@ -1,6 +1,8 @@
 # The one helper file of the rule files (config checks, the datasets and runs, wildcard
 # constraints, and wildcard-level wrappers of stsynth.plan, which decides which files a job reads).
+import functools
 import glob
+import json
 import os
 import re
 import sys
@@ -14,6 +16,7 @@ from stsynth import (
     evaluation,
     fusion_plan,
     head_plan,
+    input_checks,
     model_card,
     paths,
     plan,
@@ -23,6 +26,7 @@ from stsynth import (
 from stsynth.config_checks import VECTOR_BASES, check_config, check_unique_keys
 from stsynth.corpus import read_manifest, sha256_of
 from stsynth.device import gpus_requested
+from stsynth.digests import FileDigests, folder_digest
 from stsynth.encoder import ENCODER_FEATURES
 from stsynth.features import FEATURES
 from stsynth.folds import with_fold_models
@@ -76,10 +80,11 @@ for _note in check_config(
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
-# Local dataset files (`path:`): sha256 recorded the first time a run reads them (onstart: a dry run
-# writes nothing), a change refused.
+# Local files, the datasets' (`path:`) and the external runs' prediction files: sha256 recorded the first
+# time a run reads them (onstart: a dry run writes nothing), a change refused on every invocation.
+EXTERNAL_PREDICTIONS = plan.external_prediction_files(config, ALL_DATASETS)
 LOCAL_FILES = check_local_files(
-    [f for d in ALL_DATASETS for f in d.local_files],
+    [*(f for d in ALL_DATASETS for f in d.local_files), *EXTERNAL_PREDICTIONS],
     DATASETS_LOCK,
     sha256_of,
     datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -103,6 +108,39 @@ onstart:
         logger.info(
             f"{config['translate']['cache']}: merged {_merged} translations from the job shards of earlier runs"
         )
+
+
+# A model is known by its bytes (stsynth.digests): the file digests are remembered between invocations, so an
+# unchanged model is not hashed again by every dry run.
+MODEL_DIGESTS = FileDigests()
+
+
+def _made_by_workflow(path):
+    return any(rule.is_producer(path) for rule in workflow.rules)
+
+
+@functools.cache
+def model_identity(name):
+    """The `model` param of every job that opens encoder `name` (stsynth.encoder.job_identity): the digest
+    of its folder's files, so that a changed model reruns exactly its jobs and an unchanged one nothing."""
+    return encoder.job_identity(config, name, MODEL_DIGESTS, _made_by_workflow)
+
+
+@functools.cache
+def package_model_identity(package):
+    """The same for a model a job opens from an installed package's `model` folder (minilm-static's)."""
+    return folder_digest(encoder.model_directory(package), MODEL_DIGESTS)
+
+
+@functools.cache
+def programs_checked(stage):
+    """An input function of the rules that run a program (Apertium, bible): it declares no file, and refuses
+    while Snakemake plans, before any job of any invocation (a dry run too), when the program is missing
+    (stsynth.input_checks.program_problems); only targets that need such a job ask."""
+    problems = input_checks.program_problems(config, stage)
+    if problems:
+        raise WorkflowError("\n  ".join(["a program the planned jobs need is missing:", *problems]))
+    return []
 
 
 RUNS = plan.runs_of(config)
@@ -261,6 +299,12 @@ def report_plan(part="results"):
 CARD_FACTS = {run: model_card.card_facts(config, run) for run in RUNS if model_card.model_folder(config, run)}
 
 
+def card_base(run):
+    """[the named encoder a run's model was fine-tuned from, its files' identity], or None."""
+    base = model_card.base_encoder(config, run)
+    return [base, model_identity(base)] if base else None
+
+
 def run_outputs(runs):
     """Each run's predictions on every test set (predict sets too), its score tables and, for a run
     whose model the pipeline made, that model released with its card."""
@@ -348,10 +392,25 @@ if plans_jobs(sys.argv) and "eval" in sys.argv:
         logger.warning(_note)
 EVAL_SETS = [d for sets in EVAL_TASKS.values() for d in sets]
 EVAL_TASK_KEYS = {task: [f"{d.year}/{d.name}" for d in sets] for task, sets in EVAL_TASKS.items()}  # job params
-# MTEB's folder (model name/revision) of each encoder, and back
-EVAL_MTEB_FOLDERS = {evaluation.mteb_folder(name, entry): name for name, entry in EVAL_ENCODERS.items()}
+# MTEB's folder (model name/revision) of each encoder, and back (two encoders in one folder are refused)
+try:
+    EVAL_MTEB_FOLDERS = evaluation.mteb_folders(EVAL_ENCODERS)
+except evaluation.EvalConfigError as _error:
+    raise WorkflowError(f"config: {_error}") from None
 # Encoders evaluated here before (their scores are on disk) stay on the leaderboard.
 EVAL_EARLIER = sorted({Path(p).stem for p in glob.glob(paths.eval_scores_path("*"))} - set(EVAL_ENCODERS))
+
+
+def eval_leaderboard_mteb_files():
+    """The MTEB results the leaderboard reads back through mteb: this invocation's encoders' (their rules
+    make them) and those of the encoders evaluated here before (on disk, found from their facts)."""
+    files = [paths.eval_mteb_file(folder, name) for folder in EVAL_MTEB_FOLDERS for name in [*EVAL_TASKS, "model_meta"]]
+    for name in EVAL_EARLIER:
+        with open(paths.eval_model_facts(name)) as handle:
+            facts = json.load(handle)
+        folder = evaluation.mteb_folder(name, {"model_name": facts["model_name"], "revision": facts.get("revision")})
+        files += sorted(glob.glob(paths.eval_mteb_file(glob.escape(folder), "*")))
+    return files
 
 
 # The eval tasks whose sets are exactly scored test sets of the runs (STS16 in config.yaml): every

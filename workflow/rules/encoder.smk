@@ -29,6 +29,8 @@ rule encoder_tune:
         settings=lambda wc: tuned_encoder_settings(wc.tuned),
         # a named start encoder's entry (its source decides the weights); a tuned start is an input
         start=lambda wc: encoder.job_entry(config, tuned_encoder_settings(wc.tuned)["start"]),
+        # a named start encoder's files (a change reruns the tuning; stsynth.digests)
+        model=lambda wc: model_identity(tuned_encoder_settings(wc.tuned)["start"]),
         max_length=ENCODER["max_length"],
     script:
         "../scripts/encoder_tune.py"
@@ -66,6 +68,8 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             runtime=attempt_minutes(60),
         params:
             encoder=encoder.job_entry(config, _encoder),
+            # a named encoder's files (a change reruns the job; stsynth.digests)
+            model=lambda wc, name=_encoder: model_identity(name),
             settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
         script:
             "../scripts/encoder_similarity.py"

@@ -26,6 +26,8 @@ rule eval_encode:
         runtime=attempt_minutes(60),
     params:
         encoder=lambda wc: encoder.job_entry(config, wc.encoder, evaluation=True),
+        # the model's files (a change reruns the job; stsynth.digests)
+        model=lambda wc: model_identity(wc.encoder),
         settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
         cache=EVAL["cache"],
     script:
@@ -85,6 +87,7 @@ rule eval_mteb:
         tasks=EVAL_TASK_KEYS,
         revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
         subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
+        encoder=lambda wc: encoder.job_entry(config, EVAL_MTEB_FOLDERS[wc.mteb_folder], evaluation=True),
     script:
         "../scripts/eval_mteb.py"
 
@@ -94,6 +97,7 @@ rule eval_leaderboard:
     input:
         scores=[paths.eval_scores_path(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
         facts=[paths.eval_model_facts(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
+        mteb=eval_leaderboard_mteb_files(),
     output:
         **paths.EVAL_LEADERBOARD,
     log:

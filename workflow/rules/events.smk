@@ -38,6 +38,7 @@ rule event_corpus:
     input:
         pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],
         wordnet=f"{WORDNET_DIR}/lexnames",
+        program=lambda wc: programs_checked("events"),  # no file: the bible program checked while planning
     output:
         documents=paths.EVENT_CORPUS["documents"],
         chains=paths.EVENT_CORPUS["chains"],

@@ -97,6 +97,7 @@ rule sentence_vectors_encoder:
     params:
         kind="encoder",
         encoder=lambda wc: encoder.job_entry(config, wc.name),
+        model=lambda wc: model_identity(wc.name),
         settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
     script:
         "../scripts/sentence_vectors.py"

@@ -6,7 +6,7 @@ rule predict:
     """A run's predictions on every test set (stsynth.predict): baseline, 5 x cosine, or the fusion's."""
     input:
         pairs=[pairs_path(d) for d in TEST_SETS],
-        sources=lambda wc: [plan.run_source(RUNS[wc.run], d) for d in TEST_SETS],
+        sources=lambda wc: plan.run_sources(RUNS[wc.run], TEST_SETS),
     output:
         [predictions_path("{run}", d) for d in TEST_SETS],
     log:
@@ -21,5 +21,7 @@ rule predict:
         runtime=attempt_minutes(5),
     params:
         stage=lambda wc: RUNS[wc.run].stage,
+        # an external run's files by their contents (their sha256, locked in results/datasets.lock.tsv), not their mtimes
+        sha256=lambda wc: {f: LOCAL_SHA256[f] for f in plan.run_sources(RUNS[wc.run], TEST_SETS) if f in LOCAL_SHA256},
     script:
         "../scripts/predict.py"

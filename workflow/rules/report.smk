@@ -28,6 +28,8 @@ rule model_card:
         runtime=attempt_minutes(5),
     params:
         facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
+        # the named encoder its model was fine-tuned from, and that encoder's files (stsynth.digests)
+        base=lambda wc: card_base(wc.card_run),
     script:
         "../scripts/model_card.py"
 
@@ -70,5 +72,7 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             seeds=stsynth_report_plan.seeds(config),
             threshold=plan.sweep_threshold(config),
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
+            # each named encoder -> its files' identity (stsynth.digests), for the provenance section
+            models=lambda wc: {name: model_identity(name) for name in ENCODER["models"]},
         script:
             "../scripts/report.py"

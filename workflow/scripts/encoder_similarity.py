@@ -2,7 +2,7 @@ import time
 
 import pandas as pd
 
-from stsynth.encoder import batch_size, cosine_table, job_folder, open_encoder, sentences_of
+from stsynth.encoder import batch_size, cosine_table, open_job_encoder, sentences_of
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -10,8 +10,8 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 encoder, settings = snakemake.params.encoder, snakemake.params.settings
-model = open_encoder(encoder, job_folder(encoder, snakemake.input.encoder_folder), settings["max_length"],
-                     snakemake.config["device"])
+model, _, _ = open_job_encoder(encoder, snakemake.input.encoder_folder, snakemake.params.model, settings["max_length"],
+                            snakemake.config["device"])
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 distinct = sum(len(set(sentences_of(pairs))) for pairs in tables)  # what embed encodes, batch by batch
 with Progress(log, f"encoding {len(tables)} datasets", distinct, "sentences") as progress:

@@ -1,6 +1,6 @@
 import pandas as pd
 
-from stsynth.encoder import job_folder, open_encoder
+from stsynth.encoder import open_job_encoder
 from stsynth.encoder_tuning import train, training_pairs
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
@@ -17,8 +17,8 @@ if pairs.empty:
     raise ValueError(f"tuned encoder {snakemake.wildcards.tuned}: no training pairs (encoder.tuning.models: "
                      f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})")
 log.info("settings: %s; %d training pairs", settings, len(pairs))
-model = open_encoder(start_entry, job_folder(start_entry, snakemake.input.encoder_folder), snakemake.params.max_length,
-                     snakemake.config["device"])
+model, _, _ = open_job_encoder(start_entry, snakemake.input.encoder_folder, snakemake.params.model,
+                            snakemake.params.max_length, snakemake.config["device"])
 dev_sets = [((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
             for table in (pd.read_parquet(path) for path in snakemake.input.dev)]
 epochs = train(model, pairs, settings, dev_sets)

@@ -4,8 +4,8 @@ import time
 import pandas as pd
 
 from stsynth import evaluation
-from stsynth.embedding_cache import EmbeddingCache, encoder_key, folder_digest
-from stsynth.encoder import batch_size, job_folder, open_encoder
+from stsynth.embedding_cache import EmbeddingCache, encoder_key
+from stsynth.encoder import batch_size, open_job_encoder
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -13,12 +13,13 @@ from stsynth.threads import use_threads
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 entry, settings = snakemake.params.encoder, snakemake.params.settings
-name, folder = entry["name"], job_folder(entry, snakemake.input.encoder_folder)
+name = entry["name"]
 # the entry's max_length, else the model's own limit (as MTEB encodes), not encoder.max_length
-model = open_encoder(entry, folder, None, snakemake.config["device"])
+model, folder, identity = open_job_encoder(entry, snakemake.input.encoder_folder, snakemake.params.model, None,
+                                           snakemake.config["device"])
 shaping = evaluation.cache_settings(entry, model.max_seq_length)
-key = encoder_key(folder_digest(folder), shaping)
-description = {"encoder": name, "folder": str(folder), **shaping}
+key = encoder_key(identity, evaluation.cache_encoder(entry), shaping)
+description = {"encoder": name, "folder": str(folder), "model_sha256": identity, **shaping}
 cache = EmbeddingCache(snakemake.params.cache, key, description)
 log.info("encoder %s (%s) on %s; embedding cache %s: %d sentences", name, folder, model.device, cache.folder,
          len(cache.embeddings))
@@ -32,8 +33,7 @@ log.info("%d datasets: %d sentences encoded, the others read from the cache, in 
          time.perf_counter() - start)
 for table, output in zip(similarity, snakemake.output.tables, strict=True):
     table.to_parquet(output, index=False)
-meta = evaluation.model_meta(name, entry, model)
-facts = {**meta, "encoder": name, "model_name": meta["name"], "encoded": encoded,
+facts = {**evaluation.model_facts(name, entry, model, identity, folder), "encoded": encoded,
          "encoding_seconds": time.perf_counter() - start}
 with open(snakemake.output.facts, "w") as handle:
     json.dump(facts, handle, indent=2, sort_keys=True)

@@ -4,15 +4,18 @@ import pandas as pd
 
 from stsynth import evaluation
 from stsynth.logs import log_to
+from stsynth.paths import EVAL_MTEB_CACHE
 from stsynth.plots import plot_leaderboard
 
 log = log_to(snakemake.log[0])
-models = {}
+facts = {}
 for path in snakemake.input.facts:
     with open(path) as handle:
-        facts = json.load(handle)
-    models[facts["encoder"]] = facts["model_name"]
-board = evaluation.leaderboard([pd.read_parquet(path) for path in snakemake.input.scores], models)
+        fact = json.load(handle)
+    facts[fact["encoder"]] = fact
+# the main scores as mteb reads them back (snakemake.input.mteb: the TaskResult files it loads)
+mains = evaluation.mteb_main_scores(EVAL_MTEB_CACHE, list(facts.values()))
+board = evaluation.leaderboard([pd.read_parquet(path) for path in snakemake.input.scores], facts, mains)
 board.to_parquet(snakemake.output.table, index=False)
 with open(snakemake.output.markdown, "w") as handle:
     handle.write(evaluation.leaderboard_markdown(board))

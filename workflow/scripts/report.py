@@ -13,6 +13,6 @@ markdown = build_report(
     translate=snakemake.params.translate, seed_values=snakemake.params.seeds, benchmark_dir="benchmarks",
     benchmark_patterns=snakemake.params.benchmark_patterns,
     basedir=str(Path(snakemake.input.requirements).parent),  # requirements.txt sits at the checkout's root
-    threshold=snakemake.params.threshold, log=log)
+    threshold=snakemake.params.threshold, models=snakemake.params.models, log=log)
 markdown_path.write_text(markdown)
 log.info("wrote %s (%d lines) and %d plots", markdown_path, markdown.count("\n"), len(list(plots_dir.glob("*.png"))))

@@ -18,6 +18,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 # target -> (working directory, overlays over config.yaml): as the Makefile's targets
@@ -46,23 +47,43 @@ def workflow_root(cwd: Path | None = None, environ=os.environ, prefix: str = sys
 
 def model_location(model: str) -> str:
     """A model given on the command line: an existing folder as an absolute path, anything else as it is
-    (an installed package or a hub name)."""
-    return str(Path(model).resolve()) if Path(model).is_dir() else model
+    (an installed package or a hub name). A path whose folder is missing while its parent is here (a typo)
+    stops the command: Snakemake would read it from the protocol's working directory instead."""
+    path = Path(model)
+    if path.is_dir():
+        return str(path.resolve())
+    if model.startswith(("/", ".", "~")) or ("/" in model and path.parent.is_dir()):
+        raise SystemExit(f"stsynth: -m {model}: no such folder ({path.parent.resolve()} holds no {path.name}); "
+                         "a hub name is org/name of a model in the local Hugging Face cache")
+    return model
+
+
+def models_overlay(models: list[str], folder: str | Path) -> Path:
+    """The models of eval as a config overlay file in ``folder`` (``eval.models``, written by a YAML writer):
+    a location reaches the workflow exactly as given, where ``--config`` would have Snakemake decode it as
+    YAML (``back\\x41slash`` read as ``backAslash``; quotes, colons and ``#`` cut or refused)."""
+    import yaml
+
+    handle = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix="stsynth-eval-models-", dir=folder, delete=False)
+    with handle:
+        yaml.safe_dump({"eval": {"models": [model_location(m) for m in models]}}, handle, allow_unicode=True)
+    return Path(handle.name)
 
 
 def snakemake_command(target: str, root: Path, cores: str, models: list[str], directory: str | None,
-                      extra: list[str], overlays: list[str] = ()) -> list[str]:
+                      extra: list[str], overlays: list[str] = (), models_folder: str | Path | None = None) -> list[str]:
     """The Snakemake command line of a target: its working directory and overlays (:data:`PROTOCOLS`),
     then ``overlays`` (files, absolute paths: Snakemake runs in the working directory), the models of
-    eval (:func:`model_location`) and ``extra`` arguments. `make eval` and `make bench` call it too."""
+    eval (:func:`model_location`, in an overlay file :func:`models_overlay` writes in ``models_folder``,
+    default the system's temporary folder: the caller deletes it) and ``extra`` arguments. `make eval` and
+    `make bench` call it too."""
     workdir, protocol_overlays = PROTOCOLS[target]
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
                "--directory", directory or workdir, "--cores", cores, SNAKEMAKE_TARGET.get(target, target),
                "--configfile", str(root / "config.yaml"), *(str(root / overlay) for overlay in protocol_overlays),
                *(str(Path(overlay).resolve()) for overlay in overlays)]
     if models:
-        listed = ", ".join('"' + model_location(m).replace('"', '\\"') + '"' for m in models)
-        command += ["--config", f"eval={{models: [{listed}]}}"]
+        command.append(str(models_overlay(models, models_folder or tempfile.gettempdir())))
     return command + extra
 
 
@@ -81,10 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.model and options.target != "eval":
         parser.error("-m/--model is for stsynth eval")
-    command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory, extra,
-                                options.overlay)
-    print("+", " ".join(command), file=sys.stderr)
-    return subprocess.call(command)
+    with tempfile.TemporaryDirectory(prefix="stsynth-") as folder:  # the models' overlay lives while Snakemake runs
+        command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory,
+                                    extra, options.overlay, folder)
+        print("+", " ".join(command), file=sys.stderr)
+        return subprocess.call(command)
 
 
 if __name__ == "__main__":

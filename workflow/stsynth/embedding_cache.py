@@ -2,16 +2,18 @@
 
 An eval job encodes every sentence of its datasets once; a later job of the same encoder (a dataset
 added, a task added, the leaderboard rebuilt) reads what is cached and encodes only the sentences it
-has not seen. The cache is keyed by what decides an embedding: the encoder's weights and settings
-(:func:`encoder_key`), then the sentence's text (:func:`sentence_key`). A changed weight file or
-setting is another key, so a stale embedding is never read; the same weights under another encoder
-name (a folder given by location, then named in encoder.models) share their embeddings.
+has not seen. The cache is keyed by what decides an embedding (:func:`encoder_key`): the digest of every
+file of the model folder (stsynth.digests.folder_digest, the model's identity), the encoder's name and
+where its folder comes from, and every setting that shapes an embedding; then by the sentence's text
+(:func:`sentence_key`). A changed file, another model or another setting is another key, so a stale or a
+foreign embedding is never read.
 
 Layout: ``{cache}/{key}/`` holds ``encoder.json`` (what the key was made of, for a person)
 and one Parquet shard per job that encoded something (``{time}-{pid}.parquet``; schema: ``sentence``
 string, the SHA-1 of the UTF-8 text, and ``embedding`` fixed-size list of float32). Shards are only
 ever added, so a job killed half-way leaves at worst an unfinished temporary file, which readers
-ignore. The cache is no declared input or output of any rule (like the translation cache): deleting
+ignore; a shard that cannot be read (a disk that filled up, a copy cut short) is set aside as
+``{shard}.unreadable`` with a warning naming it, and its sentences are encoded again. The cache is no declared input or output of any rule (like the translation cache): deleting
 it costs time, never a result. A Snakemake job of one encoder never runs beside another of the same
 encoder (one eval job per encoder), so no shard is written twice; two encoders of the same key write shards of their own.
 """
@@ -19,33 +21,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from pathlib import Path
 
 import numpy as np
 
+log = logging.getLogger(__name__)
+
 
 def sentence_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def folder_digest(folder: str | Path) -> str:
-    """SHA-256 over every file of a model folder (relative path and bytes), in path order: the
-    weights the embeddings come from, whatever their file names."""
-    digest = hashlib.sha256()
-    folder = Path(folder)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".cache" not in p.parts):
-        digest.update(path.relative_to(folder).as_posix().encode() + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
-
-
-def encoder_key(weights_digest: str, settings: dict) -> str:
-    """The cache key of an encoder: its folder's digest and every setting that shapes an embedding."""
-    text = json.dumps({"weights": weights_digest, **settings}, sort_keys=True, default=str)
+def encoder_key(identity: str, encoder: dict, settings: dict) -> str:
+    """The cache key of an encoder: its model's identity (stsynth.digests.folder_digest), the encoder
+    (``{"name": ..., source: where}``) and every setting that shapes an embedding."""
+    text = json.dumps({"model": identity, "encoder": encoder, **settings}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -60,9 +53,17 @@ class EmbeddingCache:
             self._read(shard)
 
     def _read(self, shard: Path) -> None:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pq.read_table(shard)
+        try:
+            table = pq.read_table(shard)
+        except (OSError, pa.ArrowException) as error:
+            aside = shard.with_name(shard.name + ".unreadable")
+            shard.rename(aside)
+            log.warning("%s: unreadable (%s); set aside as %s, its sentences are encoded again (delete it when "
+                        "you have looked at it)", shard, error, aside.name)
+            return
         vectors = table.column("embedding").combine_chunks()
         dimension = vectors.type.list_size
         matrix = vectors.flatten().to_numpy().reshape(-1, dimension)

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .corpus import sha256_of
+from .digests import FileDigests, folder_digest
 from .folds import fold_model
 from .paths import tuned_encoder_folder
 
@@ -105,27 +105,40 @@ def hub_directory(hub_name: str, revision: str | None = None) -> Path:
             f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`") from None
 
 
-def encoder_directory(name: str, entry: dict) -> Path:
+def encoder_directory(name: str, entry: dict, digests: FileDigests | None = None) -> Path:
     """The folder of named encoder ``name`` (its config.yaml entry ``encoder.models.<name>``), with
-    the files its ``sha256`` pins checked."""
+    the files its ``sha256`` pins checked (``digests``: the memo of file digests, stsynth.digests)."""
     source = [key for key in SOURCES if entry.get(key)]
     if len(source) != 1:
         raise ValueError(f"encoder.models.{name}: give exactly one of {', '.join(SOURCES)} (got {source or 'none'})")
     try:
-        folder = {"package": model_directory, "path": lambda path: check_model_folder(Path(path)),
+        folder = {"package": model_directory, "path": path_directory,
                   "hub": lambda hub: hub_directory(hub, entry.get("revision"))}[source[0]](entry[source[0]])
     except EncoderNotFound as error:
         raise EncoderNotFound(f"encoder {name!r} (encoder.models.{name}.{source[0]}): {error}") from None
-    check_pinned_files(folder, entry.get("sha256") or {}, f"encoder.models.{name}.sha256")
+    check_pinned_files(folder, entry.get("sha256") or {}, f"encoder.models.{name}.sha256", digests)
     return folder
 
 
-def check_pinned_files(folder: Path, pinned: dict[str, str], where: str) -> None:
+def path_directory(path: str) -> Path:
+    """A ``path:`` encoder's folder. A relative path that names no folder is said to be one (relative to the
+    working directory), not taken for a hub name."""
+    folder = Path(path)
+    if not folder.exists() and not folder.is_absolute():
+        raise EncoderNotFound(f"{folder}: no such folder (a relative path is read from the working directory, "
+                              f"{Path.cwd()}; give an absolute path, or a hub name as hub:)")
+    return check_model_folder(folder)
+
+
+def check_pinned_files(folder: Path, pinned: dict[str, str], where: str, digests: FileDigests | None = None) -> None:
+    """Each pinned file's SHA-256, on every run (read through the memo of stsynth.digests, which hashes a
+    file again whenever its size, times or inode moved)."""
+    digests = digests or FileDigests()
     for relpath, expected in pinned.items():
         path = folder / relpath
         if not path.is_file():
             raise EncoderNotFound(f"{where}: {path} does not exist")
-        digest = sha256_of(path)
+        digest = digests.sha256(os.path.realpath(path))
         if digest != expected.lower():
             raise ValueError(f"{where}: {path} has sha256 {digest}, not {expected}: "
                              f"the folder is not the model this config names (assemble or download it again)")
@@ -147,6 +160,33 @@ def job_inputs(config: dict, encoder: str) -> list[str]:
         return [tuned_encoder_folder(encoder)]
     path = config["encoder"]["models"][encoder].get("path")
     return [path] if path else []
+
+
+def job_identity(config: dict, encoder: str, digests: FileDigests | None = None,
+                 made_by_workflow=lambda path: False) -> str | None:
+    """The ``model`` param of every job that opens ``encoder``: the digest of its folder's bytes
+    (stsynth.digests.folder_digest), so that a model changed in place, a moved hub snapshot or an upgraded
+    package reruns exactly the jobs that open it, and an unchanged one nothing. None for a tuned encoder and
+    for a ``path`` folder a rule of the workflow makes (``made_by_workflow``): that folder is the job's
+    input, and its rule decides when it changes."""
+    if is_tuned(config, encoder):
+        return None
+    entry = config["encoder"]["models"][encoder]
+    if entry.get("path") and made_by_workflow(entry["path"]):
+        return None
+    return folder_digest(encoder_directory(encoder, entry, digests), digests)
+
+
+def opened_identity(folder: Path, planned: str | None) -> str:
+    """The digest of the folder a job opens, checked against the one its job was planned with (its
+    ``model`` param; None: a folder the workflow made): a model changed between planning and running is
+    refused, not scored under the old bytes' name."""
+    identity = folder_digest(folder)
+    if planned is not None and identity != planned:
+        raise RuntimeError(f"{folder}: the model's files changed after this job was planned (sha256 {identity}, "
+                           f"planned with {planned}); run the workflow again")
+    log.info("model %s: sha256 %s over its files", folder, identity)
+    return identity
 
 
 def job_entry(config: dict, encoder: str, evaluation: bool = False) -> dict:
@@ -182,6 +222,16 @@ def open_encoder(entry: dict, folder: Path, default_max_length: int | None, devi
     log.info("encoder %s (%s) on %s%s", entry.get("name") or entry["tuned"], folder, model.device,
              "".join(f", {key} {value!r}" for key, value in settings.items()))
     return model
+
+
+def open_job_encoder(entry: dict, inputs: list[str], planned: str | None, default_max_length: int | None,
+                     device: str = "cpu"):
+    """What every job that opens an encoder does: its :func:`job_folder`, that folder's files checked against
+    the identity the job was planned with (:func:`opened_identity`; the rule's ``model`` param), the encoder
+    loaded (:func:`open_encoder`). Returns the model, its folder and its identity."""
+    folder = job_folder(entry, inputs)
+    identity = opened_identity(folder, planned)
+    return open_encoder(entry, folder, default_max_length, device), folder, identity
 
 
 def load_settings(entry: dict) -> dict:

@@ -86,6 +86,11 @@ def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
     location = str(location).rstrip("/") or str(location)
     if is_dir(location):
         return _encoder_name(Path(location).name, where), {"path": location}
+    if location.startswith(("/", ".", "~")) or ("/" in location and is_dir(str(Path(location).parent))):
+        raise EvalConfigError(  # a path, not a hub name: its folder exists, the model in it does not
+            f"{where}: {location!r} is no folder: {Path(location).parent} exists (relative paths are read from the "
+            f"working directory, {Path.cwd()}) but holds no {Path(location).name}. Give the model folder's path "
+            "(`make eval MODEL=...` and `stsynth eval -m` take it relative to where you run them)")
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", location) and find_spec(location) is not None:
         return _encoder_name(location, where), {"package": location}
     if re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", location):
@@ -139,6 +144,20 @@ def model_identity(name: str, entry: dict) -> tuple[str, str]:
     """MTEB's (model name, revision) of an encoder: ``model_name`` or the hub name (else
     ``stsynth/<encoder>``), and the hub ``revision`` (else MTEB's ``no_revision_available``)."""
     return entry.get("model_name") or entry.get("hub") or f"stsynth/{name}", entry.get("revision") or NO_REVISION
+
+
+def mteb_folders(encoders: dict[str, dict]) -> dict[str, str]:
+    """MTEB folder (:func:`mteb_folder`) -> encoder, for every encoder evaluated; two encoders whose results
+    would land in one folder (one ``model_name`` and revision) are refused, naming both."""
+    folders = {}
+    for name, entry in encoders.items():
+        folder = mteb_folder(name, entry)
+        if folder in folders:
+            raise EvalConfigError(f"encoder.models.{name}: its MTEB results would be written to {folder}, as those of "
+                                  f"encoder {folders[folder]} (the same model_name and revision); give one a model_name "
+                                  "of its own")
+        folders[folder] = name
+    return folders
 
 
 def mteb_folder(name: str, entry: dict) -> str:
@@ -207,13 +226,21 @@ def pair_similarities(a: np.ndarray, b: np.ndarray, model_similarity: np.ndarray
 
 
 def cache_settings(entry: dict, max_length: int) -> dict:
-    """What besides the weights shapes an encoder's embeddings (the embedding cache's key): where the
-    weights come from and every loading and encoding setting. The device is left out: it moves the
+    """What besides the model's files shapes an encoder's embeddings (the embedding cache's key, with
+    :func:`cache_encoder`): every loading and encoding setting. The device is left out: it moves the
     floats in their last digits only (docs/reproducibility.md, GPU)."""
     from .encoder import LOAD_SETTINGS
 
-    keep = {*LOAD_SETTINGS, "normalize"} - {"similarity"}  # the weights' own digest stands for their source
+    keep = {*LOAD_SETTINGS, "normalize"} - {"similarity"}  # the similarity function is applied after the cache
     return {**{key: entry[key] for key in sorted(keep) if key in entry}, "max_length": max_length}
+
+
+def cache_encoder(entry: dict) -> dict:
+    """The encoder in the embedding cache's key: its name and where its folder comes from (with the model's
+    identity, stsynth.digests: two hub models never share an entry, whatever their files' paths)."""
+    from .encoder import SOURCES
+
+    return {"name": entry["name"], **{key: entry[key] for key in SOURCES if key in entry}}
 
 
 def encode_pairs(model, tables: list[pd.DataFrame], cache, batch_size: int, normalize: bool,
@@ -291,12 +318,66 @@ def mteb_scores(keys: list[str], pairs: dict[str, pd.DataFrame], similarity: dic
 
 
 def task_result(task: str, scores: dict, track: str, revision: str, evaluation_time: float,
-                mteb_version: str, split: str = "test", subset: str = "default") -> dict:
-    """MTEB's TaskResult JSON of one STS task (the layout mteb's ResultCache.load_results reads)."""
-    return {"dataset_revision": revision, "task_name": task, "mteb_version": mteb_version,
-            "scores": {split: [{**{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()},
-                                "hf_subset": subset, "languages": TRACK_LANGUAGES[track]}]},
-            "evaluation_time": evaluation_time, "kg_co2_emissions": None}
+                split: str = "test", subset: str = "default"):
+    """MTEB's TaskResult of one STS task, built by mteb (its ``mteb_version``, ``date`` and layout are
+    mteb's; ``ResultCache.save_to_cache`` writes it). NaN scores (a constant similarity) are None, as JSON has no NaN."""
+    import datetime
+
+    from mteb.results import TaskResult
+
+    clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
+    return TaskResult(dataset_revision=revision, task_name=task, mteb_version=_mteb_version(),
+                      scores={split: [{**clean, "hf_subset": subset, "languages": TRACK_LANGUAGES[track]}]},
+                      evaluation_time=evaluation_time, date=datetime.datetime.now(datetime.timezone.utc))
+
+
+def _mteb_version() -> str:
+    from importlib.metadata import version
+
+    return version("mteb")
+
+
+def save_results(cache: str, results: list, meta, outputs: list[str], meta_output: str) -> None:
+    """Write TaskResults and their ModelMeta with mteb's own ``ResultCache.save_to_cache`` (it also keeps
+    ``run_settings.jsonl`` beside them), refusing when mteb would put them elsewhere than the rule's outputs
+    (``mteb_folder`` and mteb's ``model_name_as_path`` disagreeing)."""
+    from mteb.cache import ResultCache
+
+    store = ResultCache(cache)
+    for result, output in zip(results, outputs, strict=True):
+        where = store.get_task_result_path(result.task_name, meta)
+        if Path(where) != Path(output):
+            raise ValueError(f"mteb would write {result.task_name} to {where}, not {output}")
+        store.save_to_cache(result, meta)
+    if Path(meta_output) != Path(where).parent / "model_meta.json":
+        raise ValueError(f"mteb writes model_meta.json beside {where}, not at {meta_output}")
+
+
+def model_meta(name: str, entry: dict, facts: dict | None = None):
+    """mteb's ModelMeta of an evaluated encoder (or a run of `all`, ``facts`` None): mteb's registry entry
+    when mteb knows the model by its name (all-MiniLM-L6-v2, all-mpnet-base-v2, ...), else what mteb reads
+    off a sentence-transformers model, from ``facts`` (the encoding job's: dimension, max tokens, the model's
+    similarity function); either way under the name and revision this project writes it at
+    (:func:`model_identity`). It holds nothing else: mteb refuses a model_meta.json with a field of its own,
+    so the model's identity (its files' digest) is in the encoding job's facts, the scores and the leaderboard."""
+    from mteb.models import ModelMeta
+    from mteb.models.get_model_meta import get_model_meta
+
+    model_name, revision = model_identity(name, entry)
+    try:
+        meta = get_model_meta(model_name)
+    except KeyError:  # a model mteb does not know: what the loaded model says of itself
+        from mteb.models import SentenceTransformerEncoderWrapper
+        from mteb.models.model_meta import ScoringFunction
+
+        known = facts or {}
+        meta = ModelMeta.create_empty(overwrites={
+            "loader": SentenceTransformerEncoderWrapper if facts else None,
+            "max_tokens": known.get("max_tokens"), "embed_dim": known.get("embed_dim"),
+            "similarity_fn_name": ScoringFunction.from_str(known["similarity_fn_name"])
+            if known.get("similarity_fn_name") else None,
+            "framework": ["Sentence Transformers", "PyTorch"] if facts else []})
+    return meta.model_copy(update={"name": model_name, "revision": revision})
 
 
 def run_task_scores(scores: pd.DataFrame, keys: list[str]) -> tuple[str, dict] | None:
@@ -313,34 +394,55 @@ def run_task_scores(scores: pd.DataFrame, keys: list[str]) -> tuple[str, dict] |
     return None
 
 
-def model_meta(name: str, entry: dict, model) -> dict:
-    """model_meta.json of an evaluated encoder: the name and revision MTEB's loader keys on, and what
-    the loaded model says of itself."""
+def model_facts(name: str, entry: dict, model, identity: str, folder) -> dict:
+    """What an encoding job says of the model it opened (``results/eval/similarity/{encoder}/model.json``):
+    its names, its files' identity (stsynth.digests), and what mteb's ModelMeta takes from a loaded model."""
     model_name, revision = model_identity(name, entry)
-    return {"name": model_name, "revision": revision, "framework": ["Sentence Transformers"],
-            "similarity_fn_name": entry.get("similarity") or model.similarity_fn_name,
-            "embed_dim": model.get_embedding_dimension(), "max_tokens": model.max_seq_length,
-            "loader": "stsynth", "stsynth_encoder": name}
+    return {"encoder": name, "model_name": model_name, "revision": revision, "model_sha256": identity,
+            "folder": str(folder), "embed_dim": model.get_embedding_dimension(), "max_tokens": model.max_seq_length,
+            "similarity_fn_name": entry.get("similarity") or model.similarity_fn_name}
 
 
 # --- the leaderboard --------------------------------------------------------------------------
 
-def leaderboard(scores: list[pd.DataFrame], models: dict[str, str]) -> pd.DataFrame:
-    """One row per encoder (its scores table; ``run`` = the encoder) with its MTEB model name
-    (``models``): per task, the pooled Spearman (MTEB's main score) and the official ALL (Pearson);
-    ``mean``: the plain mean of the main scores of the tasks it has. Best mean first."""
+def mteb_main_scores(cache: str, facts: list[dict]) -> dict[str, dict[str, float]]:
+    """Encoder -> task -> main score, read back from the MTEB results under ``cache`` through mteb's own
+    ``ResultCache.load_results`` (what anyone loading these results with mteb sees), each encoder found by
+    the MTEB name and revision its encoding job recorded (``facts``)."""
+    from mteb.cache import ResultCache
+
+    loaded = ResultCache(cache).load_results(include_remote=False, require_model_meta=False)
+    by_model = {(m.model_name, m.model_revision): m for m in loaded.model_results}
+    mains = {}
+    for fact in facts:
+        key = (fact["model_name"], fact.get("revision") or NO_REVISION)
+        if key not in by_model:
+            raise ValueError(f"{cache}: mteb found no results of {key[0]} at revision {key[1]} (encoder {fact['encoder']})")
+        mains[fact["encoder"]] = {r.task_name: r.scores["test"][0]["main_score"] for r in by_model[key].task_results}
+    return mains
+
+
+def leaderboard(scores: list[pd.DataFrame], facts: dict[str, dict], mains: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """One row per encoder (its scores table; ``run`` = the encoder) with its MTEB model name and the
+    identity of its model's files (``facts``, the encoding job's): per task, MTEB's main score as mteb
+    reads it back (``mains``, :func:`mteb_main_scores`: the pooled Spearman of the cosine) and the official
+    ALL (Pearson, from the scores table); ``mean``: the plain mean of the main scores of the tasks it has.
+    Best mean first."""
     rows = []
     for table in scores:
         encoder = table["run"].iat[0]
-        row = {"encoder": encoder, "model": models.get(encoder, "")}
+        row = {"encoder": encoder, "model": facts[encoder]["model_name"],
+               "model_sha256": facts[encoder].get("model_sha256", "")}
         for (track, task), group in table.groupby(["track", "group"], sort=False):
             by_row = group.set_index("dataset")
-            row[f"{task} main"] = float(by_row.at[AGGREGATES[2], "spearman"])
+            if task not in mains[encoder]:
+                raise ValueError(f"encoder {encoder}: task {task} is in its scores but not in its MTEB results")
+            row[f"{task} main"] = float(mains[encoder][task])
             row[f"{task} ALL"] = float(by_row.at[AGGREGATES[0], "pearson"])
         rows.append(row)
     board = pd.DataFrame(rows)
-    mains = [c for c in board.columns if c.endswith(" main")]
-    board["mean"] = board[mains].mean(axis=1)
+    mains_columns = [c for c in board.columns if c.endswith(" main")]
+    board["mean"] = board[mains_columns].mean(axis=1)
     return board.sort_values("mean", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -360,5 +462,8 @@ def leaderboard_markdown(board: pd.DataFrame) -> str:
             + markdown_rows(header, rows, "ll" + "r" * (len(tasks) + 1), digits=4)
             + "\nThe official SemEval score of each task: Pearson per set, mean weighted by scored pairs (ALL).\n\n"
             + markdown_rows(["encoder", *tasks], official, "l" + "r" * len(tasks), digits=4)
+            + "\nThe model each encoder read, known by its bytes (SHA-256 over its folder's files, stsynth.digests):\n\n"
+            + markdown_rows(["encoder", "model files sha256"], [[r["encoder"], r["model_sha256"]]
+                                                                for _, r in board.iterrows()], "ll")
             + "\nPer set, with 95% bootstrap intervals: results/eval/scores/{encoder}.md; MTEB TaskResult JSON: "
               "results/eval/mteb/results/.\n")

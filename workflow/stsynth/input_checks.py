@@ -17,6 +17,7 @@ All problems are reported together, each naming the file or config key and the f
 """
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from .corpus import CORPUS_COPIES, ManifestEntry, fetched_digest, sha256_of
@@ -70,6 +71,25 @@ def encoder_problems(config: dict) -> list[str]:
         except ValueError as error:  # a pinned file with another digest
             problems.append(str(error))
     return problems
+
+
+def program_problems(config: dict, stage: str, which=shutil.which) -> list[str]:
+    """The programs a stage's jobs run that are not installed, each naming its config key and the fix:
+    ``translate`` (the Apertium executable, when translate.backend is apertium), ``events`` (the ``bible``
+    program of events.corpus.kjv, when set)."""
+    if stage == "translate":
+        settings = config["translate"]
+        if settings["backend"] != "apertium" or which(settings["apertium"]["executable"]):
+            return []
+        return [f"translate.apertium.executable: {settings['apertium']['executable']!r} is not on PATH; install it "
+                "with `apt-get install apertium apertium-eng-spa` (make all does), or set the key to its path"]
+    if stage == "events":
+        kjv = config["events"]["corpus"]["kjv"]
+        if not kjv or which(kjv["program"]):
+            return []
+        return [f"events.corpus.kjv.program: {kjv['program']!r} is not installed; install it with "
+                "`apt-get install bible-kjv` (make sts2017 does), or set the key to its path"]
+    raise ValueError(f"no programs known for stage {stage!r}")
 
 
 def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None) -> None:

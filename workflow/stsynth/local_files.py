@@ -1,5 +1,7 @@
-"""Local dataset files (``path:``, ``gold_path:``): their sha256 recorded in ``results/datasets.lock.tsv``
-the first time a run reads them, and a later change refused before any job (common.smk's onstart)."""
+"""Local files, the datasets' (``path:``, ``gold_path:``) and the external runs' prediction files
+(``runs.<run>.predictions``): their sha256 recorded in ``results/datasets.lock.tsv`` the first time a run
+reads them, and a later change refused before any job, on every invocation (common.smk). A file copied
+back with an old mtime (``cp -p``, ``rsync -a``, ``tar x``) is caught all the same: the bytes decide."""
 from __future__ import annotations
 
 import csv
@@ -25,7 +27,7 @@ class LocalFiles:
         """Why a run must not start (files changed since they were recorded), or None."""
         if not self.changed:
             return None
-        return ("local dataset files changed since they were first read:\n  " + "\n  ".join(self.changed)
+        return ("local files (datasets, external predictions) changed since they were first read:\n  " + "\n  ".join(self.changed)
                 + f"\nIf the new contents are intended, delete their lines from {self.lock_path}: every result "
                 "built from them is then rebuilt.")
 
@@ -61,7 +63,8 @@ def check_local_files(paths: list[str], lock_path: str | Path, sha256_of, now: s
     digests, new, changed = {}, [], []
     for path in dict.fromkeys(paths):
         if not Path(path).is_file():
-            raise InputFormatError(f"{path}: local dataset file not found")
+            raise InputFormatError(f"{path}: local file not found (a dataset's path or gold_path, or an external "
+                                   "run's predictions)")
         digests[path] = digest = sha256_of(path)
         if path not in recorded:
             recorded[path] = [path, digest, str(Path(path).stat().st_size), now]

@@ -89,12 +89,14 @@ def settings_markdown(settings: dict) -> str:
 
 
 def model_card(run: str, kind: str, base_model: str, training_data: list[str], loss: str, settings: dict,
-               scores: pd.DataFrame, usage: str | None = None, prediction: str | None = None) -> str:
+               scores: pd.DataFrame, usage: str | None = None, prediction: str | None = None,
+               identity: dict | None = None) -> str:
     """The README.md of a released model. ``kind``: one line on what the model is; ``base_model``:
     where its weights started; ``training_data``: one line per source of training pairs; ``loss``:
     the objective in words; ``settings``: the resolved config entry; ``scores``: the run's scores
     table (stsynth.scoring); ``usage``: a code example (default: SentenceTransformer's); ``prediction``:
-    what the run predicts, for a model whose prediction is no cosine (default: 5 × cosine)."""
+    what the run predicts, for a model whose prediction is no cosine (default: 5 × cosine); ``identity``:
+    what -> the SHA-256 over its files (stsynth.digests): the released model's, and the base encoder's."""
     metadata = {"language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
                 "library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
                 "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
@@ -110,6 +112,9 @@ def model_card(run: str, kind: str, base_model: str, training_data: list[str], l
         "---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
         f"# {run}", "", f"{kind} Built by the stsynth pipeline: the run `{run}` of its config.yaml.", "",
         "## Base model", "", base_model, "",
+        *(["## Identity", "", "SHA-256 over every file of each folder (path and digest of each file; "
+           "stsynth.digests.folder_digest):", "", markdown_rows(["model", "sha256"], [[k, v] for k, v in identity.items()],
+                                                              "ll")] if identity else []),
         "## Training data", "", *([f"- {line}" for line in training_data] or ["- none"]), "",
         "## Loss and settings", "", loss, "", settings_markdown(settings),
         "## Scores from this pipeline", "",
@@ -244,6 +249,20 @@ def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
         else:
             lines.append(f"`{table}`: the round trips of one set (synthetic-<year>-<dataset>)")
     return lines
+
+
+def base_encoder(config: dict, run: str) -> str | None:
+    """The named encoder a run's released model was fine-tuned from (through tuned starts), or None."""
+    from . import plan
+    from .encoder import is_tuned
+
+    entry = config["runs"][run]
+    if entry["stage"] != "encoder" or not is_tuned(config, plan.run_encoder(config, entry)[0]):
+        return None
+    start = plan.run_encoder(config, entry)[0]
+    while is_tuned(config, start):
+        start = plan.tuned_encoder_settings(config, start)["start"]
+    return start
 
 
 def card_facts(config: dict, run: str) -> dict:

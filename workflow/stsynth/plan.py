@@ -173,6 +173,17 @@ def run_source(run: Run, d: Dataset) -> str:
     return fusion_path(run.name, "predictions.parquet")
 
 
+def external_prediction_files(config: dict, datasets: list[Dataset]) -> list[str]:
+    """Every prediction file of every external run (sha256-locked like local dataset files: stsynth.local_files)."""
+    tests = select(datasets, role="test")
+    return [external_predictions_path(run.predictions, d) for run in runs_of_stage(config, "external") for d in tests]
+
+
+def run_sources(run: Run, tests: list[Dataset]) -> list[str]:
+    """What rule predict reads for a run: :func:`run_source` of every test set."""
+    return [run_source(run, d) for d in tests]
+
+
 def external_predictions_path(template: str, d: Dataset) -> str:
     """Another system's prediction file for test set d: the run's ``predictions`` path with ``{year}``
     and ``{dataset}`` filled in."""

@@ -119,11 +119,17 @@ def stage_times(benchmark_dir: str | Path, patterns: list[tuple[str, str]]) -> p
             .sort_values("wall_s", ascending=False).reset_index())
 
 
+def model_provenance(models: dict[str, str | None]) -> list[list[str]]:
+    """One row per named encoder: the SHA-256 over its folder's files (stsynth.digests) the jobs were planned with."""
+    return [[f"encoder: {name}", f"files sha256 {identity}" if identity else "a folder this workflow makes"]
+            for name, identity in models.items()]
+
+
 def provenance_section(*, requirements: str, debian_packages: list[str], translate: dict | None,
                        vectors: dict[str, str], seed_values: list[tuple[str, object]], times: pd.DataFrame,
-                       basedir: str, started: datetime) -> str:
+                       basedir: str, started: datetime, models: dict[str, str | None] | None = None) -> str:
     facts = [["built", started.strftime("%Y-%m-%d %H:%M UTC")], ["workflow commit", workflow_commit(basedir)],
-             *machine(), *translation_provenance(translate), *vector_provenance(vectors),
+             *machine(), *translation_provenance(translate), *model_provenance(models or {}), *vector_provenance(vectors),
              ["seeds", "; ".join(f"`{path}` = {value}" for path, value in seed_values) or "none"]]
     total = times["wall_s"].sum() if len(times) else 0.0
     time_rows = [[r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"]

@@ -58,7 +58,7 @@ def input_counts(input_sets: list[dict]) -> list[dict]:
 def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
                  translate: dict | None, seed_values: list, benchmark_dir: str | Path,
                  benchmark_patterns: list[tuple[str, str]], basedir: str, threshold: float | None,
-                 log) -> str:
+                 log, models: dict[str, str | None] | None = None) -> str:
     """Markdown of the report; writes its plots into plots_dir (linked as link_prefix/<name>.png)."""
     started = datetime.now(timezone.utc)
     plots_dir = Path(plots_dir)
@@ -120,7 +120,7 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))
     provenance = provenance_section(requirements=requirements, debian_packages=settings["debian_packages"],
                                     translate=translate, vectors=plan["vectors"], seed_values=seed_values,
-                                    times=times, basedir=basedir, started=started)
+                                    times=times, basedir=basedir, started=started, models=models or {})
     waiting = ("## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"])
                if plan["waiting"] else "")
     return "\n".join([report_header(plan), provenance, *sections, studies_section(plan["studies"]),

@@ -163,10 +163,10 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
             return sentence_vectors(model, rows[0]), sentence_vectors(model, rows[1]), 0
         return encode
     if kind == "encoder":
-        from .encoder import batch_size, embed, job_folder, open_encoder
+        from .encoder import batch_size, embed, open_job_encoder
 
-        model = open_encoder(params.encoder, job_folder(params.encoder, inputs.encoder_folder),
-                             params.settings["max_length"], device)
+        model, _, _ = open_job_encoder(params.encoder, inputs.encoder_folder, params.model, params.settings["max_length"],
+                                    device)
 
         def encode(index, pairs):
             n = len(pairs)

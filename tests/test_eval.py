@@ -283,3 +283,34 @@ def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
     assert "| all-MiniLM-L6-v2 | STS14 | 3750 | 0.810000 / 0.760000 | not readable here |  |" in table
     assert "| minilm | sentence-transformers/all-MiniLM-L6-v2 | 0.8539 | 0.8539 |" in docs.eval_leaderboard(tree)
     assert docs.mteb_difference(-0.0000752) == "−0.000075"
+
+
+def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
+    """stsynth.evaluation.mteb_scores (pooled over a task's sets, from the similarity tables) equals what
+    mteb's STS task computes (AbsTaskSTS._calculate_scores over sklearn's paired distances, as its
+    AnySTSEvaluator does) on the same embeddings and gold."""
+    from mteb.abstasks.sts import AbsTaskSTS
+    from sklearn.metrics.pairwise import paired_cosine_distances, paired_euclidean_distances, paired_manhattan_distances
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(40, 8)), rng.normal(size=(40, 8))
+    b[:20] = a[:20] + rng.normal(scale=0.3, size=(20, 8))  # some pairs similar
+    gold = np.clip(5 - np.linalg.norm(a - b, axis=1), 0, 5)
+    keys = ["2016/one", "2016/two"]
+    pairs, similarity = {}, {}
+    for key, rows in zip(keys, (slice(0, 25), slice(25, 40))):
+        pairs[key] = pd.DataFrame({"gold": gold[rows]})
+        dot = (a[rows] * b[rows]).sum(axis=1)
+        similarity[key] = pd.DataFrame(evaluation.pair_similarities(a[rows], b[rows], dot))
+    ours = evaluation.mteb_scores(keys, pairs, similarity)
+    theirs = AbsTaskSTS._calculate_scores(None, {
+        "cosine_scores": list(1 - paired_cosine_distances(a, b)),
+        "manhattan_distances": list(-paired_manhattan_distances(a, b)),
+        "euclidean_distances": list(-paired_euclidean_distances(a, b)),
+        "similarity_scores": list((a * b).sum(axis=1))}, list(gold / 5))
+    for name in ("cosine_pearson", "cosine_spearman", "manhattan_pearson", "euclidean_spearman", "pearson", "spearman"):
+        assert ours[name] == pytest.approx(theirs[name], abs=1e-12), name
+    import mteb
+
+    main = mteb.get_task("STS12").metadata.main_score  # MTEB's main STS score
+    assert ours["main_score"] == pytest.approx(theirs[main], abs=1e-12)

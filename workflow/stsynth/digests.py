@@ -22,19 +22,13 @@ import json
 import os
 from pathlib import Path
 
+from .corpus import sha256_of
+
 # Below the working directory: the memo of file digests (the working directory's own, like Snakemake's metadata).
 MEMO_PATH = ".snakemake/stsynth/file-digests.json"
 
 def _hidden(name: str) -> bool:
     return name.startswith(".")
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_files(folder: str | Path) -> list[tuple[str, str]]:
@@ -76,7 +70,7 @@ class FileDigests:
         known = self.known.get(real_path)
         if known is not None and known[:4] == facts:
             return known[4]
-        digest = sha256_file(real_path)
+        digest = sha256_of(real_path)
         self.known[real_path] = [*facts, digest]
         self.changed = True
         return digest

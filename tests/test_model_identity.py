@@ -108,6 +108,9 @@ def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embed
              for name in scores}
     assert facts["org__tiny-a"]["model_sha256"] != facts["org__tiny-b"]["model_sha256"]
     assert facts["org__tiny-a"]["model_sha256"] == digests.folder_digest(a)  # a snapshot of links: their targets
+    meta = json.loads((workspace.path / "results/eval/mteb/results/org__tiny-b/no_revision_available/"
+                                        "model_meta.json").read_text())
+    assert meta["stsynth_model_sha256"] == facts["org__tiny-b"]["model_sha256"] and meta["name"] == "org/tiny-b"
     for args in (("-n", "eval"), ("eval",)):
         assert "Nothing to be done" in output_of(workspace.snakemake(*args, env=env))
     # the hub's main moved to another snapshot: what opens that model runs again

@@ -19,6 +19,7 @@ for task, task_keys in tasks.items():
                                           seconds, subset=snakemake.params.subsets[task]))
     log.info("%s: main score %.5f", task, results[-1].scores["test"][0]["main_score"])
 meta = evaluation.model_meta(facts["encoder"], snakemake.params.encoder, facts)
-evaluation.save_results(EVAL_MTEB_CACHE, results, meta, snakemake.output.results, snakemake.output.meta)
+evaluation.save_results(EVAL_MTEB_CACHE, results, meta, snakemake.output.results, snakemake.output.meta,
+                        facts["model_sha256"])
 log.info("%s (model files sha256 %s): %d TaskResults and model_meta.json written by mteb", facts["encoder"],
          facts["model_sha256"], len(results))

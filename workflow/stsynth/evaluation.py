@@ -337,10 +337,15 @@ def _mteb_version() -> str:
     return version("mteb")
 
 
-def save_results(cache: str, results: list, meta, outputs: list[str], meta_output: str) -> None:
+def save_results(cache: str, results: list, meta, outputs: list[str], meta_output: str,
+                 identity: str | None = None) -> None:
     """Write TaskResults and their ModelMeta with mteb's own ``ResultCache.save_to_cache`` (it also keeps
     ``run_settings.jsonl`` beside them), refusing when mteb would put them elsewhere than the rule's outputs
-    (``mteb_folder`` and mteb's ``model_name_as_path`` disagreeing)."""
+    (``mteb_folder`` and mteb's ``model_name_as_path`` disagreeing). ``identity``: the model's files' digest
+    (stsynth.digests), added to model_meta.json as ``stsynth_model_sha256`` (mteb's ``load_results`` reads
+    the file with it; only a strict ``ModelMeta`` validation of the file would refuse the extra key)."""
+    import json
+
     from mteb.cache import ResultCache
 
     store = ResultCache(cache)
@@ -351,6 +356,9 @@ def save_results(cache: str, results: list, meta, outputs: list[str], meta_outpu
         store.save_to_cache(result, meta)
     if Path(meta_output) != Path(where).parent / "model_meta.json":
         raise ValueError(f"mteb writes model_meta.json beside {where}, not at {meta_output}")
+    if identity:
+        with open(meta_output, "w", encoding="utf-8") as handle:
+            json.dump({**meta.to_dict(), "stsynth_model_sha256": identity}, handle, default=str, indent=4)
 
 
 def model_meta(name: str, entry: dict, facts: dict | None = None):
@@ -358,8 +366,7 @@ def model_meta(name: str, entry: dict, facts: dict | None = None):
     when mteb knows the model by its name (all-MiniLM-L6-v2, all-mpnet-base-v2, ...), else what mteb reads
     off a sentence-transformers model, from ``facts`` (the encoding job's: dimension, max tokens, the model's
     similarity function); either way under the name and revision this project writes it at
-    (:func:`model_identity`). It holds nothing else: mteb refuses a model_meta.json with a field of its own,
-    so the model's identity (its files' digest) is in the encoding job's facts, the scores and the leaderboard."""
+    (:func:`model_identity`); :func:`save_results` adds the model's identity (its files' digest)."""
     from mteb.models import ModelMeta
     from mteb.models.get_model_meta import get_model_meta
 

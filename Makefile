@@ -11,7 +11,7 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test env lint bench rulegraph docs check-docs
+.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test test-fast env lint bench rulegraph docs check-docs
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -60,6 +60,12 @@ $(MPNET_DIR)/model.safetensors:
 test: env lint
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"
 	$(VENV)/bin/pytest
+
+# The fast tier: every test that runs no Snakemake workflow, starts no program and trains no model
+# (pytest markers workflow, subprocess, training; pyproject.toml registers them). Run it while you work;
+# run `make test` (everything, as CI does) before you push.
+test-fast: env
+	$(VENV)/bin/pytest -m "not workflow and not subprocess and not training"
 
 # The rule files' formatting (snakefmt, a development tool: installed here, not in requirements.txt; line
 # length in pyproject.toml) and Snakemake's lint. `snakefmt Snakefile workflow/rules/` reformats.

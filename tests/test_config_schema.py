@@ -75,6 +75,7 @@ def test_dataset_entry_with_unknown_role_is_named(project_config):
     assert "'dev' is not one of ['train', 'test']" in validation_error(config)
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("path, change, expected", [
     (("tokenize", "lowercase"), {"rename_to": "lowercse"}, "'lowercse' was unexpected"),
     (("runs", "encoder", "stage"), {"value": "no-such-stage"}, "'no-such-stage' is not one of"),

@@ -106,6 +106,7 @@ def test_a_manifest_path_listed_twice_is_refused(tmp_path):
         read_manifest(path)
 
 
+@pytest.mark.workflow
 def test_an_escaping_manifest_row_stops_the_workflow_before_any_job(workspace, tmp_path):
     content = b"outside\tthe tree\n"
     put(tmp_path / "source", "escape_src.txt", content)
@@ -123,6 +124,7 @@ def test_an_escaping_manifest_row_stops_the_workflow_before_any_job(workspace, t
     assert not list(tmp_path.glob("escape_src.txt*"))
 
 
+@pytest.mark.workflow
 def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace, monkeypatch):
     """It was verified once, then trusted: an edited gold file went into the pair table."""
     target = "resources/pairs/2016/tinytest.parquet"

@@ -196,6 +196,7 @@ def write_csv(path, rows):
         csv.writer(handle).writerows(rows)
 
 
+@pytest.mark.workflow
 def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_path):
     """A researcher's own CSV (header, 1-5 scores, own group) and an unlabeled file, both local:
     the baseline scores the first in its own ALL, writes predictions for the second and scores
@@ -248,6 +249,7 @@ def test_table_format_local_files_and_a_predict_set_end_to_end(workspace, tmp_pa
     assert planned_jobs(workspace.snakemake("-n", *targets)) == {"pair_table": 1, "predict": 1, "score_run": 1}
 
 
+@pytest.mark.workflow
 def test_the_sts_benchmark_protocol_builds_from_its_config_alone(tmp_path):
     """config/stsb.yaml over config.yaml, in its own working directory: the whole system is planned on
     the benchmark's files (train on sts-train, choose on sts-dev, test on sts-test), nothing else."""
@@ -341,6 +343,7 @@ def test_typed_formats_name_the_file_and_row(tmp_path, fmt, content, message):
         pair_table(typed_dataset(fmt), path)
 
 
+@pytest.mark.workflow
 def test_jsonl_and_parquet_datasets_in_the_workflow(workspace, tmp_path):
     """Declared in config.yaml like any dataset: the schema takes the formats, the pair tables build."""
     jsonl, parquet = tmp_path / "export.jsonl", tmp_path / "export.parquet"

@@ -57,6 +57,7 @@ def test_gpu_visibility_follows_the_driver_and_cuda_visible_devices(tmp_path):
     assert not nvidia_gpu_visible({"CUDA_VISIBLE_DEVICES": "-1"}, driver)
 
 
+@pytest.mark.workflow
 def test_the_workflow_declares_gpus_by_the_setting_and_a_job_refuses_a_missing_gpu(workspace):
     """device: cuda -> the encoder job asks the scheduler for a GPU (gpu=1), and on a machine whose torch
     sees none it stops with the error above instead of running on the CPU; cpu asks for none."""

@@ -56,6 +56,7 @@ def docs_command(docs_root: Path, tree: Path, *args: str) -> subprocess.Complete
                           capture_output=True, text=True)
 
 
+@pytest.mark.subprocess
 def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(built_tree, tmp_path):
     checkout = tmp_path / "checkout"
     (checkout / "docs").mkdir(parents=True)

@@ -67,6 +67,7 @@ def test_mnrl_batches_never_hold_a_sentence_twice():
         assert len(texts) == len(set(texts))
 
 
+@pytest.mark.training
 @pytest.mark.parametrize("loss", ["cosent", "cosine", "mnrl"])
 def test_training_lowers_the_loss_and_scores_the_dev_sets_every_epoch(tiny_model, loss):
     model = load_encoder(tiny_model)
@@ -101,6 +102,7 @@ def test_an_unknown_loss_is_named(tiny_model):
         make_loss(load_encoder(tiny_model), "triplet")
 
 
+@pytest.mark.workflow
 def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     """The real Snakefile on the tiny corpus: a tuned encoder run, its dev check, and a fusion run whose
     training rows read the tuned encoder out of fold (2 fold models per protocol)."""

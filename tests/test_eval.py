@@ -28,6 +28,7 @@ def jobs_run(result) -> list[str]:
             if line.startswith(("rule ", "localrule "))]
 
 
+@pytest.mark.workflow
 def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_path):
     from test_encoder import save_tiny_model
 
@@ -92,6 +93,7 @@ def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+@pytest.mark.workflow
 def test_bad_encoder_entries_are_refused_before_any_job_naming_the_key(workspace, tmp_path):
     from test_encoder import save_tiny_model
 
@@ -118,6 +120,7 @@ def test_bad_encoder_entries_are_refused_before_any_job_naming_the_key(workspace
         assert not (workspace.path / "resources/corpus").exists(), key
 
 
+@pytest.mark.workflow
 def test_an_overlay_adds_with_extra_datasets_and_names_itself_in_errors(workspace, tmp_path):
     overlay = tmp_path / "overlay.yaml"
     entry = {"year": 2016, "name": "tinyextra", "role": "test", "track": "en", "fields": 4, "scored": 6,
@@ -204,6 +207,7 @@ def test_a_prompt_reaches_the_encoder(tmp_path):
         load_encoder(folder, settings={"prompt_name": "passage"})
 
 
+@pytest.mark.workflow
 def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace, tmp_path):
     import tomllib
 
@@ -237,6 +241,7 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
                        for p in REPO.glob(pattern)), (target, pattern)
 
 
+@pytest.mark.workflow
 def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace, tmp_path):
     import gzip
 

@@ -224,6 +224,7 @@ print(repr(values["weighted_word_match"]), repr(values["cosine_icf"]))
 """
 
 
+@pytest.mark.subprocess
 def test_features_do_not_depend_on_string_hashing():
     """Set order follows PYTHONHASHSEED, which differs per process: sums over sets must not."""
     import os

@@ -117,6 +117,7 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
         Fu.load_split([{**entry, "paragram": {"p": [str(tmp_path / "short.parquet")]}}])
 
 
+@pytest.mark.workflow
 def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
     from stsynth.encoder import ENCODER_FEATURES

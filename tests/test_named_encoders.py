@@ -1,6 +1,7 @@
 """Any encoder through the workflow: named encoders side by side (a tiny transformer the test builds and
 the project's own paragram export, a word-embedding folder), compared on yearless JSON Lines and
 Parquet test sets, the released model with its card, and a hub name that is not cached offline."""
+import pytest
 import hashlib
 import json
 
@@ -19,6 +20,7 @@ YEARLESS = [("A man is playing a guitar.", "A man plays the guitar.", 4.8),
             ("A boy kicks a ball.", "A child is kicking a ball.", 4.2)]
 
 
+@pytest.mark.workflow
 def test_two_named_encoders_a_word_embedding_folder_and_yearless_sets_end_to_end(workspace, tmp_path):
     from test_encoder import save_tiny_model
     from test_paragram import write_tiny_paragram_zip
@@ -91,6 +93,7 @@ def test_two_named_encoders_a_word_embedding_folder_and_yearless_sets_end_to_end
     assert len(card) < 20_000  # not the library's generated card, which lists the whole vocabulary
 
 
+@pytest.mark.workflow
 def test_a_hub_name_not_in_the_local_cache_fails_offline_naming_the_model_and_the_fix(workspace, tmp_path):
     workspace.write_config({"encoder": {"models": {"hubbed": {"hub": "sentence-transformers/all-mpnet-base-v2"}}}})
     workspace.keep_runs({"hubbed": {"stage": "encoder", "encoder": "hubbed"}})

@@ -94,6 +94,7 @@ def test_negatives_never_come_from_the_own_pair():
     assert t1[0].item() in (1, 4)  # nearest to [1, 0] outside pair 0: [0, 1]
 
 
+@pytest.mark.subprocess
 def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     pairs, tokens = toy_pairs()
     table = gold_pairs(pairs, tokens)
@@ -167,6 +168,7 @@ def write_tiny_paragram_zip(path, words, dim=8):
         archive.writestr("paragram-phrase-XXL.txt", "\n".join(lines) + "\n")
 
 
+@pytest.mark.workflow
 def test_paragram_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
     from stsynth.tokens import tokenize

@@ -57,6 +57,7 @@ def test_an_even_width_or_an_unknown_input_is_refused():
         ParaphraseCNN(torch.zeros(5, 3), 4, 3, 4, input="letters")
 
 
+@pytest.mark.training
 def test_both_steps_lower_their_loss_and_repeat_exactly():
     model, vocabulary = build(toy_vectors(), SETTINGS)
     pairs = [(vocabulary.rows(a.split()), vocabulary.rows(b.split())) for a, b, g in PAIRS if g > 3]

@@ -35,6 +35,7 @@ def dataset_entry(workspace, name):
     return next(d for d in workspace.config["datasets"] if d["name"] == name)
 
 
+@pytest.mark.workflow
 def test_editing_a_dataset_entry_rebuilds_its_table(workspace):
     workspace.snakemake(BASELINE)
     dataset_entry(workspace, "tinytest")["scored"] = 5  # wrong: 6 lines are scored
@@ -46,6 +47,7 @@ def test_editing_a_dataset_entry_rebuilds_its_table(workspace):
     assert "6 scored pairs, config.yaml expects 5" in log
 
 
+@pytest.mark.workflow
 def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
     workspace.snakemake(BASELINE)
     gold = workspace.mirror / "TINY2016/STS.gs.tinytest.txt"
@@ -60,6 +62,7 @@ def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
     assert pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")["gold"].iat[0] == 1.0
 
 
+@pytest.mark.workflow
 def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
     workspace.snakemake(BASELINE)
     second = tmp_path / "second-mirror"
@@ -69,6 +72,7 @@ def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
     assert dry_run(workspace) == {}
 
 
+@pytest.mark.workflow
 def test_a_model_setting_retrains_that_model_only(workspace):
     workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "presets": {"dev-chosen": {"epochs": 1}}}})
     target = "results/scores/task-internal.parquet"
@@ -79,6 +83,7 @@ def test_a_model_setting_retrains_that_model_only(workspace):
     assert dry_run(workspace, target) == {"paragram_train": 1, "paragram_similarity": 1, "predict": 1, "score_run": 1}
 
 
+@pytest.mark.workflow
 def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
     target = "results/scores/encoder.parquet"
     workspace.snakemake(target)
@@ -91,6 +96,7 @@ def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
     assert dry_run(workspace, target) == {"encoder_similarity_minilm": 1, "predict": 1, "score_run": 1}
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("edit, expected", [
     (lambda c: c["datasets"].append(dict(c["datasets"][0])), "datasets[4]: 2012/tinytrain is declared twice"),
     (lambda c: c["paragram"]["models"]["synthetic"]["pairs"].append("synthetik"),

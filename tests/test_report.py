@@ -243,6 +243,7 @@ def test_stage_times_match_benchmarks_to_rules(tmp_path):
         {"rule": "baseline_predict", "jobs": 2, "wall_s": 5.0, "max_wall_s": 3.0, "cpu_s": 2.0}]
 
 
+@pytest.mark.workflow
 def test_report_rule_and_html_report_on_tiny_corpus(workspace):
     workspace.keep_runs({"baseline": {"stage": "baseline"}})
     workspace.write_config()

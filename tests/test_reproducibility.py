@@ -1,4 +1,5 @@
 """stsynth.reproducibility: the build-tree comparison the README's reproducibility check uses."""
+import pytest
 import sqlite3
 from contextlib import closing
 
@@ -26,6 +27,7 @@ def test_same_outputs_in_another_insertion_order_agree(tmp_path):
     assert same and "1 identical, 0 different" in lines[0] and "identical rows" in lines[1]
 
 
+@pytest.mark.subprocess
 def test_a_changed_prediction_or_translation_is_named(tmp_path, capsys):
     a = tree(tmp_path / "a", "1.5\n2\n", ROWS)
     b = tree(tmp_path / "b", "1.5\n2.1\n", [ROWS[0], ("apertium", "v", "en-es", "a dog", "un perrito")])

@@ -35,6 +35,7 @@ def refused_every_time(workspace, *expected, target=TARGET):
             assert text in output, f"{text!r} not in the output of snakemake {' '.join(args)}:\n{output[-3000:]}"
 
 
+@pytest.mark.workflow
 def test_a_corpus_copy_edited_after_a_build_is_refused_until_fetched_again(workspace):
     baseline_only(workspace)
     workspace.snakemake(TARGET)
@@ -82,6 +83,7 @@ def model_folder(path):
     return path
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("change, expected", [
     ("path", "encoder.models.mine.path"),
     ("pin", "encoder.models.mine.sha256"),
@@ -102,6 +104,7 @@ def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(workspace,
     refused_every_time(workspace, expected)
 
 
+@pytest.mark.workflow
 def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(workspace, tmp_path):
     data = tmp_path / "mine.tsv"
     data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t1\n")
@@ -115,6 +118,7 @@ def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(w
     refused_every_time(workspace, f"{data}: sha256 is", "delete their lines from results/datasets.lock.tsv")
 
 
+@pytest.mark.workflow
 @pytest.mark.parametrize("overrides, expected", [
     ({"translate": {"apertium": {"modes": {"en-es": "../../../bin/sh"}}}}, "does not match"),
     ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "does not match"),
@@ -133,6 +137,7 @@ def snakemake_in_background(workspace, *args, env=None):
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
 
+@pytest.mark.workflow
 def test_two_runs_at_once_on_one_tree_with_shards_both_finish_correctly(workspace, tmp_path):
     """A build, a dry run and another build of disjoint targets started while it translates: the second
     run's start used to merge (and delete) the first run's live shard ("attempt to write a readonly

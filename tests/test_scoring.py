@@ -212,6 +212,7 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     assert spearman_test["difference"] == pytest.approx(table.iloc[1]["difference"])
 
 
+@pytest.mark.workflow
 def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path):
     """An external run: prediction files from outside the pipeline, scored and paired with ours."""
     from conftest import TINY_DATASETS

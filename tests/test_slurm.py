@@ -92,6 +92,7 @@ def slurm_jobs() -> list[tuple[str, str]]:
     return jobs
 
 
+@pytest.mark.workflow
 def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path):
     local, cluster_run = tmp_path / "local", tmp_path / "slurm"
     for workdir in (local, cluster_run):
@@ -141,6 +142,7 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
 
 
 
+@pytest.mark.workflow
 def test_the_slurm_profile_runs_sub_minute_jobs_locally_and_scales_runtimes(workspace):
     """A dry run through profiles/slurm (no cluster needed): the corpus fetch, parsing, tokenizing,
     prediction and scoring jobs are localrules; a job's runtime doubles on its second attempt; no job

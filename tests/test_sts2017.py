@@ -51,6 +51,7 @@ def protocol_2017(tmp_path) -> Workspace:
     return work
 
 
+@pytest.mark.workflow
 def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     work = protocol_2017(tmp_path)
     work.snakemake("all")
@@ -102,6 +103,7 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
         pd.testing.assert_frame_equal(pd.read_parquet(path).drop(columns="seconds"), table)
 
 
+@pytest.mark.workflow
 def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
     work = protocol_2017(tmp_path)
     work.write_config({"paraphrase_cnn": {"grid": {"delta": [0.4], "lambda": [1e-5, 1e-6]}}})
@@ -119,6 +121,7 @@ def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
     assert "paraphrase_cnn.models.pe.width: 2 is even" in output
 
 
+@pytest.mark.workflow
 def test_an_event_corpus_that_yields_nothing_is_refused_naming_why(tmp_path):
     work = protocol_2017(tmp_path)
     work.keep_runs({"ee": {"stage": "head", "vectors": ["ee"]}})

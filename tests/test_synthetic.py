@@ -92,6 +92,7 @@ def test_language_identification_against_known_sides():
 
 # --- the real Snakefile on the tiny corpus, real Apertium ------------------------------------------
 
+@pytest.mark.workflow
 def test_translation_and_synthetic_stages_end_to_end(workspace):
     if shutil.which("apertium") is None:
         message = "apertium is not installed (apt-get install apertium apertium-eng-spa)"

@@ -3,6 +3,7 @@ machine's cores never runs more jobs at once than it has cores; checked with dry
 Snakefile on the tiny corpus."""
 from __future__ import annotations
 
+import pytest
 import os
 
 import yaml
@@ -26,6 +27,7 @@ def tiny_tuning(workspace, tmp_path):
     (tmp_path / "config.json").write_text("{}")
 
 
+@pytest.mark.workflow
 def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     tiny_tuning(workspace, tmp_path)
     all_jobs = planned_jobs(workspace.snakemake("-n", "all"))
@@ -44,6 +46,7 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     assert "report" not in study_jobs and "compare_runs" not in study_jobs
 
 
+@pytest.mark.workflow
 def test_studies_reuse_what_all_built(workspace):
     """On a tree where `all` is built, `studies` plans only study jobs (baseline-only config, real jobs)."""
     workspace.keep_runs({"baseline": {"stage": "baseline"},
@@ -69,6 +72,7 @@ def test_job_slots_never_exceed_the_usable_cores():
     assert job_slots(0, 4) == 1
 
 
+@pytest.mark.workflow
 def test_cores_beyond_the_machine_are_capped_and_said(workspace):
     usable = len(os.sched_getaffinity(0))
     result = workspace.snakemake("--cores", str(usable + 6), "results/scores/baseline.parquet")

@@ -46,12 +46,14 @@ class CountingTranslator:
 
 # --- Apertium ----------------------------------------------------------------------------------
 
+@pytest.mark.subprocess
 def test_marks_are_stripped_but_source_hashtags_kept():
     assert strip_apertium_marks("El *zzyzx #estar @casa", "The zzyzx is home") == "El zzyzx estar casa"
     assert strip_apertium_marks("#Etiqueta y @usuario", "#tag and @user") == "#Etiqueta y @usuario"
     assert strip_apertium_marks("3 * 4 = 12", "3 * 4 = 12") == "3 * 4 = 12"
 
 
+@pytest.mark.subprocess
 def test_stream_format_is_what_apertium_destxt_writes():
     sentences = ["He left.", "What?", "I paid $5 for a/b <ok> [x] \\y ^z {w} @me", "a~b", "~x"]
     if shutil.which("apertium-destxt"):
@@ -61,6 +63,7 @@ def test_stream_format_is_what_apertium_destxt_writes():
     assert apertium_stream("He  left\tnow") == "He left now.[][\n]"  # white space folded first
 
 
+@pytest.mark.subprocess
 def test_apertium_translates_each_sentence(apertium):
     english = ["The cat sleeps on the bed.", "", "A man is playing a zzyzxq guitar.", "Two\tdogs\nrun."]
     spanish = apertium.translate(english, "en-es")
@@ -91,6 +94,7 @@ def corpus_sentences(shared_corpus):
     return {"en-es": english, "es-en": spanish}
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("direction", ["en-es", "es-en"])
 def test_a_translation_depends_on_its_sentence_only(apertium, corpus_sentences, direction):
     """Batch, reverse order, other chunk sizes, one by one: the same translation of every sentence."""
@@ -113,11 +117,13 @@ def test_a_translation_depends_on_its_sentence_only(apertium, corpus_sentences, 
         assert batch[i] == " ".join(alone.split())
 
 
+@pytest.mark.subprocess
 def test_apertium_version_names_engine_data_and_method(apertium):
     assert apertium.version.startswith("Apertium ") and "eng-spa:" in apertium.version
     assert apertium.version.endswith(Apertium.method)
 
 
+@pytest.mark.subprocess
 def test_translations_made_by_the_old_line_batching_are_not_reused(apertium, tmp_path):
     """The cache key says how a translation was made: a row stored by the line-format code is ignored."""
     old_version = apertium.version.replace(Apertium.method, "cleanup 2")  # what the line-format code wrote
@@ -131,6 +137,7 @@ def test_translations_made_by_the_old_line_batching_are_not_reused(apertium, tmp
     assert counts["translated"] == 1 and "Toronto" in translation and "Israel" not in translation
 
 
+@pytest.mark.subprocess
 def test_missing_apertium_says_how_to_install(tmp_path):
     with pytest.raises(TranslationEngineError, match="apt-get install apertium"):
         Apertium(MODES, executable="no-such-apertium-binary")
@@ -180,6 +187,7 @@ def test_interrupted_run_resumes(tmp_path):
     assert out == [f"en-es:SENTENCE {i}" for i in range(10)]
 
 
+@pytest.mark.subprocess
 def test_translate_pairs_keeps_the_spanish_original(tmp_path, apertium):
     pairs = pd.DataFrame({"year": [2016, 2016], "dataset": ["news", "news"], "track": ["es-en", "es-en"],
                           "line": [1, 2], "s1": ["El gato duerme.", "Un hombre toca la guitarra."],
@@ -196,6 +204,7 @@ SPANISH = ["El gato duerme en la cama.", "Un hombre toca la guitarra en la calle
 ENGLISH = ["The cat is sleeping on the bed.", "A man plays the guitar in the street.", "Prices rose in May."]
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("layout", ["spanish second", "alternating"])
 def test_identification_decides_which_side_is_translated(tmp_path, apertium, layout):
     from stsynth.language import language_table
@@ -344,6 +353,7 @@ translate_cached([f"sentence {{i}}" for i in range(40)], "en-es", Slow(), Transl
 """
 
 
+@pytest.mark.subprocess
 def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
     """SIGKILL mid-way (no clean-up runs): the chunks committed so far are kept, the rest is translated."""
     import signal
@@ -374,6 +384,7 @@ def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
     assert resumed.asked == [s for s in sentences if s not in from_cache]  # only the missing ones, once each
 
 
+@pytest.mark.subprocess
 def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_probably_spanish_side(tmp_path, apertium):
     """2016 multisource line 241: py3langid (en, es) calls "Funeral de Margaret Thatcher" English
     (p(es) 0.40); its English partner is less Spanish still, so the pair rule translates it."""
@@ -390,6 +401,7 @@ def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_proba
     assert "funeral" in translated["s1"].iat[0].lower() and " de " not in translated["s1"].iat[0]
 
 
+@pytest.mark.subprocess
 def test_mode_stages_run_without_a_shell_and_only_apertium_programs():
     from stsynth.translate import TranslationEngineError, _split_at_tagger, run_pipeline
 

@@ -65,6 +65,7 @@ def test_auto_picks_shards_only_on_a_network_filesystem(tmp_path, monkeypatch):
         resolve_sharing("nfs", tmp_path / "c.sqlite")
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("sharing", ["wal", "shards"])
 def test_concurrent_writer_processes_lose_nothing(tmp_path, sharing):
     path, workers, sentences = tmp_path / "cache" / "translations.sqlite", 6, 200
@@ -162,6 +163,7 @@ def test_merge_is_a_no_op_without_shards_on_a_local_disk(tmp_path):
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+@pytest.mark.workflow
 def test_the_workflow_shares_the_cache_as_shards_and_merges_them_when_the_next_run_starts(workspace):
     """What a Slurm run on a network filesystem does (auto picks shards there), forced here."""
     import shutil

@@ -1,4 +1,5 @@
 """End-to-end: the real Snakefile on the tiny fixture corpus, and the baseline on the real corpus."""
+import pytest
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ OFFICIAL_BASELINE_2016 = {"answer-answer": 0.41133, "headlines": 0.54073, "plagi
                           "postediting": 0.82615, "question-question": 0.03844, "ALL": 0.51334}
 
 
+@pytest.mark.workflow
 def test_baseline_on_tiny_corpus(workspace):
     workspace.snakemake("results/scores/baseline.parquet")
     work = workspace.path
@@ -29,6 +31,7 @@ def test_baseline_on_tiny_corpus(workspace):
     assert "Nothing to be done" in workspace.snakemake("results/scores/baseline.parquet").stderr
 
 
+@pytest.mark.workflow
 def test_tampered_mirror_file_fails_naming_what_was_tried(workspace):
     (workspace.mirror / "TINY2016/STS.gs.tinytest.txt").write_text("4\n" * 9)
     result = workspace.snakemake("resources/pairs/2016/tinytest.parquet", check=False)
@@ -38,12 +41,14 @@ def test_tampered_mirror_file_fails_naming_what_was_tried(workspace):
     assert not (workspace.path / "resources/corpus/TINY2016/STS.gs.tinytest.txt").exists()
 
 
+@pytest.mark.workflow
 def test_mirror_list_can_come_from_the_environment(workspace, tmp_path):
     moved = tmp_path / "elsewhere"
     workspace.mirror.rename(moved)
     workspace.snakemake("resources/pairs/2016/tinytest.parquet", env={"STSYNTH_MIRRORS": str(moved)})
 
 
+@pytest.mark.workflow
 def test_bad_gold_line_stops_the_run_naming_file_and_line(workspace):
     gold = workspace.mirror / "TINY2012/STS.gs.tinytrain.txt"
     lines = gold.read_text().splitlines()
@@ -60,6 +65,7 @@ def test_bad_gold_line_stops_the_run_naming_file_and_line(workspace):
     assert "STS.gs.tinytrain.txt:5: gold score 'about four' is not a number" in log
 
 
+@pytest.mark.workflow
 def test_official_baseline_reproduced_on_real_corpus(shared_corpus, tmp_path):
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     config["corpus"]["mirrors"] = [str(shared_corpus)]
@@ -91,6 +97,7 @@ def test_the_readable_test_corpus_is_what_the_tests_build():
     assert b"\r\n" in (TEST_CONFIG / "corpus/TINY2016/STS.input.tinynews.txt").read_bytes()  # CRLF kept (.gitattributes)
 
 
+@pytest.mark.subprocess
 def test_the_test_overlay_runs_as_the_readme_says():
     """`.test/config.yaml` over config.yaml plans `all` from the checkout, as its first lines say."""
     import tempfile

@@ -84,6 +84,7 @@ def test_translation_rules_declare_a_gpu_resource(rules):
     assert [name for name in sorted(present) if "gpu" not in by_name[name].resources] == []
 
 
+@pytest.mark.workflow
 def test_lint_is_clean(workdir):
     result = run_snakemake(workdir, "--lint", check=False, timeout=120)
     assert result.returncode == 0, f"snakemake --lint:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"

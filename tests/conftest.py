@@ -184,3 +184,22 @@ def shared_corpus() -> Path:
         print(message)
         pytest.skip(message)
     return SHARED_CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_program(request, monkeypatch):
+    """The tiers' promise (`make test-fast`, pytest markers): a test marked neither ``workflow`` nor
+    ``subprocess`` starts no program. A child process starts through ``subprocess.Popen`` (which forks or
+    posix_spawns), ``multiprocessing`` (``_posixsubprocess.fork_exec``) or ``os.system``; in such a test
+    each fails, naming the marker the test lacks."""
+    if request.node.get_closest_marker("workflow") or request.node.get_closest_marker("subprocess"):
+        return
+    import _posixsubprocess
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} starts a program: mark it @pytest.mark.subprocess (or "
+                             "@pytest.mark.workflow when it runs the Snakefile), so `make test-fast` leaves it out")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    monkeypatch.setattr(_posixsubprocess, "fork_exec", refuse)
+    monkeypatch.setattr(os, "system", refuse)

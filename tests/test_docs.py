@@ -127,6 +127,7 @@ def test_the_dcu_runs_in_the_task_paper_agree_with_the_dcu_paper_table_2_but_one
     assert mismatches == [("synthetic", "headlines", ".687", "0.72227")]  # the footnoted typo
 
 
+@pytest.mark.subprocess
 def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tree, capsys):
     """`make bench` checks the checkout's docs against the tree it built: here a tree whose figures
     differ from the README's, so the row says FAILED and the differing line is named."""

@@ -72,6 +72,7 @@ def test_event_table_is_row_aligned_with_its_pairs(parse):
 BIBLE = "\nGenesis 1\n\n  1 In the beginning God created the heaven.\n  2 And the earth was void.\n\nGenesis 2\n\n  1 Thus the heavens were finished.\n"
 
 
+@pytest.mark.subprocess
 def test_bible_output_becomes_one_document_per_chapter():
     documents = read_bible(BIBLE)
     assert list(documents["title"]) == ["Genesis 1", "Genesis 2"]
@@ -84,6 +85,7 @@ def test_bible_output_becomes_one_document_per_chapter():
         run_bible("/nonexistent/bible", "gen1:1")
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(shutil.which("bible") is None, reason="Debian's bible-kjv is not installed")
 def test_the_real_bible_program():
     documents = read_bible(run_bible("bible", "gen1:1-gen2:3"))
@@ -91,6 +93,7 @@ def test_the_real_bible_program():
     assert documents["text"][0].startswith("In the beginning God created the heaven and the earth.")
 
 
+@pytest.mark.subprocess
 def test_pair_documents_and_a_repeatable_skipgram():
     pairs = pd.DataFrame({"year": [2012] * 2, "dataset": ["x"] * 2, "line": [1, 2], "s1": ["A b.", "C d."],
                           "s2": ["E f.", "G h."], "gold": [5.0, 1.0]})

@@ -113,6 +113,7 @@ def study(tmp_path):
     return plan, tmp_path
 
 
+@pytest.mark.subprocess
 def test_every_section_from_documented_schemas(study):
     plan, tmp_path = study
     benchmarks = tmp_path / "benchmarks"

@@ -90,11 +90,14 @@ LOCAL_FILES = check_local_files(
     datetime.now(timezone.utc).isoformat(timespec="seconds"),
 )
 LOCAL_SHA256 = LOCAL_FILES.digests
+# A model is known by its bytes (stsynth.digests): the file digests are remembered between invocations, so an
+# unchanged model is not hashed again by every dry run; one memo for the pins below and the jobs' identities.
+MODEL_DIGESTS = FileDigests()
 if workflow.is_main_process and plans_jobs(sys.argv):
     # Every invocation that may plan jobs (run, dry run, a second run after a refusal) checks the inputs
     # whose change must stop it: corpus copies, local dataset files, named encoders (stsynth.input_checks).
     # Onstart would not do: Snakemake skips it when it finds nothing to do, and the refusal would be forgotten.
-    check_inputs(config, MANIFEST, LOCAL_FILES.error())
+    check_inputs(config, MANIFEST, LOCAL_FILES.error(), MODEL_DIGESTS)
     for _note in LOCAL_FILES.notes():
         logger.info(_note)
 
@@ -108,11 +111,6 @@ onstart:
         logger.info(
             f"{config['translate']['cache']}: merged {_merged} translations from the job shards of earlier runs"
         )
-
-
-# A model is known by its bytes (stsynth.digests): the file digests are remembered between invocations, so an
-# unchanged model is not hashed again by every dry run.
-MODEL_DIGESTS = FileDigests()
 
 
 def _made_by_workflow(path):

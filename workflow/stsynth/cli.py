@@ -49,10 +49,12 @@ def model_location(model: str) -> str:
     """A model given on the command line: an existing folder as an absolute path, anything else as it is
     (an installed package or a hub name). A path whose folder is missing while its parent is here (a typo)
     stops the command: Snakemake would read it from the protocol's working directory instead."""
+    from .evaluation import looks_like_path
+
     path = Path(model)
     if path.is_dir():
         return str(path.resolve())
-    if model.startswith(("/", ".", "~")) or ("/" in model and path.parent.is_dir()):
+    if looks_like_path(model):
         raise SystemExit(f"stsynth: -m {model}: no such folder ({path.parent.resolve()} holds no {path.name}); "
                          "a hub name is org/name of a model in the local Hugging Face cache")
     return model

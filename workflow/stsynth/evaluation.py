@@ -86,7 +86,7 @@ def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
     location = str(location).rstrip("/") or str(location)
     if is_dir(location):
         return _encoder_name(Path(location).name, where), {"path": location}
-    if location.startswith(("/", ".", "~")) or ("/" in location and is_dir(str(Path(location).parent))):
+    if looks_like_path(location, is_dir):
         raise EvalConfigError(  # a path, not a hub name: its folder exists, the model in it does not
             f"{where}: {location!r} is no folder: {Path(location).parent} exists (relative paths are read from the "
             f"working directory, {Path.cwd()}) but holds no {Path(location).name}. Give the model folder's path "
@@ -99,6 +99,12 @@ def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
         f"{where}: {location!r} is no folder on this machine, no installed package and no hub name (org/name). "
         "Give a model folder (a sentence-transformers or transformers folder), an installed package whose "
         "`model` folder holds one, or a hub name in the local Hugging Face cache")
+
+
+def looks_like_path(location: str, is_dir=lambda p: Path(p).is_dir()) -> bool:
+    """A model location that names a folder, not a hub name: absolute, ``.``/``~``-relative, or ``a/b`` whose
+    ``a`` is a folder here (``org/name`` is a hub name only where no folder ``org`` exists)."""
+    return location.startswith(("/", ".", "~")) or ("/" in location and is_dir(str(Path(location).parent)))
 
 
 def _encoder_name(name: str, where: str) -> str:

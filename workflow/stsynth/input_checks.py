@@ -54,7 +54,7 @@ def corpus_copy_problems(manifest: dict[str, ManifestEntry], root: str | Path = 
     return problems
 
 
-def encoder_problems(config: dict) -> list[str]:
+def encoder_problems(config: dict, digests=None) -> list[str]:
     """Every named encoder whose folder cannot be found, is no model folder or fails its pins."""
     from .encoder import EncoderNotFound, encoder_directory
 
@@ -65,7 +65,7 @@ def encoder_problems(config: dict) -> list[str]:
                 ("resources",), ("results",)):
             continue  # a folder the workflow may make
         try:
-            encoder_directory(name, entry)
+            encoder_directory(name, entry, digests)
         except EncoderNotFound as error:
             problems.append(f"{error}. Fix encoder.models.{name} in the config (or remove the encoder)")
         except ValueError as error:  # a pinned file with another digest
@@ -92,10 +92,12 @@ def program_problems(config: dict, stage: str, which=shutil.which) -> list[str]:
     raise ValueError(f"no programs known for stage {stage!r}")
 
 
-def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None) -> None:
-    """Raise InputCheckError with every problem of the checks above (module docstring)."""
+def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None,
+                 digests=None) -> None:
+    """Raise InputCheckError with every problem of the checks above (module docstring); ``digests``: the
+    invocation's memo of file digests (stsynth.digests.FileDigests), shared with the jobs' model identities."""
     problems = corpus_copy_problems(manifest) + ([local_files_error] if local_files_error else []) \
-        + encoder_problems(config)
+        + encoder_problems(config, digests)
     if problems:
         raise InputCheckError(f"{len(problems)} input(s) refused; nothing runs until they are fixed:\n  "
                               + "\n  ".join(problems))

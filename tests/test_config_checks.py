@@ -130,6 +130,12 @@ def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
      "paraphrase_cnn.models.pe-dev.dev_years[0]: 2016 is a test year"),
     (lambda c: c["paraphrase_cnn"]["grid"].update(model="pe-typo"), "paraphrase_cnn.grid.model: 'pe-typo' is not a model"),
     (lambda c: c["head"]["dev"].update(validate_years=[2016]), "head.dev.validate_years[0]: 2016 is a test year"),
+    (lambda c: c["events"]["corpus"].update(pair_years=[2012, 2016]), "events.corpus.pair_years[1]: 2016 is a test year"),
+    (lambda c: c["events"]["corpus"].update(pair_years=[2014, 2015]),
+     "events.corpus.pair_years[1]: 2015 is a dev year (head.dev.validate_years); what is chosen there would be "
+     "chosen on sentences this training has read"),
+    (lambda c: c["head"]["dev"].update(train_years=[2013, 2015]), "head.dev.train_years[1]: 2015 is a dev year"),
+    (lambda c: c["fusion"]["dev"].update(train_years=[2015]), "fusion.dev.train_years[0]: 2015 is a dev year"),
     (lambda c: c["report"].update(paper_table1={"fusion": "PE"}),
      "report.paper_table1.fusion: 'fusion' is not a regression-head run (stage head) in runs"),
 ])

@@ -38,16 +38,46 @@ def test_shapes_padding_and_the_unknown_row():
     assert average(indices, mask).shape == (3, 10)
 
 
-def test_padding_does_not_change_a_sentence_vector_and_both_sides_share_the_weights():
+def test_padding_does_not_change_a_sentence_vector():
     model, vocabulary = build(toy_vectors(), SETTINGS)
     short = vocabulary.rows("a cat runs".split())
     alone = sentence_vectors(model, [short])
     padded = sentence_vectors(model, [short, vocabulary.rows("a man plays guitar".split())])
     np.testing.assert_allclose(alone[0], padded[0], atol=1e-6)
-    # one network for both sentences: the gradient of a pair reaches the same parameters from both sides
-    g1, g2 = model(*pad([short], vocabulary.pad)), model(*pad([vocabulary.rows(["a", "dog"])], vocabulary.pad))
-    (g1.sum() + g2.sum()).backward()
-    assert model.convolution.weight.grad is not None and len(list(model.parameters())) == 7
+
+
+def _sentences_through(model) -> list[set[int]]:
+    """The word rows of every batch that passes the model's own embeddings (a forward hook; a copy of the
+    model carries the hook along, so a batch through a copy is recorded as an empty set)."""
+    seen = []
+    embeddings = model.embeddings
+    embeddings.register_forward_hook(
+        lambda module, args, out: seen.append(set(args[0].flatten().tolist()) if module is embeddings else set()))
+    return seen
+
+
+@pytest.mark.training
+@pytest.mark.parametrize("step", ["pretrain", "finetune"])
+def test_both_sides_of_a_pair_go_through_the_one_network_in_training(step):
+    """Siamese weights (the paper's shared CNN): in every batch of either step the second sentences pass
+    the same embeddings and convolution as the first. A word only second sides hold (slices) makes
+    a second network, or a side left out, visible."""
+    settings = {**SETTINGS, "epochs": 1, "finetune_epochs": 1, "batch_size": 8}  # one batch holds every pair
+    model, vocabulary = build(toy_vectors(), settings)
+    first = [vocabulary.rows(a.split()) for a, _, g in PAIRS if g > 3]
+    second = [vocabulary.rows(b.split()) for _, b, g in PAIRS if g > 3]
+    only_second = {vocabulary.index["slices"]}
+    assert only_second.isdisjoint(set().union(*map(set, first)))
+    seen = _sentences_through(model)
+    before = model.convolution.weight.detach().clone()
+    if step == "pretrain":
+        pretrain(model, list(zip(first, second)), settings)
+    else:
+        finetune(model, first, second, np.array([g for *_, g in PAIRS if g > 3]), settings)
+    # each batch calls the network once per side, first sides then second sides
+    assert len(seen) % 2 == 0 and len(seen) >= 2 and all(seen)
+    assert only_second <= set().union(*seen[1::2]) and only_second.isdisjoint(set().union(*seen[0::2]))
+    assert not torch.equal(model.convolution.weight, before)  # the shared weights were trained
 
 
 def test_an_even_width_or_an_unknown_input_is_refused():

@@ -238,7 +238,7 @@ def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
         head_plan.pe_settings(CONFIG, "pe-typo")
 
 
-def test_the_vocabulary_reads_the_training_sets_unless_told_otherwise():
+def test_the_vocabulary_reads_the_sets_its_setting_names():
     config = copy.deepcopy(CONFIG)
     names = lambda: {(d.year, d.name) for d in plan.vocabulary_datasets(config, DATASETS)}
     train = {(d.year, d.name) for d in plan.select(DATASETS, role="train")}

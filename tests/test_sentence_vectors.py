@@ -22,7 +22,8 @@ def test_a_table_round_trips_and_is_checked_against_its_pairs(tmp_path):
     v1, v2 = np.array([[1, 2], [3, 4]], np.float32), np.array([[1, 2], [0, 0]], np.float32)
     write_table(KEYS, v1, v2, tmp_path / "t.parquet", "mean/toy", empty=1)
     keys, r1, r2, metadata = read_table(tmp_path / "t.parquet", KEYS)
-    np.testing.assert_array_equal(r1, v1) and np.testing.assert_array_equal(r2, v2)
+    np.testing.assert_array_equal(r1, v1)
+    np.testing.assert_array_equal(r2, v2)  # its own statement: assert_* returns None
     assert metadata == {"source": "mean/toy", "dim": 2, "sentences": 4, "empty": 1} and list(keys["line"]) == [1, 2]
     with pytest.raises(AlignmentError, match="row 2 has line 2"):
         read_table(tmp_path / "t.parquet", KEYS.assign(line=[1, 3]))

@@ -127,6 +127,15 @@ class Checks:
         elif missing:
             self.notes.append(f"{path}: no datasets in {missing}; those years are skipped")
 
+    def need_unseen(self, path: str, years, dev_path: str, dev_years) -> None:
+        """Years that train (``path``) may not be years a dev protocol chooses on (``dev_path``): what is
+        chosen on a set that was trained on is chosen on seen sentences."""
+        dev = {str(year) for year in dev_years}
+        for i, year in enumerate(years):
+            if str(year) in dev:
+                self.problems.append(f"{path}[{i}]: {year} is a dev year ({dev_path}); what is chosen there would "
+                                     "be chosen on sentences this training has read")
+
     def need_tables(self, where: str, pairs: list[str]) -> None:
         for i, table in enumerate(pairs):
             self.need(f"{where}.pairs[{i}]", table, self.tables, "a paraphrase pair table (paraphrase_pairs.tables, "
@@ -330,6 +339,8 @@ def check_fusion(c: Checks) -> None:
         c.need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
         c.need_years("fusion.train_years", fusion.get("train_years", []))
         c.need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
+        c.need_unseen("fusion.dev.train_years", fusion["dev"]["train_years"], "fusion.dev.validate_years",
+                      fusion["dev"]["validate_years"])
     if "dev_table" in fusion:
         if fusion["dev_table"]["run"] not in fusion_runs:
             c.notes.append(f"fusion.dev_table.run: {fusion['dev_table']['run']!r} is not a fusion run in runs "
@@ -384,12 +395,17 @@ def check_paraphrase_cnn(c: Checks) -> None:
 
 def check_head(c: Checks) -> None:
     """The SemEval-2017 system's regression head: its years, presets and runs; the event corpus's years."""
-    if "events" in c.config:
-        c.need_years("events.corpus.pair_years", c.config["events"]["corpus"]["pair_years"])
     head = c.config.get("head", {})
+    if "events" in c.config:
+        pair_years = c.config["events"]["corpus"]["pair_years"]
+        c.need_years("events.corpus.pair_years", pair_years)
+        if "dev" in head:  # the event embeddings feed the head runs, whose settings are chosen on these years
+            c.need_unseen("events.corpus.pair_years", pair_years, "head.dev.validate_years", head["dev"]["validate_years"])
     if "dev" in head:
         c.need_years("head.dev.train_years", head["dev"]["train_years"])
         c.need_years("head.dev.validate_years", head["dev"]["validate_years"])
+        c.need_unseen("head.dev.train_years", head["dev"]["train_years"], "head.dev.validate_years",
+                      head["dev"]["validate_years"])
         c.need_years("head.train_years", head.get("train_years", []))
     sources = list(c.config.get("sentence_vectors", {}))
     for run in c.runs_of_stage("head"):

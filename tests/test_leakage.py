@@ -1,0 +1,144 @@
+"""Which training jobs read a test sentence (or its gold score), read from the real Snakefile's plan.
+
+The plan is the project's own config (and config/sts2017.yaml over it for the 2017 protocol), dry-run in
+an empty folder: nothing is built, so these tests read the real protocols in seconds. A job reads what
+its planned inputs hold and, through them, everything the jobs that made those inputs
+read: each training job's ancestry in the DAG of a dry run of `all` is closed over, and every test set's
+files (its corpus copy, pair table and token table) are looked for in it. The round trips of the test
+sentences (the synthetic paraphrases, as in the DCU paper) are read by design; what descends from them is
+the synthetic family. Everything else that learns (word vectors, paragram models, tuned encoders, the
+fusion, the event corpus, PE, the regression head) must not see a test sentence, and on the 2017 protocol
+the event corpus must not see the dev year's either.
+"""
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import REPO
+
+# Rules whose jobs learn from what they read (a table of word vectors, a model, a corpus to train on).
+TRAINING_RULES = {"vectors_minilm_static", "vectors_ppdb_paragram", "paragram_train", "encoder_tune", "fusion_dev",
+                  "fusion_fit", "event_corpus", "event_embeddings", "paraphrase_cnn_train", "head_dev", "head_fit"}
+SYNTHETIC_RULES = {"round_trips"}  # reads the test sentences by design: the synthetic paraphrases
+# Rules whose one job writes a table per dataset, each row a function of its own sentence alone (encoding,
+# similarity): a table of a training set made there holds nothing of the other sets the job also read.
+PER_SET_RULES = {"sentence_vectors_mean", "sentence_vectors_events", "sentence_vectors_paraphrase_cnn",
+                 "sentence_vectors_encoder", "event_tables"}
+# Rules that fit and then predict the test sets in one job: the test sets' own tables are read to be
+# predicted; what the fit learns from must not descend from a test set.
+FIT_AND_PREDICT_RULES = {"fusion_fit", "head_fit"}
+
+
+def planned_jobs(result) -> list[tuple[str, list[str], list[str]]]:
+    """(rule, input files, output files) of every job a dry run prints."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \S+:\n)", result.stdout):
+        if match := re.match(r"(?:local)?rule (\S+):\n", block):
+            fields = dict(re.findall(r"^    (input|output): (.*)$", block, flags=re.M))
+            jobs.append((match.group(1), *(fields[k].split(", ") if fields.get(k) else [] for k in ("input", "output"))))
+    return jobs
+
+
+def _set_of(path: str) -> tuple[str, str] | None:
+    """(year, dataset) of a per-set table (.../{year}/{dataset}[.kind].parquet), None for another file."""
+    match = re.search(r"/(\d{4})/([^/]+?)(?:\.[a-z]+)*\.parquet$", path)
+    return match.groups() if match else None
+
+
+def _own_set(output: str, inputs: list[str]) -> list[str]:
+    """The inputs of a per-set table (PER_SET_RULES): those of its own year/dataset and those of no set."""
+    return [path for path in inputs if _set_of(path) in (None, _set_of(output))]
+
+
+def ancestry(jobs, files: list[str]) -> tuple[set[str], set[str]]:
+    """Every file the given files are made from (them included) and every rule that made one."""
+    producers = {output: (rule, _own_set(output, inputs) if rule in PER_SET_RULES else inputs)
+                 for rule, inputs, outputs in jobs for output in outputs}
+    seen, rules, todo = set(), set(), list(files)
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        if path in producers:
+            rule, inputs = producers[path]
+            rules.add(rule)
+            todo.extend(inputs)
+    return seen, rules
+
+
+def set_files(dataset: dict) -> set[str]:
+    where = f"resources/pairs/{dataset['year']}/{dataset['name']}"
+    return {f"{where}.parquet", f"{where}.tokens.parquet",
+            *(f"resources/corpus/{dataset[field]}" for field in ("input", "gold") if field in dataset)}
+
+
+def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
+    """The planned jobs of `all` and the datasets under config.yaml with the overlays (a config/ file name
+    or a dict) over it."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    files, datasets = [REPO / "config.yaml"], yaml.safe_load((REPO / "config.yaml").read_text())["datasets"]
+    for i, overlay in enumerate(overlays):
+        path = REPO / "config" / overlay if isinstance(overlay, str) else tmp_path / f"overlay{i}.yaml"
+        if isinstance(overlay, dict):
+            path.write_text(yaml.safe_dump(overlay))
+        datasets = yaml.safe_load(path.read_text()).get("datasets", datasets)
+        files.append(path)
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
+                             str(tmp_path / "work"), "--configfile", *map(str, files), "--cores", "2", "-n", "all"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return planned_jobs(result), datasets
+
+
+def readers(jobs, datasets, years=None) -> dict[str, set[str]]:
+    """training job (its first output) -> the test sets (or, given years, those years' sets) it reads, with
+    'synthetic' where it descends from the round trips."""
+    watched = {f"{d['year']}/{d['name']}": set_files(d) for d in datasets
+               if (d["role"] == "test" if years is None else d["year"] in years)}
+    tested = {(str(d["year"]), d["name"]) for d in datasets if d["role"] == "test"}
+    found = {}
+    for rule, inputs, outputs in jobs:
+        if rule in TRAINING_RULES:
+            if rule in FIT_AND_PREDICT_RULES:
+                inputs = [path for path in inputs if _set_of(path) not in tested]
+            files, rules = ancestry(jobs, inputs)
+            if sets := {name for name, paths in watched.items() if files & paths}:
+                found[outputs[0]] = sets | ({"synthetic"} if rules & SYNTHETIC_RULES else set())
+    return found
+
+
+def _without_synthetic(found):
+    return {output: sets for output, sets in found.items() if "synthetic" not in sets}
+
+
+def _derived_from(jobs, outputs, source: str) -> list[str]:
+    """Those of the outputs that are not made from ``source``."""
+    return [output for output in outputs if source not in ancestry(jobs, [output])[0]]
+
+
+VOCABULARY = "resources/vectors/minilm-static.parquet"
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("protocol", ["2016", "2017"])
+def test_no_training_job_reads_a_test_sentence_but_the_synthetic_family_and_the_transductive_vocabulary(
+        tmp_path, protocol):
+    overlays = ["sts2017.yaml"] if protocol == "2017" else []
+    jobs, datasets = plan(tmp_path / "default", *overlays)
+    leaky = _without_synthetic(readers(jobs, datasets))
+    # vocabulary: all (the default, transductive: docs/results.md): the minilm-static table reads the test
+    # sets' words, and so does whatever is trained from it; nothing else
+    assert VOCABULARY in leaky and _derived_from(jobs, leaky, VOCABULARY) == []
+    jobs, datasets = plan(tmp_path / "inductive", *overlays, {"vectors": {"minilm-static": {"vocabulary": "training"}}})
+    found = readers(jobs, datasets)
+    assert _without_synthetic(found) == {}
+    if protocol == "2016":  # the check sees a test sentence where one is read: the round trips, by design
+        assert "resources/models/synthetic.safetensors" in found
+    else:  # the event corpus holds no sentence of the dev year either (events.corpus.pair_years)
+        [corpus] = [outputs[0] for rule, _, outputs in jobs if rule == "event_corpus"]
+        dev_readers = readers(jobs, datasets, years={2016})
+        assert corpus not in dev_readers and "resources/models/pe.pe.safetensors" in dev_readers  # PE trains on 2016

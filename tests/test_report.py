@@ -135,6 +135,7 @@ def test_every_section_from_documented_schemas(study):
     assert "| score_run | 1 | 12.5 | 12.5 | 3.5 |" in markdown
     assert "| no-such-package-xyz | 1.0 | **not installed** |" in markdown
     assert "`fusion.seed` = 1" in markdown and "CPU cores" in markdown and "GPU" in markdown
+    assert "| CPU | " in markdown and "| kernels | " in markdown
     # Ours next to the paper's, the shared task's best/median and the organizers' baseline.
     fusion_row = next(line for line in markdown.splitlines() if line.startswith("| **fusion** |"))
     fusion_all = (30 * .6 + 25 * .75) / 55

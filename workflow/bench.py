@@ -131,8 +131,8 @@ def print_job_times(workdir: Path, title: str, rows: list | None = None) -> None
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
+    from stsynth.provenance import cpu_model
+    cpu = cpu_model()
     memory = ""
     if Path("/proc/meminfo").exists():
         kib = int(Path("/proc/meminfo").read_text().split()[1])

@@ -33,6 +33,7 @@ from stsynth.folds import with_fold_models
 from stsynth.input_checks import check_inputs, plans_jobs
 from stsynth.lexicon import WORDNET_FILES
 from stsynth.local_files import check_local_files
+from stsynth.threads import pin_kernels
 from stsynth.translation_cache import merge_shards
 from stsynth.paths import (
     encoder_path,
@@ -58,6 +59,10 @@ DATASETS_LOCK = paths.DATASETS_LOCK
 # Snakemake-specific start-up, before anything reads the config: the core cap, the scheduler fix and
 # the config's checkout-relative paths and dataset years (stsynth.snakemake_startup says what each works around).
 snakemake_startup.start(workflow, config, logger)
+# The kernels every job's libraries pick (stsynth.threads): set here, inherited by every job process.
+_kernels_note = pin_kernels(config["kernels"])
+if workflow.is_main_process:
+    logger.info(_kernels_note)
 # YAML keeps the last of two equal keys without a word (a repeated `threshold:` silently won): the
 # config files, overlays included, are read again with repeated keys refused.
 check_unique_keys(workflow.configfiles)

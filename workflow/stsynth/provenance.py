@@ -48,6 +48,24 @@ def debian_versions(packages: list[str]) -> list[list[str]]:
     return rows
 
 
+def cpu_model() -> str:
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text(errors="replace").splitlines() if cpuinfo.exists() else []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), platform.processor()
+                or "unknown")
+
+
+def kernels_in_effect() -> str:
+    """The kernel pins this job process inherited (stsynth.threads) and the ATen family torch then uses."""
+    from .threads import X86_64_V3
+    pins = ", ".join(f"{name}={os.environ[name]}" for name in X86_64_V3 if name in os.environ) or "none (native)"
+    try:
+        import torch
+        return f"{pins}; torch uses {torch.backends.cpu.get_cpu_capability()}"
+    except ImportError:
+        return pins
+
+
 def machine() -> list[list[str]]:
     memory = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
                    if line.startswith("MemTotal:")), None) if Path("/proc/meminfo").exists() else None
@@ -58,7 +76,7 @@ def machine() -> list[list[str]]:
         gpu = ", ".join(gpus) if gpus else f"none (torch {torch.__version__}: CUDA not available)"
     except ImportError:
         gpu = "unknown (torch not installed)"
-    return [["CPU cores", str(os.cpu_count())],
+    return [["CPU", cpu_model()], ["CPU cores", str(os.cpu_count())], ["kernels", kernels_in_effect()],
             ["memory", f"{int(memory) / 2**20:.1f} GiB" if memory else "unknown"],
             ["GPU", gpu], ["platform", platform.platform()], ["Python", sys.version.split()[0]]]
 

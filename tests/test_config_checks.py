@@ -164,3 +164,20 @@ def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
                               "on STS 2017 track 5") and "make it role: test" in problem
     assert sts2017_leak_problems([track5, {**sts_dev, "role": "test"}]) == []  # scored only: nothing learns from it
     assert sts2017_leak_problems([sts_dev]) == []  # the STS Benchmark protocol (config/stsb.yaml)
+
+
+def test_encode_needs_the_vectors_whose_words_it_can_encode():
+    def edit(config):
+        config["paragram"]["defaults"]["unknown"] = "encode"
+        config["paragram"]["models"]["raw"]["vectors"] = "glove-6b-50d"
+    message = problems(edit)
+    assert ("paragram.models.raw: unknown: encode gives an unknown word its minilm-static vector, but the model's "
+            "vectors are 'glove-6b-50d' (encode needs one of minilm-static, ppdb-paragram-minilm-static") in message
+    assert message.count("unknown: encode") == 1  # the other models keep minilm-static
+
+    def fine(config):
+        config["paragram"]["defaults"]["unknown"] = "encode"
+        config["paragram"]["models"]["raw"]["vectors"] = "ppdb-paragram-minilm-static"
+    config = copy.deepcopy(CONFIG)
+    fine(config)
+    assert check_config(config, MANIFEST, KNOWN_FEATURES) == []

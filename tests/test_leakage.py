@@ -26,7 +26,7 @@ SYNTHETIC_RULES = {"round_trips"}  # reads the test sentences by design: the syn
 # Rules whose one job writes a table per dataset, each row a function of its own sentence alone (encoding,
 # similarity): a table of a training set made there holds nothing of the other sets the job also read.
 PER_SET_RULES = {"sentence_vectors_mean", "sentence_vectors_events", "sentence_vectors_paraphrase_cnn",
-                 "sentence_vectors_encoder", "event_tables"}
+                 "sentence_vectors_encoder", "event_tables", "vectors_unknown_words"}
 # Rules that fit and then predict the test sets in one job: the test sets' own tables are read to be
 # predicted; what the fit learns from must not descend from a test set.
 FIT_AND_PREDICT_RULES = {"fusion_fit", "head_fit"}
@@ -136,6 +136,11 @@ def test_no_training_job_reads_a_test_sentence_but_the_synthetic_family_and_the_
     jobs, datasets = plan(tmp_path / "inductive", *overlays, {"vectors": {"minilm-static": {"vocabulary": "training"}}})
     found = readers(jobs, datasets)
     assert _without_synthetic(found) == {}
+    # unknown: encode: the training jobs read the unknown words of their own sets only
+    encoding, _ = plan(tmp_path / "encode", *overlays, {"vectors": {"minilm-static": {"vocabulary": "training"}},
+                                                         "paragram": {"defaults": {"unknown": "encode"}}})
+    assert any(rule == "vectors_unknown_words" for rule, _, _ in encoding)
+    assert _without_synthetic(readers(encoding, datasets)) == {}
     if protocol == "2016":  # the check sees a test sentence where one is read: the round trips, by design
         assert "resources/models/synthetic.safetensors" in found
     else:  # the event corpus holds no sentence of the dev year either (events.corpus.pair_years)

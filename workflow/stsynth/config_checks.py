@@ -15,6 +15,7 @@ import yaml
 
 from .folds import base_model
 from .pairs import named_twice
+from .paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 # The word-vector tables trained on the event corpus (stsynth.events): event embeddings, the W2V baseline.
@@ -241,6 +242,13 @@ def check_paragram(c: Checks) -> None:
         for i, name in enumerate(entry.get("exclude", [])):
             c.need(f"{where}.exclude[{i}]", name, sorted(c.names), "a declared dataset (year/name)")
     need_preset_and_vectors("paragram.defaults", paragram.get("defaults", {}))
+    defaults = paragram.get("defaults", {})
+    for model, entry in c.models.items():
+        merged = {**defaults, **entry}
+        if merged.get("unknown") == "encode" and merged.get("vectors") not in ENCODABLE_SOURCES:
+            c.problems.append(f"paragram.models.{model}: unknown: encode gives an unknown word its "
+                              f"{ENCODABLE_SOURCE} vector, but the model's vectors are {merged.get('vectors')!r} "
+                              f"(encode needs one of {', '.join(ENCODABLE_SOURCES)}; rare or skip work with any)")
     compare = paragram.get("compare_sources", {})
     for i, source in enumerate(compare.get("sources", [])):
         c.need_vectors(f"paragram.compare_sources.sources[{i}]", source)

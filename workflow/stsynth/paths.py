@@ -129,6 +129,16 @@ def vectors_path(source: str) -> str:
     return f"resources/vectors/{source}.parquet"
 
 
+# The word-vector source whose words `unknown: encode` can encode, and the sources whose vocabulary is its.
+ENCODABLE_SOURCE = "minilm-static"
+ENCODABLE_SOURCES = (ENCODABLE_SOURCE, f"ppdb-paragram-{ENCODABLE_SOURCE}")
+
+
+def unknown_vectors_path(d: Dataset) -> str:
+    """The vectors of dataset d's words that minilm-static's vocabulary lacks (``unknown: encode``)."""
+    return dataset_file(f"resources/vectors/{ENCODABLE_SOURCE}.unknown", d)
+
+
 def scores_path(name: str, suffix: str = "parquet") -> str:
     """A run's scores, or a comparisons table (``comparisons``, ``study_comparisons``)."""
     return f"results/scores/{name}.{suffix}"

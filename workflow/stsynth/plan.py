@@ -42,7 +42,7 @@ from .encoder import is_tuned, job_inputs
 from .folds import fold_model, fold_names
 from .pairs import Dataset
 from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
-                    paraphrase_table, similarity_path, vectors_path)
+                    paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
@@ -224,13 +224,26 @@ def training_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[s
     """What a paragram training job reads: its pair tables, word vectors, the unlabeled training
     sentences (for component removal) and its dev sets."""
     dev = select(datasets, role="train", years=settings["dev_years"])
-    return {
+    unlabeled = select(datasets, role="train")
+    inputs = {
         "pairs": [paraphrase_table(table) for table in settings["pairs"]],
         "vectors": vectors_path(settings["vectors"]),
-        "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
+        "unlabeled": [english_tokens_path(d) for d in unlabeled],
         "dev_pairs": [pairs_path(d) for d in dev],
         "dev_tokens": [english_tokens_path(d) for d in dev],
     }
+    if settings["unknown"] == "encode":  # the unknown words of the sentences it reads (stsynth.sentence_model.fit)
+        inputs["unknown"] = list(dict.fromkeys(unknown_vectors_path(d) for d in [*unlabeled, *dev]))
+    return inputs
+
+
+def similarity_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[str]]:
+    """What a paragram similarity job reads besides the model: every set's tokens and, for ``unknown:
+    encode``, every set's unknown-word vectors (in the same order)."""
+    inputs = {"tokens": [english_tokens_path(d) for d in datasets]}
+    if settings["unknown"] == "encode":
+        inputs["unknown"] = [unknown_vectors_path(d) for d in datasets]
+    return inputs
 
 
 def gold_table_settings(config: dict, table: str) -> dict:

@@ -87,6 +87,21 @@ class SentenceModel:
             rows = rows[~missing]
         return Encoded(*_pad_flat(rows, lengths), int(missing.size), int(missing.sum()))
 
+    def with_words(self, extra: WordVectors) -> "SentenceModel":
+        """This model with the words of ``extra`` it lacks appended (``unknown: encode``: each word's vector
+        from the word alone, its SIF weight from its own frequency); the same model when it lacks none.
+        The rows are a copy: training the returned model does not train this one."""
+        new = [word for word in extra.words if word not in self.index]
+        if not new:
+            return self
+        if extra.dim != self.paragram.embeddings.shape[1]:
+            raise ValueError(f"{extra.source}: {extra.dim}-d vectors for a model of {self.paragram.embeddings.shape[1]} dimensions")
+        rows = extra.index()
+        embeddings = torch.cat([self.paragram.embeddings.detach(), torch.from_numpy(extra.matrix[[rows[w] for w in new]])])
+        weights = torch.cat([self.paragram.weights, torch.from_numpy(word_weights(new, self.settings))])
+        return SentenceModel(Paragram(embeddings, weights, self.paragram.components), self.words + new, self.unknown,
+                             self.settings)
+
     def prepare(self, sentences, batch_size: int = 512) -> list[tuple[list[int], Encoded]]:
         """Sentences encoded once, in batches of similar length (little padding): reusable across epochs."""
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
@@ -154,6 +169,8 @@ def vocabulary_path(model_path: str | Path) -> Path:
 
 
 def build_model(vectors: WordVectors, settings: dict) -> SentenceModel:
+    """``unknown``: rare (one seeded rare word, the paper's), skip (dropped) or encode (dropped by the model
+    itself; the jobs that read a set add the vectors of its unknown words: :meth:`SentenceModel.with_words`)."""
     weights = torch.from_numpy(word_weights(vectors.words, settings))
     unknown = rare_word(vectors.words, settings) if settings["unknown"] == "rare" else None
     if unknown is not None:
@@ -190,11 +207,14 @@ def unlabeled_sentences(token_tables: list[pd.DataFrame]) -> list:
 
 
 def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, settings: dict,
-        dev_sets: list[DevSet] = (), every_epoch: bool = True) -> tuple[SentenceModel, pd.DataFrame]:
+        dev_sets: list[DevSet] = (), every_epoch: bool = True,
+        extra: WordVectors | None = None) -> tuple[SentenceModel, pd.DataFrame]:
     """Build, tune (settings["epochs"] passes; 0 = raw vectors) and finish a model.
 
     Sentence components are refitted on the unlabeled sentences whenever the model is
-    evaluated, so per-epoch dev scores are those of the model as it would be saved.
+    evaluated, so per-epoch dev scores are those of the model as it would be saved. ``extra``
+    (``unknown: encode``): the vectors of the unlabeled and dev sentences' unknown words, appended for
+    the components and the dev scores as the similarity jobs append them; never trained, never saved.
     """
     model = build_model(vectors, settings)
     encoded = []
@@ -206,12 +226,19 @@ def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, set
     log.info("training pairs: %d, tokens %d, unknown %d (%.2f%%)", len(encoded), tokens, unknown,
              100 * unknown / max(tokens, 1))
 
-    prepared_unlabeled = model.prepare(unlabeled)
-    prepared_dev = [(model.prepare(d.tokens1), model.prepare(d.tokens2)) for d in dev_sets]
+    # the extra words' rows follow the vocabulary's, so these indices hold while the table is trained
+    reader = model.with_words(extra) if extra is not None else model
+    prepared_unlabeled = reader.prepare(unlabeled)
+    prepared_dev = [(reader.prepare(d.tokens1), reader.prepare(d.tokens2)) for d in dev_sets]
 
     def finish_and_evaluate():
-        model.fit_components(prepared=prepared_unlabeled)
-        return evaluate(model, list(dev_sets), prepared_dev)
+        if reader is model:
+            model.fit_components(prepared=prepared_unlabeled)
+            return evaluate(model, list(dev_sets), prepared_dev)
+        current = model.with_words(extra)  # the table as trained so far, the extra rows after it
+        current.fit_components(prepared=prepared_unlabeled)
+        model.paragram.components = current.paragram.components
+        return evaluate(current, list(dev_sets), prepared_dev)
 
     # Without dev sets there is nothing to score per epoch: the components are fitted once, at the end.
     every_epoch = every_epoch and bool(dev_sets)

@@ -214,23 +214,71 @@ def encode_words(words: list[str], model_dir: str | Path, batch_size: int = 256)
     return out
 
 
-def pca_reduce(matrix: np.ndarray, components: int) -> tuple[np.ndarray, dict]:
-    """Project centred rows on their top principal directions; returns the reduced matrix and a summary."""
+@dataclass
+class Projection:
+    """A PCA fitted on a vocabulary's encodings: new rows are centred on its mean and projected the same way."""
+    mean: np.ndarray  # float64 [D]
+    basis: np.ndarray  # float64 [k, D], the top principal directions
+
+    def apply(self, matrix: np.ndarray) -> np.ndarray:
+        return ((matrix - self.mean) @ self.basis.T).astype(np.float32)
+
+
+def pca_fit(matrix: np.ndarray, components: int) -> tuple[Projection | None, dict]:
+    """The top principal directions of the rows (None when ``components`` keeps every dimension) and a summary."""
     if not components or components >= matrix.shape[1]:
-        return matrix, {"pca_components": 0}
+        return None, {"pca_components": 0}
     mean = matrix.mean(0, dtype=np.float64)
-    centred = matrix - mean
-    _, singular, basis = np.linalg.svd(centred.astype(np.float64), full_matrices=False)
+    _, singular, basis = np.linalg.svd((matrix - mean).astype(np.float64), full_matrices=False)
     explained = float((singular[:components] ** 2).sum() / (singular ** 2).sum())
     log.info("PCA to %d dimensions keeps %.3f of the variance", components, explained)
-    return (centred @ basis[:components].T).astype(np.float32), {"pca_components": components,
-                                                               "pca_explained_variance": round(explained, 5)}
+    return Projection(mean, basis[:components]), {"pca_components": components,
+                                                  "pca_explained_variance": round(explained, 5)}
+
+
+def pca_reduce(matrix: np.ndarray, components: int) -> tuple[np.ndarray, dict]:
+    """Project centred rows on their top principal directions; returns the reduced matrix and a summary."""
+    projection, summary = pca_fit(matrix, components)
+    return (projection.apply(matrix) if projection else matrix), summary
 
 
 def minilm_static(words: list[str], model_dir: str | Path, pca_components: int = 0, batch_size: int = 256,
                   source: str = "minilm-static") -> WordVectors:
     matrix, summary = pca_reduce(encode_words(words, model_dir, batch_size), pca_components)
     return WordVectors(words, matrix, source, {"encoder": str(model_dir), **summary})
+
+
+def unknown_words(vocabulary: WordVectors, token_tables: list[pd.DataFrame]) -> list[list[str]]:
+    """Per table, its tokens the vocabulary lacks, each once, in first-seen order."""
+    known = vocabulary.index()
+    return [list(dict.fromkeys(token for column in ("tokens1", "tokens2") for tokens in table[column]
+                               for token in tokens if token not in known)) for table in token_tables]
+
+
+def unknown_word_vectors(vocabulary: WordVectors, words_per_set: list[list[str]], model_dir: str | Path,
+                         pca_components: int, batch_size: int) -> list[WordVectors]:
+    """``unknown: encode``: each word the vocabulary lacks gets the vector minilm-static would have given
+    it, from the word alone (encoded as the vocabulary's words were, projected with the vocabulary's PCA).
+
+    The PCA is not stored with the vectors, so it is refitted on the vocabulary encoded again, and that
+    encoding must give the vectors table back (same encoder, batches and kernels: the same floats); a
+    table built elsewhere is refused rather than projected into another basis."""
+    encoded = encode_words(vocabulary.words, model_dir, batch_size)
+    projection, _ = pca_fit(encoded, pca_components)
+    again = projection.apply(encoded) if projection else encoded
+    drift = float(np.abs(again - vocabulary.matrix).max()) if len(again) else 0.0
+    if again.shape != vocabulary.matrix.shape or drift > 1e-4:
+        raise VectorFormatError(f"{vocabulary.source}: encoding its {len(vocabulary.words)} words again does not give its "
+                                f"vectors back (largest difference {drift:.2g}): rebuild the table on this machine")
+    log.info("%s re-encoded: largest difference from the table %.2g", vocabulary.source, drift)
+    unknown = sorted({word for words in words_per_set for word in words})
+    vectors = encode_words(unknown, model_dir, batch_size)
+    vectors = projection.apply(vectors) if projection else vectors
+    row = {word: i for i, word in enumerate(unknown)}
+    log.info("%d words unknown to %s in %d sets, encoded", len(unknown), vocabulary.source, len(words_per_set))
+    return [WordVectors(words, vectors[[row[w] for w in words]].reshape(len(words), vectors.shape[1]),
+                        f"{vocabulary.source}:unknown", {"vocabulary": vocabulary.source, "encoder": str(model_dir)})
+            for words in words_per_set]
 
 
 # --- ppdb-paragram-<base>: a base source tuned on PPDB lexical pairs ----------------------------
@@ -267,6 +315,16 @@ def ppdb_paragram(base: WordVectors, pairs: list[tuple[str, str]], settings: dic
     return WordVectors(base.words, matrix, source,
                        {"base": base.source, "base_provenance": base.provenance, "ppdb_pairs": len(usable),
                         "trainer": settings})
+
+
+def merge_vectors(tables: list[WordVectors], source: str = "merged") -> WordVectors:
+    """The words of several tables of one dimension in one table, each word once (its first vector)."""
+    rows: dict[str, np.ndarray] = {}
+    for table in tables:
+        for word, vector in zip(table.words, table.matrix):
+            rows.setdefault(word, vector)
+    dim = tables[0].dim if tables else 0
+    return WordVectors(list(rows), np.array(list(rows.values()), dtype=np.float32).reshape(len(rows), dim), source)
 
 
 def check_finite(vectors: WordVectors) -> None:

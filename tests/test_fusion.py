@@ -132,7 +132,7 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     fast = {"epochs": 1, "batch_size": 4}
     workspace.write_config({
         "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
-        "paragram": {"defaults": {"vectors": "paragram-xxl"}, "presets": {"dev-chosen": fast, "paper": fast}},
+        "paragram": {"defaults": {"vectors": "paragram-xxl", "unknown": "rare"}, "presets": {"dev-chosen": fast, "paper": fast}},
         "features": {"vectors": "paragram-xxl"},
         "encoder": {"models": {"tiny": {"path": str(save_tiny_model(tmp_path / "tiny-bert"))}}, "default": "tiny"},
         "fusion": {"folds": 2, "grid": {"max_depth": [2], "learning_rate": [0.1], "subsample": [1.0],

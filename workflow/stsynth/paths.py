@@ -134,6 +134,11 @@ ENCODABLE_SOURCE = "minilm-static"
 ENCODABLE_SOURCES = (ENCODABLE_SOURCE, f"ppdb-paragram-{ENCODABLE_SOURCE}")
 
 
+def projection_path(source: str) -> str:
+    """The PCA that made a source's vectors (minilm-static), kept to project the words met later."""
+    return f"resources/vectors/{source}.projection.npz"
+
+
 def unknown_vectors_path(d: Dataset) -> str:
     """The vectors of dataset d's words that minilm-static's vocabulary lacks (``unknown: encode``)."""
     return dataset_file(f"resources/vectors/{ENCODABLE_SOURCE}.unknown", d)

@@ -223,6 +223,21 @@ class Projection:
     def apply(self, matrix: np.ndarray) -> np.ndarray:
         return ((matrix - self.mean) @ self.basis.T).astype(np.float32)
 
+    @classmethod
+    def identity(cls, dim: int) -> "Projection":
+        """No reduction (``pca_components: 0``): rows kept as they are."""
+        return cls(np.zeros(dim), np.eye(dim))
+
+
+def write_projection(projection: Projection, path: str | Path) -> None:
+    """``resources/vectors/minilm-static.projection.npz``: ``mean`` float64 [D], ``basis`` float64 [k, D]."""
+    np.savez(path, mean=projection.mean, basis=projection.basis)
+
+
+def read_projection(path: str | Path) -> Projection:
+    with np.load(path) as stored:
+        return Projection(stored["mean"], stored["basis"])
+
 
 def pca_fit(matrix: np.ndarray, components: int) -> tuple[Projection | None, dict]:
     """The top principal directions of the rows (None when ``components`` keeps every dimension) and a summary."""
@@ -243,9 +258,12 @@ def pca_reduce(matrix: np.ndarray, components: int) -> tuple[np.ndarray, dict]:
 
 
 def minilm_static(words: list[str], model_dir: str | Path, pca_components: int = 0, batch_size: int = 256,
-                  source: str = "minilm-static") -> WordVectors:
-    matrix, summary = pca_reduce(encode_words(words, model_dir, batch_size), pca_components)
-    return WordVectors(words, matrix, source, {"encoder": str(model_dir), **summary})
+                  source: str = "minilm-static") -> tuple[WordVectors, Projection]:
+    """The words' vectors and the projection that made them (kept for the words met later: ``unknown: encode``)."""
+    encoded = encode_words(words, model_dir, batch_size)
+    projection, summary = pca_fit(encoded, pca_components)
+    projection = projection or Projection.identity(encoded.shape[1])
+    return WordVectors(words, projection.apply(encoded), source, {"encoder": str(model_dir), **summary}), projection
 
 
 def unknown_words(vocabulary: WordVectors, token_tables: list[pd.DataFrame]) -> list[list[str]]:
@@ -255,25 +273,16 @@ def unknown_words(vocabulary: WordVectors, token_tables: list[pd.DataFrame]) -> 
                                for token in tokens if token not in known)) for table in token_tables]
 
 
-def unknown_word_vectors(vocabulary: WordVectors, words_per_set: list[list[str]], model_dir: str | Path,
-                         pca_components: int, batch_size: int) -> list[WordVectors]:
+def unknown_word_vectors(vocabulary: WordVectors, projection: Projection, words_per_set: list[list[str]],
+                         model_dir: str | Path, batch_size: int) -> list[WordVectors]:
     """``unknown: encode``: each word the vocabulary lacks gets the vector minilm-static would have given
-    it, from the word alone (encoded as the vocabulary's words were, projected with the vocabulary's PCA).
-
-    The PCA is not stored with the vectors, so it is refitted on the vocabulary encoded again, and that
-    encoding must give the vectors table back (same encoder, batches and kernels: the same floats); a
-    table built elsewhere is refused rather than projected into another basis."""
-    encoded = encode_words(vocabulary.words, model_dir, batch_size)
-    projection, _ = pca_fit(encoded, pca_components)
-    again = projection.apply(encoded) if projection else encoded
-    drift = float(np.abs(again - vocabulary.matrix).max()) if len(again) else 0.0
-    if again.shape != vocabulary.matrix.shape or drift > 1e-4:
-        raise VectorFormatError(f"{vocabulary.source}: encoding its {len(vocabulary.words)} words again does not give its "
-                                f"vectors back (largest difference {drift:.2g}): rebuild the table on this machine")
-    log.info("%s re-encoded: largest difference from the table %.2g", vocabulary.source, drift)
+    it, from the word alone: encoded as the vocabulary's words were and projected with the vocabulary's
+    own PCA (``projection``, written beside the table by the same job)."""
+    if projection.basis.shape[0] != vocabulary.dim:
+        raise VectorFormatError(f"{vocabulary.source}: a projection to {projection.basis.shape[0]} dimensions for "
+                                f"{vocabulary.dim}-d vectors: the two files come from different builds")
     unknown = sorted({word for words in words_per_set for word in words})
-    vectors = encode_words(unknown, model_dir, batch_size)
-    vectors = projection.apply(vectors) if projection else vectors
+    vectors = projection.apply(encode_words(unknown, model_dir, batch_size))
     row = {word: i for i, word in enumerate(unknown)}
     log.info("%d words unknown to %s in %d sets, encoded", len(unknown), vocabulary.source, len(words_per_set))
     return [WordVectors(words, vectors[[row[w] for w in words]].reshape(len(words), vectors.shape[1]),

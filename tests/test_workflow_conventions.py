@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from snakemake.api import SnakemakeApi
+from snakemake.settings.enums import Quietness
 from snakemake.settings.types import OutputSettings, ResourceSettings
 
 from conftest import REPO, run_snakemake
@@ -34,7 +35,7 @@ def workdir(tmp_path_factory) -> Path:
 def rules(workdir):
     cwd = os.getcwd()
     try:
-        with SnakemakeApi(OutputSettings(quiet=True)) as api:
+        with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:  # a set: the logger filters on its members
             workflow = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile",
                                     workdir=workdir)
             return [rule for rule in workflow._workflow.rules if rule.name not in TARGET_RULES]

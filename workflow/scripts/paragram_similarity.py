@@ -9,8 +9,7 @@ log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 model = SentenceModel.load(snakemake.input.model)
 tokens = [snakemake.input.tokens] if isinstance(snakemake.input.tokens, str) else list(snakemake.input.tokens)
-unknown = snakemake.input.get("unknown")  # unknown: encode: each set's unknown-word vectors
-unknown = [None] * len(tokens) if unknown is None else [unknown] if isinstance(unknown, str) else list(unknown)
+unknown = snakemake.input.get("unknown", [None] * len(tokens))  # unknown: encode: each set's unknown-word vectors
 for tokens_path, unknown_path, output in zip(tokens, unknown, snakemake.output, strict=True):
     set_model = model.with_words(read_vectors(unknown_path)) if unknown_path else model
     table, counts = similarity_table(set_model, pd.read_parquet(tokens_path))

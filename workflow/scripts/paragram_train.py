@@ -21,8 +21,7 @@ unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.inp
 log.info("settings: %s", settings)
 # unknown: encode: the vectors of the unlabeled and dev sentences' unknown words (the same word, the same vector)
 unknown = snakemake.input.get("unknown")
-extra = merge_vectors([read_vectors(path) for path in ([unknown] if isinstance(unknown, str) else unknown)],
-                      "unknown words") if unknown is not None else None
+extra = merge_vectors([read_vectors(path) for path in unknown], "unknown words") if unknown is not None else None
 model, epochs = fit(read_vectors(snakemake.input.vectors), pairs, unlabeled,
                     {**settings, "epochs": settings["epochs"] if len(pairs) else 0}, dev_sets, extra=extra)
 model.save(snakemake.output.model)

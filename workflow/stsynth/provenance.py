@@ -20,6 +20,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from .tables import markdown_rows
+from .threads import X86_64_V3, cpu_info
 
 
 def package_versions(requirements: str) -> list[list[str]]:
@@ -49,15 +50,11 @@ def debian_versions(packages: list[str]) -> list[list[str]]:
 
 
 def cpu_model() -> str:
-    cpuinfo = Path("/proc/cpuinfo")
-    lines = cpuinfo.read_text(errors="replace").splitlines() if cpuinfo.exists() else []
-    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), platform.processor()
-                or "unknown")
+    return cpu_info("model name") or platform.processor() or "unknown"
 
 
 def kernels_in_effect() -> str:
     """The kernel pins this job process inherited (stsynth.threads) and the ATen family torch then uses."""
-    from .threads import X86_64_V3
     pins = ", ".join(f"{name}={os.environ[name]}" for name in X86_64_V3 if name in os.environ) or "none (native)"
     try:
         import torch

@@ -232,10 +232,7 @@ def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, set
     prepared_dev = [(reader.prepare(d.tokens1), reader.prepare(d.tokens2)) for d in dev_sets]
 
     def finish_and_evaluate():
-        if reader is model:
-            model.fit_components(prepared=prepared_unlabeled)
-            return evaluate(model, list(dev_sets), prepared_dev)
-        current = model.with_words(extra)  # the table as trained so far, the extra rows after it
+        current = model.with_words(extra) if extra is not None else model  # the table as trained so far, extras after
         current.fit_components(prepared=prepared_unlabeled)
         model.paragram.components = current.paragram.components
         return evaluate(current, list(dev_sets), prepared_dev)

@@ -32,14 +32,15 @@ X86_64_V3 = {
 NEEDED_FLAGS = {"avx", "avx2", "fma", "f16c", "bmi1", "bmi2"}  # what x86-64-v3 code needs (lscpu's names)
 
 
-def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
+def cpu_info(field: str, cpuinfo: str | Path = "/proc/cpuinfo") -> str | None:
+    """The first CPU's ``field`` in /proc/cpuinfo (``flags``, ``model name``), None where there is none."""
     path = Path(cpuinfo)
-    if not path.exists():
-        return set()
-    for line in path.read_text(errors="replace").splitlines():
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
+    lines = path.read_text(errors="replace").splitlines() if path.exists() else []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.split(":", 1)[0].strip() == field), None)
+
+
+def cpu_flags(cpuinfo: str | Path = "/proc/cpuinfo") -> set[str]:
+    return set((cpu_info("flags", cpuinfo) or "").split())
 
 
 def kernel_environment(kernels: str, machine: str | None = None, flags: set[str] | None = None) -> tuple[dict, str]:

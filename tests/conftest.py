@@ -126,11 +126,19 @@ class Workspace:
         return run_snakemake(self.path, *args, check=check, env=env, timeout=timeout)
 
 
+def snakemake_cores() -> int:
+    """A test's Snakemake run gets the machine's cores shared among pytest-xdist's workers (`make test`
+    runs two or more): a workflow per core rather than two each taking every core, where torch's and
+    OpenMP's threads would outnumber the cores and thrash."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    return max(1, (os.cpu_count() or 1) // workers)
+
+
 def run_snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
                   timeout: float = 900) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
                "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"),
-               "--cores", "2", *args]
+               "--cores", str(snakemake_cores()), *args]
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                             env={**os.environ, **(env or {})})
     if check and result.returncode != 0:

@@ -23,7 +23,7 @@ rule fusion_dev:
     params:
         splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
+        settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
     script:
         "../scripts/fusion_dev.py"
 
@@ -51,7 +51,7 @@ rule fusion_fit:
     params:
         splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
+        settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
     script:
         "../scripts/fusion_fit.py"
 
@@ -81,7 +81,7 @@ rule fusion_ablation:
             for source in fusion_plan.fold_sources(config, RUNS[wc.fusion_run])
         },
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
-        settings=FUSION,
+        settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
     script:
         "../scripts/fusion_ablation.py"
 

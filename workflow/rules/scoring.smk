@@ -92,3 +92,41 @@ rule compare_two_runs:
         bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/compare_runs.py"
+
+
+SEED_STUDY = plan.seed_study_runs(config)
+SEED_STUDY_PAIRS = plan.seed_study_pairs(config)
+# the compared runs no seed reaches (the same figure on every seed)
+SEED_STUDY_OTHERS = [run for pair in SEED_STUDY_PAIRS for run in pair if run not in SEED_STUDY]
+SEED_STUDY_OTHERS = list(dict.fromkeys(SEED_STUDY_OTHERS))
+
+
+if OPTIONAL_RULES["seed_study"]:
+
+    rule seed_study:
+        """The training spread (config seed_study; stsynth.seed_study): each studied run's figures over
+        its seed runs, and whether the compared pairs keep their sign on every seed."""
+        input:
+            headline=[paths.scores_path(run) for run in SEED_STUDY],
+            seeded=[paths.scores_path(seeded) for runs in SEED_STUDY.values() for seeded in runs],
+            others=[paths.scores_path(run) for run in SEED_STUDY_OTHERS],
+        output:
+            table=paths.STUDY_TABLES["seed_study"],
+            signs=paths.SEED_STUDY_SIGNS,
+            markdown=paths.study_file("seed_study"),
+        log:
+            "logs/seed_study.log",
+        benchmark:
+            "benchmarks/seed_study.tsv"
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=attempt_minutes(5),
+        params:
+            runs=SEED_STUDY,
+            others=SEED_STUDY_OTHERS,
+            pairs=SEED_STUDY_PAIRS,
+        script:
+            "../scripts/seed_study.py"

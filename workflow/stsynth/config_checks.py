@@ -15,6 +15,7 @@ import yaml
 
 from .folds import base_model
 from .pairs import named_twice
+from .plan import SEEDED_STAGES
 from .paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
@@ -368,6 +369,19 @@ def check_scoring(c: Checks) -> None:
             c.need_run(f"scoring.compare.pairs[{i}][{j}]", run)
 
 
+def check_seed_study(c: Checks) -> None:
+    """Each studied run declared, a headline run, of a stage whose training takes a seed."""
+    for i, run in enumerate(c.config.get("seed_study", {}).get("runs", [])):
+        where = f"seed_study.runs[{i}]"
+        c.need_run(where, run)
+        entry = c.runs.get(run, {})
+        if entry.get("study"):
+            c.problems.append(f"{where}: {run} is a study run; the seed study repeats headline runs")
+        elif entry and entry.get("stage") not in SEEDED_STAGES:
+            c.problems.append(f"{where}: {run} (stage {entry.get('stage')}) trains nothing the seed study can seed "
+                              f"(stages {', '.join(SEEDED_STAGES)})")
+
+
 def check_report(c: Checks) -> None:
     report = c.config.get("report", {})
     for i, run in enumerate(report.get("scatter_runs", [])):
@@ -454,7 +468,7 @@ def check_sentence_vectors(c: Checks) -> None:
 
 # One checker per config section, in the order their problems are listed.
 SECTION_CHECKS = (check_datasets, check_vectors, check_paraphrase_pairs, check_crosslingual, check_paragram,
-                  check_runs, check_encoder, check_fusion, check_scoring, check_report, check_paraphrase_cnn,
+                  check_runs, check_encoder, check_fusion, check_scoring, check_seed_study, check_report, check_paraphrase_cnn,
                   check_head, check_sentence_vectors)
 
 

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .digests import FileDigests, folder_digest
-from .folds import fold_model
+from .folds import base_model
 from .paths import tuned_encoder_folder
 
 log = logging.getLogger(__name__)
@@ -148,8 +148,8 @@ def check_pinned_files(folder: Path, pinned: dict[str, str], where: str, digests
 # --- which encoder a job opens: one owner, for every rule and script that loads one -----------
 
 def is_tuned(config: dict, encoder: str) -> bool:
-    """A tuned encoder (or its fold model), trained by the pipeline, as opposed to a named one."""
-    return fold_model(encoder, "tuned encoder")[0] in config["encoder"]["tuning"]["models"]
+    """A tuned encoder (or its fold or seed model), trained by the pipeline, as opposed to a named one."""
+    return base_model(encoder) in config["encoder"]["tuning"]["models"]
 
 
 def job_inputs(config: dict, encoder: str) -> list[str]:

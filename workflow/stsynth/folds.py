@@ -1,9 +1,13 @@
-"""Fold models: the one owner of their names.
+"""Fold and seed models: the one owner of their names.
 
 ``<model>.fold<i>of<k>`` is ``<model>`` (a paragram model or a tuned encoder) trained without the
 pairs of fold ``i`` of ``k`` (stsynth.paraphrase_pairs.fold_of), for the out-of-fold similarities
 of the fusion's training rows. :func:`fold_names` builds the names, :func:`fold_model` parses one (:func:`base_model`: its
 model only), :func:`with_fold_models` matches them in a wildcard constraint.
+
+``<model>.seed<s>`` is ``<model>`` with its ``seed`` set to ``s`` (the seed study, stsynth.seed_study); its
+fold models are ``<model>.seed<s>.fold<i>of<k>``. :func:`seed_name` builds the name, :func:`seed_model`
+parses one.
 """
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ import re
 
 FOLD_SUFFIX = r"\.fold(\d+)of(\d+)"
 FOLD_NAME = re.compile(r"(.+)" + FOLD_SUFFIX)
+SEED_SUFFIX = r"\.seed(\d+)"
+SEED_NAME = re.compile(r"(.+)" + SEED_SUFFIX)
 
 
 def fold_names(model: str, folds: int) -> list[str]:
@@ -30,12 +36,24 @@ def fold_model(name: str, kind: str) -> tuple[str, dict | None]:
     return match.group(1), {"folds": folds, "fold": fold}
 
 
+def seed_name(model: str, seed: int | None) -> str:
+    """``<model>`` trained with seed ``seed`` (None: the model as configured)."""
+    return model if seed is None else f"{model}.seed{seed}"
+
+
+def seed_model(name: str) -> tuple[str, int | None]:
+    """``<model>.seed<s>`` -> (``<model>``, s); any other name -> (name, None)."""
+    match = SEED_NAME.fullmatch(name)
+    return (match.group(1), int(match.group(2))) if match else (name, None)
+
+
 def base_model(name: str) -> str:
-    """The model a fold model's name is of (``<model>``), any other name as it is; never raises (config checks)."""
+    """The model a fold or seed model's name is of (``<model>``), any other name as it is; never raises
+    (config checks)."""
     match = FOLD_NAME.fullmatch(name)
-    return match.group(1) if match else name
+    return seed_model(match.group(1) if match else name)[0]
 
 
 def with_fold_models(alternatives: str) -> str:
-    """A wildcard constraint: one of ``alternatives`` (a regex), or one of its fold models' names."""
-    return rf"({alternatives})({FOLD_SUFFIX})?"
+    """A wildcard constraint: one of ``alternatives`` (a regex), or one of its seed or fold models' names."""
+    return rf"({alternatives})({SEED_SUFFIX})?({FOLD_SUFFIX})?"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .pairs import Dataset
 from .paths import encoder_path, features_path, pairs_path, similarity_path
 from .encoder import is_tuned
-from .folds import fold_names
+from .folds import fold_names, seed_name
 from .plan import Run, runs_of, select
 
 
@@ -86,12 +86,17 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
         paragram = []
         for feature, models in fusion["paragram"].items():
             if feature in names:
-                model = models[protocol]
+                model = seed_name(models[protocol], run.seed)
                 paragram.append((feature, tuple(similarity_path(fold, d) for fold in fold_names(model, folds))
                                  if folds else (similarity_path(model, d),)))
         split.append(SplitEntry(d.year, d.name, pairs_path(d), features_path(d),
                                 tuple(encoder_path(encoder, d) for encoder in encoders), tuple(paragram)))
     return split
+
+
+def fusion_settings(config: dict, run: Run) -> dict:
+    """config ``fusion`` as a run's jobs read it: a seed-study run's ``seed`` is its own."""
+    return {**config["fusion"], "seed": run.seed} if run.seed is not None else config["fusion"]
 
 
 def split_params(splits: dict[str, list[SplitEntry]]) -> dict[str, list[dict]]:

@@ -204,7 +204,9 @@ STUDY_TABLES = {
     "encoder_dev_check": "results/encoder_tuning/dev_check.parquet",
     "mt_comparison": "results/crosslingual/mt_comparison.parquet",
     "pe_grid": "results/paraphrase_cnn/grid.parquet",
+    "seed_study": "results/seed_study/spread.parquet",
 }
+SEED_STUDY_SIGNS = "results/seed_study/signs.parquet"  # the seed study's second table (stsynth.seed_study)
 
 
 def study_file(key: str, suffix: str = ".md") -> str:

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from .encoder import is_tuned, job_inputs
-from .folds import fold_model, fold_names
+from .folds import fold_model, fold_names, seed_model, seed_name
 from .pairs import Dataset
 from .paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
                     paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
@@ -99,7 +99,8 @@ def optional_rules(config: dict) -> dict[str, bool]:
     return {"language_report": bool(select(datasets, track="es-en")),
             "fusion_dev_table": config["fusion"]["dev_table"]["run"] in config["runs"],
             "encoder_tuning_dev_check": bool(config["encoder"]["tuning"]["dev_check"]),
-            "crosslingual_mt_comparison": bool(reference_translation_sets(config, datasets))}
+            "crosslingual_mt_comparison": bool(reference_translation_sets(config, datasets)),
+            "seed_study": bool(seed_study_runs(config))}
 
 
 # --- runs -------------------------------------------------------------------------------------
@@ -117,6 +118,9 @@ class Run:
     predictions: str | None = None  # external runs: another system's prediction files, "{year}"/"{dataset}" in the path
     vectors: tuple[str, ...] = ()  # head runs: the sentence-vector sources (config sentence_vectors), concatenated
     preset: str | None = None  # head runs: fixed settings (head.presets) instead of the dev grid
+    # seed-study runs (<run>.seed<s>, config seed_study): every model the run trains is seeded s
+    seed: int | None = None
+    seed_of: str | None = None  # the run it repeats
 
 
 def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
@@ -128,7 +132,12 @@ def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
     return (encoder["final"], encoder["dev"]) if isinstance(encoder, dict) else (encoder, encoder)
 
 
+# Stages whose runs the seed study repeats: what they train takes a seed (head runs: not yet).
+SEEDED_STAGES = ("paragram", "paragram-per-set", "encoder", "fusion")
+
+
 def runs_of(config: dict) -> dict[str, Run]:
+    """Every declared run, then the seed study's (:func:`seeded_run`)."""
     runs = {}
     for name, entry in config["runs"].items():
         if entry["stage"] not in RUN_STAGES:
@@ -136,7 +145,24 @@ def runs_of(config: dict) -> dict[str, Run]:
         runs[name] = Run(name, entry["stage"], entry.get("model") if entry["stage"] == "paragram" else None,
                          tuple(entry.get("groups", ())), run_encoder(config, entry), bool(entry.get("study", False)),
                          entry.get("predictions"), tuple(entry.get("vectors", ())), entry.get("preset"))
+    study = config.get("seed_study", {"seeds": [], "runs": []})
+    for name in study["runs"]:
+        for seed in study["seeds"]:
+            seeded = seeded_run(config, runs[name], seed)
+            runs[seeded.name] = seeded
     return runs
+
+
+def seeded_run(config: dict, run: Run, seed: int) -> Run:
+    """``<run>.seed<s>``: the run with every model it trains seeded ``s`` (stsynth.folds.seed_name: its
+    paragram models and their folds, its tuned encoders; a fusion run's regressor and dev search too);
+    a study run, never in ``all``. Refused for a run that trains nothing a seed reaches."""
+    encoder = tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in run.encoder) if run.encoder else None
+    if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
+        raise ValueError(f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
+                         f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)")
+    return Run(seed_name(run.name, seed), run.stage, seed_name(run.model, seed) if run.model else None, run.groups,
+               encoder, True, run.predictions, run.vectors, run.preset, seed, run.name)
 
 
 def headline_runs(config: dict) -> list[str]:
@@ -145,8 +171,36 @@ def headline_runs(config: dict) -> list[str]:
 
 
 def study_runs(config: dict) -> list[str]:
-    """Runs marked ``study: true``: built by ``snakemake studies``."""
-    return [name for name, run in runs_of(config).items() if run.study]
+    """Runs marked ``study: true``: built by ``snakemake studies`` (the seed study's runs are read by its
+    own table, :func:`seed_study_runs`)."""
+    return [name for name, run in runs_of(config).items() if run.study and run.seed_of is None]
+
+
+def seed_study_runs(config: dict) -> dict[str, list[str]]:
+    """Each run of ``seed_study.runs`` -> its seed-study runs, in seed order (none without seeds)."""
+    study = config.get("seed_study", {"seeds": [], "runs": []})
+    return {name: [seed_name(name, seed) for seed in study["seeds"]] for name in study["runs"]} if study["seeds"] else {}
+
+
+def seeds_reach(config: dict, run: Run) -> bool:
+    """Whether a seed reaches the run's figures: anything it trains (an untrained paragram model draws its
+    rare word with one, `unknown: rare`); not the baseline, another system's files, a named encoder."""
+    if run.stage in ("baseline", "external"):
+        return False
+    if run.stage == "encoder":
+        return is_tuned(config, run.encoder[0])
+    if run.stage == "paragram":
+        settings = paragram_settings(config, config["paragram"]["models"], run.model)
+        return settings["epochs"] > 0 or settings["unknown"] == "rare"
+    return True
+
+
+def seed_study_pairs(config: dict) -> list[list[str]]:
+    """The compared pairs (:func:`run_comparisons`) the seed study can pair seed by seed: both runs in it,
+    or one in it and the other one no seed reaches."""
+    studied, runs = set(seed_study_runs(config)), runs_of(config)
+    return [pair for pair in run_comparisons(config) if studied & set(pair)
+            and all(run in studied or not seeds_reach(config, runs[run]) for run in pair)]
 
 
 def per_set_model(d: Dataset) -> str:
@@ -155,7 +209,7 @@ def per_set_model(d: Dataset) -> str:
 
 def run_model(run: Run, d: Dataset) -> str | None:
     """The paragram model whose cosines are the run's scores on test set d (None: not a paragram run)."""
-    return {"paragram": run.model, "paragram-per-set": per_set_model(d)}.get(run.stage)
+    return {"paragram": run.model, "paragram-per-set": seed_name(per_set_model(d), run.seed)}.get(run.stage)
 
 
 def run_source(run: Run, d: Dataset) -> str:
@@ -208,12 +262,15 @@ def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
     """Resolved settings of a model: defaults, then its preset, then its own keys (fold names too)."""
     paragram = config["paragram"]
     base, holdout = fold_model(name, "paragram model")
+    base, seed = seed_model(base)
     if base not in models:
         raise KeyError(f"{base!r} is not a paragram model (paragram.models, or {PER_SET_PREFIX}<year>-<dataset>)")
     entry = models[base]
     preset = entry.get("preset", paragram["defaults"]["preset"])
     settings = {"dev_years": [], "exclude": [], "holdout": None,
                 **paragram["defaults"], **paragram["presets"][preset], **entry, "preset": preset}
+    if seed is not None:
+        settings["seed"] = seed
     if holdout:
         # a fold model only feeds out-of-fold cosines: nothing reads per-epoch dev scores of it
         settings.update(holdout=holdout, dev_years=[])
@@ -300,11 +357,16 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
     """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
     tuning = config["encoder"]["tuning"]
     base, holdout = fold_model(name, "tuned encoder")
+    base, seed = seed_model(base)
     if base not in tuning["models"]:
         raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
     settings = {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None,
                 **tuning["defaults"], **tuning["models"][base]}
     settings["start"] = settings["start"] or config["encoder"]["default"]
+    if seed is not None:
+        settings["seed"] = seed
+        if is_tuned(config, settings["start"]):  # a tuned start model's same seed
+            settings["start"] = seed_name(settings["start"], seed)
     if holdout:
         settings.update(holdout=holdout, dev_years=[])
         if is_tuned(config, settings["start"]):  # a tuned start model's same fold

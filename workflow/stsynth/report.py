@@ -19,11 +19,12 @@ from pathlib import Path
 import pandas as pd
 
 from .pairs import blank_counts
+from .paths import SEED_STUDY_SIGNS
 from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
 from .provenance import provenance_section, stage_times
 from .report_sections import (ablation_section, comparisons_section, conventions_section, dev_check_section,
-                              dev_table_section, encoder_dev_check_section, fusion_dev_section, importance_section,
+                              dev_table_section, encoder_dev_check_section, seed_study_section, fusion_dev_section, importance_section,
                               input_checks_section, language_section, mt_comparison_section, report_header,
                               scatter_section, scores_section, sources_section, studies_section, sweep_section,
                               training_section, unknown_words_section)
@@ -115,6 +116,8 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
         sections.append(encoder_dev_check_section(pd.read_parquet(plan["encoder_dev_check"])))
     if plan["mt_comparison"]:
         sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
+    if plan["seed_study"]:
+        sections.append(seed_study_section(pd.read_parquet(plan["seed_study"]), pd.read_parquet(SEED_STUDY_SIGNS)))
 
     times = stage_times(benchmark_dir, benchmark_patterns)
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))

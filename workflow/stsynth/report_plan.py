@@ -7,7 +7,7 @@ from stsynth.paths, which datasets and models from stsynth.plan.
 """
 from __future__ import annotations
 
-from .paths import (PAPER_TABLES, REPORT_PARTS, STUDY_TABLES, epochs_path, fusion_path, paragram_result_path,
+from .paths import (PAPER_TABLES, REPORT_PARTS, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, fusion_path, paragram_result_path,
                     predictions_file, scores_path, vectors_path)
 from .plan import COMPARISONS, headline_runs, optional_rules, run_comparisons, study_runs
 
@@ -85,6 +85,8 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
     wire("encoder_dev_check", "Fine-tuned encoder dev check (2015)", bool(tuned_runs),
          "a tuned encoder run in `runs:` and models in `encoder.tuning.dev_check`", "encoder_tuning_dev_check",
          study=True)
+    wire("seed_study", "Training spread (seed study)", True, "runs and seeds in `seed_study`", "seed_study",
+         study=True)
     wire("mt_comparison", "Cross-lingual scores by translation of s1", True,
          "an es-en test set with the third-party translation (`crosslingual.reference_translation`)",
          "crosslingual_mt_comparison", study=True)
@@ -136,7 +138,8 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
              "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "encoder_dev_check", "mt_comparison") if plan[key]],
+                                               "encoder_dev_check", "mt_comparison", "seed_study") if plan[key]]
+             + ([SEED_STUDY_SIGNS] if plan["seed_study"] else []),
              "papers": [plan["paper_table1"]] if plan.get("paper_table1") else []}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())

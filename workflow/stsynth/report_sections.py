@@ -12,9 +12,10 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .paths import PUBLISHED_FIGURES, REPORT_PARTS, study_file
+from .paths import PUBLISHED_FIGURES, REPORT_PARTS, STUDY_TABLES, study_file
 from .report_plan import STUDIES_COMMAND
 from .scoring import AGGREGATES, p_value_cell
+from .seed_study import spread_markdown
 from .tables import markdown_rows
 
 PUBLISHED = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())
@@ -266,6 +267,11 @@ def encoder_dev_check_section(table: pd.DataFrame) -> str:
         table, "Fine-tuned encoders on the dev protocol (2015)",
         "all-MiniLM-L6-v2 fine-tuned on 2012-2014 (gold scores, task-internal pairs, + the 2015 round trips); "
         "'untuned' is the model each starts from", study_file("encoder_dev_check"))
+
+
+def seed_study_section(spread: pd.DataFrame, signs: pd.DataFrame) -> str:
+    return ("## Training spread (seed study)\n\n" + spread_markdown(spread, signs)
+            + f"\nEvery set's figure: `{STUDY_TABLES['seed_study']}`.\n")
 
 
 def mt_comparison_section(table: pd.DataFrame) -> str:

@@ -1,0 +1,135 @@
+"""The seed study (issue 43): seeded run and model names, what a seed run trains and reads, the spread and
+sign tables, and the config checks (no Snakemake; the workflow's plan of it: tests/test_targets.py)."""
+import copy
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+from stsynth import fusion_plan, plan
+from stsynth.config_checks import ConfigError, check_config
+from stsynth.folds import base_model, seed_model, seed_name, with_fold_models
+from stsynth.seed_study import sign_table, spread_markdown, spread_table, tolerance
+
+CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+DATASETS = plan.datasets_of(CONFIG)
+MODELS = plan.paragram_models(CONFIG, DATASETS)
+TEST = {d.name: d for d in plan.select(DATASETS, role="test")}
+
+
+def test_seed_names_have_one_owner_and_combine_with_folds():
+    assert seed_name("synthetic", 3) == "synthetic.seed3" and seed_name("synthetic", None) == "synthetic"
+    assert seed_model("synthetic.seed3") == ("synthetic", 3) and seed_model("synthetic") == ("synthetic", None)
+    assert base_model("minilm-sts.seed2.fold1of2") == "minilm-sts" and base_model("minilm-sts.seed2") == "minilm-sts"
+    pattern = re.compile(with_fold_models("synthetic|task-internal"))
+    assert all(pattern.fullmatch(name) for name in ["synthetic.seed2", "task-internal.seed12.fold0of2"])
+    assert not pattern.fullmatch("synthetic.fold0of2.seed2") and not pattern.fullmatch("other.seed2")
+
+
+def test_a_seed_model_is_its_model_with_that_seed_and_its_folds_too():
+    base = plan.paragram_settings(CONFIG, MODELS, "synthetic")
+    seeded = plan.paragram_settings(CONFIG, MODELS, "synthetic.seed4")
+    assert base["seed"] == 1 and seeded["seed"] == 4
+    assert {k: v for k, v in seeded.items() if k != "seed"} == {k: v for k, v in base.items() if k != "seed"}
+    fold = plan.paragram_settings(CONFIG, MODELS, "synthetic.seed4.fold1of2")
+    assert fold["seed"] == 4 and fold["holdout"] == {"folds": 2, "fold": 1} and fold["dev_years"] == []
+    with pytest.raises(KeyError, match="'nope' is not a paragram model"):
+        plan.paragram_settings(CONFIG, MODELS, "nope.seed2")
+
+
+def test_a_seeded_tuned_encoder_starts_from_its_start_models_same_seed():
+    settings = plan.tuned_encoder_settings(CONFIG, "minilm-sts-synthetic.seed3.fold0of2")
+    assert settings["seed"] == 3 and settings["start"] == "minilm-sts.seed3.fold0of2"
+    named_start = plan.tuned_encoder_settings(CONFIG, "minilm-sts.seed3")
+    assert named_start["seed"] == 3 and named_start["start"] == "minilm"  # a named encoder is no one's seed
+
+
+def test_the_study_repeats_each_run_with_every_trained_part_seeded():
+    runs = plan.runs_of(CONFIG)
+    study = plan.seed_study_runs(CONFIG)
+    assert study["fusion"] == ["fusion.seed2", "fusion.seed3", "fusion.seed4", "fusion.seed5"]
+    assert runs["synthetic.seed2"].model == "synthetic.seed2" and runs["synthetic.seed2"].seed_of == "synthetic"
+    assert plan.run_source(runs["synthetic-per-set.seed5"], TEST["news"]) == \
+        "resources/similarity/synthetic-per-set-2016-news.seed5/2016/news.parquet"
+    # never in `all`, and read by the study's own table rather than listed among the study runs
+    seeded = {name for names in study.values() for name in names}
+    assert not seeded & set(plan.headline_runs(CONFIG)) and not seeded & set(plan.study_runs(CONFIG))
+    # a fusion seed run: its paragram models (final, dev and their folds) and its regressor seeded, a named encoder not
+    splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder.seed3"], DATASETS)
+    tables = {path for entries in splits.values() for entry in entries for _, paths in entry.paragram for path in paths}
+    assert {path.split("/")[2] for path in tables} == {
+        "task-internal.seed3", "synthetic.seed3", "task-internal.seed3.fold0of2", "task-internal.seed3.fold1of2",
+        "synthetic.seed3.fold0of2", "synthetic.seed3.fold1of2", "task-internal-dev.seed3", "synthetic-dev.seed3",
+        "task-internal-dev.seed3.fold0of2", "task-internal-dev.seed3.fold1of2", "synthetic-dev.seed3.fold0of2",
+        "synthetic-dev.seed3.fold1of2"}
+    assert {path.split("/")[2] for entries in splits.values() for entry in entries for path in entry.encoder} == {"minilm"}
+    assert fusion_plan.fusion_settings(CONFIG, runs["fusion-encoder.seed3"])["seed"] == 3
+    assert fusion_plan.fusion_settings(CONFIG, runs["fusion-encoder"]) is CONFIG["fusion"]
+
+
+def test_a_tuned_run_in_the_study_reads_its_seeded_encoders():
+    config = copy.deepcopy(CONFIG)
+    config["seed_study"] = {"seeds": [7], "runs": ["encoder-sts", "fusion-tuned"]}
+    runs = plan.runs_of(config)
+    assert runs["encoder-sts.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts.seed7")
+    assert runs["fusion-tuned.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts-cosine-lr5e-5-dev.seed7")
+    config["seed_study"]["runs"] = ["encoder"]  # a named encoder's run: nothing to seed
+    with pytest.raises(ValueError, match="seed_study.runs: encoder .stage encoder. trains nothing"):
+        plan.runs_of(config)
+
+
+def test_the_signs_pair_only_runs_paired_seed_by_seed():
+    pairs = plan.seed_study_pairs(CONFIG)
+    assert ["synthetic", "task-internal"] in pairs and ["fusion-encoder", "fusion"] in pairs
+    assert ["fusion-encoder", "encoder"] in pairs  # the named encoder's figure is the same on every seed
+    assert ["baseline", "task-internal"] in pairs and ["paragram-raw", "task-internal"] in pairs
+    assert not any("fusion-tuned" in pair or "encoder-sts" in pair for pair in pairs)  # trained, not in the study
+
+
+def score_table(run: str, figures: dict[str, float]) -> pd.DataFrame:
+    rows = [{"run": run, "track": "en", "group": "2016", "dataset": dataset, "pearson": value}
+            for dataset, value in figures.items()]
+    rows += [{"run": run, "track": "en", "group": "2016", "dataset": "ALL (mean)", "pearson": 0.0}]
+    return pd.DataFrame(rows)
+
+
+def test_spread_and_signs_over_the_seeds():
+    headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
+    seeded = {"a": [score_table("a.seed2", {"x": 0.72, "ALL": 0.82}), score_table("a.seed3", {"x": 0.74, "ALL": 0.78})]}
+    spread = spread_table(headline, seeded)
+    assert list(spread["dataset"]) == ["x", "ALL"]  # the official rows only
+    alls = spread.set_index("dataset").loc["ALL"]
+    assert alls["seeds"] == 3 and alls["headline"] == 0.80 and alls["mean"] == pytest.approx(0.80)
+    assert alls["sd"] == pytest.approx(np.std([0.80, 0.82, 0.78], ddof=1)) and (alls["min"], alls["max"]) == (0.78, 0.82)
+    assert tolerance(spread, "a") == pytest.approx(3 * 0.02) and tolerance(spread, "other") == 0.0
+    figures = {"a": [headline["a"], *seeded["a"]], "b": [score_table("b", {"ALL": 0.79})]}
+    signs = sign_table([["a", "b"]], figures).iloc[0]
+    assert signs["seeds"] == 3 and not signs["same_sign"]  # +0.01, +0.03, -0.01
+    assert signs["min"] == pytest.approx(-0.01) and signs["max"] == pytest.approx(0.03)
+    figures["b"] = [score_table("b", {"ALL": 0.70})]
+    assert sign_table([["a", "b"]], figures).iloc[0]["same_sign"]
+    text = spread_markdown(spread, sign_table([["a", "b"]], figures))
+    assert "| `a` | en | 2016 | 3 | 0.8000 | 0.8000 ± 0.0200 | 0.7800 – 0.8200 |" in text
+    assert "| `a` − `b` | en | 2016 | 3 | +0.1000 | +0.0800 – +0.1200 | yes |" in text
+
+
+def test_a_seed_run_missing_a_set_is_named():
+    headline = {"a": score_table("a", {"x": 0.7, "ALL": 0.8})}
+    with pytest.raises(ValueError, match="a seed run of a lacks sets"):
+        spread_table(headline, {"a": [score_table("a.seed2", {"ALL": 0.8})]})
+
+
+@pytest.mark.parametrize("runs, message", [
+    (["nope"], "seed_study.runs\\[0\\]: 'nope' is not a run in runs"),
+    (["encoder-task-internal"], "seed_study.runs\\[0\\]: encoder-task-internal is a study run"),
+    (["baseline"], "seed_study.runs\\[0\\]: baseline .stage baseline. trains nothing"),
+])
+def test_the_config_check_names_a_run_the_study_cannot_repeat(runs, message):
+    config = copy.deepcopy(CONFIG)
+    config["seed_study"] = {"seeds": [2], "runs": runs}
+    manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
+    with pytest.raises(ConfigError, match=message):
+        check_config(config, manifest, {"encoder", "encoder_token_f1"})

@@ -303,9 +303,7 @@ def report_plan(part="results"):
 
 
 # Run -> what its model card says (stsynth.model_card), for every run whose model the pipeline made.
-CARD_FACTS = {
-    run: model_card.card_facts(config, run) for run in config["runs"] if model_card.model_folder(config, run)
-}
+CARD_FACTS = {run: model_card.card_facts(config, run) for run in config["runs"] if model_card.model_folder(config, run)}
 
 
 def card_base(run):

@@ -23,10 +23,11 @@ import pandas as pd
 
 from .evaluation import leaderboard_rows
 from .mt_quality import comparison_table_markdown
-from .paths import EVAL_LEADERBOARD, eval_scores_path
+from .paths import EVAL_LEADERBOARD, SEED_STUDY_SIGNS, STUDY_TABLES, eval_scores_path
 from .paper_tables import sts2017_table1_table_markdown
 from .report_sections import PUBLISHED
 from .scoring import p_value_cell
+from .seed_study import spread_markdown
 from .tables import markdown_rows
 
 DOC_FILES = ("README.md", "docs/results.md")
@@ -407,6 +408,11 @@ def eval_mteb(tree: Tree) -> str:
                           "Spearman: ours − MTEB"], rows, "llrllr")
 
 
+def seed_study_2016(tree: Tree) -> str:
+    """The training spread (stsynth.seed_study): what check-docs allows a run's figures (:func:`tolerances`)."""
+    return spread_markdown(tree.table(STUDY_TABLES["seed_study"]), tree.table(SEED_STUDY_SIGNS))
+
+
 BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, writer)
     "headline-2016": ("all", headline_2016),
     "headline-mpnet": ("all", headline_mpnet),
@@ -422,6 +428,7 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
     "dcu-table5": ("all", dcu_table5),
     "dcu-table6": ("all", dcu_table6),
     "ranks-2016": ("all", ranks_2016),
+    "seed-study-2016": ("all", seed_study_2016),
     "mt-comparison": ("all", mt_comparison),
     "baseline-2016": ("all", baseline_2016),
     "stsb-scores": ("stsb", stsb_scores),
@@ -434,10 +441,51 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
 
 # --- writing and checking -------------------------------------------------------------------------
 
+# --- the tolerance of training-dependent figures -----------------------------------------------------
+
+SEED_BLOCK = "seed-study-2016"
+SEED_WIDTHS = 3  # a figure of a run the seed study repeats may move by this many seed sds between builds
+SEED_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \| [^|]+ \| "
+                      r"(?P<set_sd>\d*\.\d+) \|", re.M)
+NAMED = re.compile(r"`([^`]+)`")
+
+
+def tolerances(texts: list[str]) -> dict[str, float]:
+    """Run -> how far its figures may differ from the doc's and still be the same result: SEED_WIDTHS times the
+    largest seed sd of its ALLs and test sets, read from the committed seed-study block (so a fresh clone's check
+    has it before `make studies` has run). A run the seed study did not repeat has none: its figures must be exact."""
+    found: dict[str, float] = {}
+    for text in texts:
+        for block in BLOCK.finditer(text):
+            if block["name"] == SEED_BLOCK:
+                for row in SEED_ROW.finditer(block["body"]):
+                    largest = max(float(row["sd"]), float(row["set_sd"]))
+                    found[row["run"]] = max(found.get(row["run"], 0.0), SEED_WIDTHS * largest)
+    return found
+
+
+def within(old: str, new: str, tolerance: float) -> bool:
+    """The same text but for numbers, each within ``tolerance`` (plus half a unit of its last printed digit)."""
+    if NUMBER.sub("#", old) != NUMBER.sub("#", new):
+        return False
+    pairs = list(zip(NUMBER.findall(old), NUMBER.findall(new)))
+    value = lambda number: float(number.replace("−", "-"))
+    unit = lambda number: 0.5 * 10 ** -len(number.partition(".")[2])
+    return all(abs(value(a) - value(b)) <= tolerance + unit(a) + 1e-12 for a, b in pairs)
+
+
+def tolerance_of(names, allowed: dict[str, float]) -> tuple[float, list[str]]:
+    """The tolerance of a figure naming these runs (the sum of theirs: a difference of two runs moves with
+    both), and the runs that have one."""
+    runs = [name for name in dict.fromkeys(names) if name in allowed]
+    return sum(allowed[run] for run in runs), runs
+
+
 @dataclass
 class Outcome:
     text: str                                             # the file with every buildable mark rendered
     differences: list[str] = field(default_factory=list)  # "file:line: ..." per differing figure
+    tolerated: list[str] = field(default_factory=list)    # the same, within the seed study's tolerance
     not_checked: list[str] = field(default_factory=list)  # marks whose files are not built
     checked: int = 0
     unmarked: list[int] = field(default_factory=list)     # lines with a decimal figure outside any mark
@@ -456,10 +504,22 @@ def first_difference(old: str, new: str) -> str:
     return f"the doc has {old.strip()!r}, the build gives {new.strip()!r}"
 
 
-def render(text: str, path: str, trees: dict[str, Tree]) -> Outcome:
+def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, float] | None = None) -> Outcome:
     """Every mark of ``text`` (the file ``path``) rendered from ``trees``, with what differs and what is not built.
-    Inline figures first: they never span lines, so the blocks' line numbers stay those of the file."""
-    outcome = Outcome(text)
+    Inline figures first: they never span lines, so the blocks' line numbers stay those of the file.
+    ``allowed`` (:func:`tolerances`): a figure or table line naming a run the seed study repeated may differ
+    by that run's tolerance: it is listed as tolerated, not as a difference."""
+    outcome, allowed = Outcome(text), allowed or {}
+
+    def compare(where: str, old: str, new: str, names, first: str) -> bool:
+        """Record a differing figure or line (``first``: how it differs); True when it is a difference."""
+        tolerance, runs = tolerance_of(names, allowed)
+        if tolerance and within(old, new, tolerance):
+            outcome.tolerated.append(f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
+                                     f"{', '.join(runs)} ({tolerance:.4f}; block {SEED_BLOCK})")
+            return False
+        outcome.differences.append(f"{where}: {first}")
+        return True
 
     def rendered(what: str, offset: int, make: Callable[[], str]) -> str | None:
         """make()'s text; None, with the mark listed as not built (a missing file) or as a difference (a
@@ -488,8 +548,8 @@ def render(text: str, path: str, trees: dict[str, Tree]) -> Outcome:
         first_line = line_of(text, match.start("body"))
         old_lines, new_lines = body.splitlines(), new.splitlines()
         for i, (old, fresh) in enumerate(zip(old_lines, new_lines)):
-            if old != fresh:
-                outcome.differences.append(f"{path}:{first_line + i}: block {name}: {first_difference(old, fresh)}")
+            if old != fresh and compare(f"{path}:{first_line + i}: block {name}", old, fresh, NAMED.findall(fresh),
+                                        first_difference(old, fresh)):
                 break
         else:
             if len(old_lines) != len(new_lines):
@@ -502,8 +562,8 @@ def render(text: str, path: str, trees: dict[str, Tree]) -> Outcome:
         if value is None:
             return match[0]
         if value != match["value"]:
-            outcome.differences.append(f"{path}:{line_of(text, match.start())}: figure {match['key']}: "
-                                       f"the doc has {match['value']}, the build gives {value}")
+            compare(f"{path}:{line_of(text, match.start())}: figure {match['key']}", match["value"], value,
+                    match["key"].split(":")[2:], f"the doc has {match['value']}, the build gives {value}")
         return f"<!-- fig: {match['key']} -->{value}<!-- /fig -->"
 
     text = FIGURE.sub(inline, text)

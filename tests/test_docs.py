@@ -189,5 +189,6 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
 def test_a_table_line_naming_a_studied_run_may_move_within_its_tolerance():
     assert docs.within("| `fusion` | 0.7665 | +0.0020 |", "| `fusion` | 0.7650 | −0.0010 |", 0.003)
     assert not docs.within("| `fusion` | 0.7665 |", "| `fusion` | 0.7600 |", 0.003)
-    assert not docs.within("| `fusion` | 0.7665 | p 0.001 |", "| `fusion` | 0.7665 | p < 0.001 |", 0.01)  # text differs
+    assert not docs.within("| `fusion` | 0.7665 | yes |", "| `fusion` | 0.7665 | **no** |", 0.01)  # text differs
+    assert docs.within("+0.0221 [+0.0090, +0.0352], p 0.001", "+0.0231 [+0.0100, +0.0362], p < 0.001", 0.002)
     assert docs.within("0.76", "0.765", 0.0)  # half a unit of the doc's last digit: rounding, not a difference

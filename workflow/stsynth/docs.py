@@ -465,7 +465,9 @@ def tolerances(texts: list[str]) -> dict[str, float]:
 
 
 def within(old: str, new: str, tolerance: float) -> bool:
-    """The same text but for numbers, each within ``tolerance`` (plus half a unit of its last printed digit)."""
+    """The same text but for numbers, each within ``tolerance`` (plus half a unit of its last printed digit);
+    a p value printed as a bound ("p < 0.001") counts as that number."""
+    old, new = old.replace("< ", ""), new.replace("< ", "")
     if NUMBER.sub("#", old) != NUMBER.sub("#", new):
         return False
     pairs = list(zip(NUMBER.findall(old), NUMBER.findall(new)))

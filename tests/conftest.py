@@ -117,6 +117,7 @@ class Workspace:
         compare["reference"] = compare["reference"] if compare["reference"] in runs else None
         compare["pairs"] = [pair for pair in compare["pairs"] if set(pair) <= set(runs)]
         report["scatter_runs"] = [run for run in report["scatter_runs"] if run in runs]
+        self.config["seed_study"]["runs"] = [run for run in self.config["seed_study"]["runs"] if run in runs]
         for key in ("paper_systems", "training_curves", "paper_table1"):
             report[key] = {run: value for run, value in report[key].items() if run in runs}
 

@@ -149,6 +149,7 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     config["runs"] = {"mpnet": {"stage": "encoder", "encoder": "mpnet"},
                       "fusion-mpnet": {"stage": "fusion", "encoder": "mpnet", "groups": ["ngrams", "encoder"]},
                       "mpnet-sts": {"stage": "encoder", "model": "mpnet-sts"}}
+    config["seed_study"]["runs"] = []
     runs = plan.runs_of(config)
     news = TEST["news"]
     assert plan.run_source(runs["mpnet"], news) == "resources/encoder/mpnet/2016/news.parquet"

@@ -171,7 +171,7 @@ def test_every_section_from_documented_schemas(study):
 
 def test_plan_wires_what_the_config_declares_and_lists_the_rest():
     project = yaml.safe_load((REPO / "config.yaml").read_text())
-    config = {**project, "runs": {"baseline": {"stage": "baseline"}},
+    config = {**project, "runs": {"baseline": {"stage": "baseline"}}, "seed_study": {"seeds": [2], "runs": []},
               "datasets": [d for d in project["datasets"] if d["track"] == "en"]}  # no es-en: no language table
     tests = [{"year": 2016, "dataset": "news", "track": "es-en", "pairs": "resources/pairs/2016/news.parquet"}]
     nothing = report_plan(config, tests)
@@ -186,7 +186,8 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
                                    "predictions": ["results/predictions/baseline/2016/news.txt"]}
     nothing_studied = report_plan(config, tests, part="studies")
     assert nothing_studied["scores"] == {} and nothing_studied["predictions"] == {}
-    assert len(nothing_studied["waiting"]) == 7  # comparisons, Table 1, sweep, sources, 2 dev checks, MT
+    assert len(nothing_studied["waiting"]) == 8  # comparisons, Table 1, sweep, sources, 2 dev checks, MT, seeds
+    assert "Training spread (seed study): needs runs and seeds in `seed_study`" in nothing_studied["waiting"]
     with pytest.raises(ValueError, match="report part 'other' is not one of results, studies"):
         report_plan(config, tests, part="other")
 
@@ -196,6 +197,7 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
                       "fusion": {"stage": "fusion", "groups": ["paragram"]},
                       "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
                       "encoder-task-internal": {"stage": "encoder", "model": "minilm-task-internal", "study": True}}
+    config["seed_study"]["runs"] = ["synthetic", "fusion"]
     config["fusion"].setdefault("dev_table", {})["run"] = "fusion"
     config.setdefault("features", {})["vectors"] = "glove-6b-50d"
     models = {model: {"vectors": "minilm-static"}
@@ -209,13 +211,16 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
     assert results["comparisons"] == "results/scores/comparisons.parquet"  # headline runs against task-internal
     # the studies are named, not read
     assert all(results[key] is None for key in ("dev_table", "threshold_sweep", "sources", "dev_check",
-                                                 "encoder_dev_check", "mt_comparison"))
-    assert results["ablation"] == {} and len(results["studies"]) == 7
+                                                 "encoder_dev_check", "mt_comparison", "seed_study"))
+    assert results["ablation"] == {} and len(results["studies"]) == 8
     assert results["vectors"] == {"glove-6b-50d": "resources/vectors/glove-6b-50d.parquet",
                                   "minilm-static": "resources/vectors/minilm-static.parquet"}
     studies = report_plan(config, tests, models.__getitem__, part="studies")
     assert studies["waiting"] == [] and studies["studies"] == []
+    # the seed study's runs are read by its own table, not listed among the study runs
     assert studies["scores"] == {"encoder-task-internal": "results/scores/encoder-task-internal.parquet"}
+    assert studies["seed_study"] == "results/seed_study/spread.parquet"
+    assert "results/seed_study/signs.parquet" in plan_files(studies)["studies"]
     assert studies["comparisons"] == "results/scores/study_comparisons.parquet"
     assert studies["dev_check"] == "results/synthetic/dev_check.parquet"
     assert studies["encoder_dev_check"] == "results/encoder_tuning/dev_check.parquet"

@@ -16,7 +16,7 @@ from test_provenance import planned_jobs
 
 STUDY_RULES = {"paragram_threshold_sweep", "paragram_source_comparison", "synthetic_dev_check",
                "encoder_tuning_dev_check", "crosslingual_mt_comparison", "fusion_ablation", "fusion_dev_table",
-               "compare_study_runs", "studies_report"}
+               "compare_study_runs", "seed_study", "studies_report"}
 HEADLINE_RULES = {"fusion_dev", "fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
 
 

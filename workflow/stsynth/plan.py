@@ -147,6 +147,8 @@ def runs_of(config: dict) -> dict[str, Run]:
                          entry.get("predictions"), tuple(entry.get("vectors", ())), entry.get("preset"))
     study = config.get("seed_study", {"seeds": [], "runs": []})
     for name in study["runs"]:
+        if name not in runs:
+            raise ValueError(f"seed_study.runs: {name!r} is not a run in runs")
         for seed in study["seeds"]:
             seeded = seeded_run(config, runs[name], seed)
             runs[seeded.name] = seeded

@@ -450,17 +450,22 @@ SEED_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \
 NAMED = re.compile(r"`([^`]+)`")
 
 
-def tolerances(texts: list[str]) -> dict[str, float]:
-    """Run -> how far its figures may differ from the doc's and still be the same result: SEED_WIDTHS times the
-    largest seed sd of its ALLs and test sets, read from the committed seed-study block (so a fresh clone's check
-    has it before `make studies` has run). A run the seed study did not repeat has none: its figures must be exact."""
-    found: dict[str, float] = {}
+PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
+
+
+def tolerances(texts: list[str]) -> dict[str, dict[str, float]]:
+    """Run -> how far its figures may differ from the doc's and still be the same result, for an ALL
+    (``"ALL"``: SEED_WIDTHS times the largest seed sd of its ALLs) and for a test set's figure (``"sets"``: of
+    its sets), read from the committed seed-study block, so a fresh clone's check has them before `make
+    studies` has run. A run the seed study did not repeat has none: its figures must be exact."""
+    found: dict[str, dict[str, float]] = {}
     for text in texts:
         for block in BLOCK.finditer(text):
             if block["name"] == SEED_BLOCK:
                 for row in SEED_ROW.finditer(block["body"]):
-                    largest = max(float(row["sd"]), float(row["set_sd"]))
-                    found[row["run"]] = max(found.get(row["run"], 0.0), SEED_WIDTHS * largest)
+                    run = found.setdefault(row["run"], {"ALL": 0.0, "sets": 0.0})
+                    run["ALL"] = max(run["ALL"], SEED_WIDTHS * float(row["sd"]))
+                    run["sets"] = max(run["sets"], SEED_WIDTHS * float(row["set_sd"]), run["ALL"])
     return found
 
 
@@ -476,11 +481,11 @@ def within(old: str, new: str, tolerance: float) -> bool:
     return all(abs(value(a) - value(b)) <= tolerance + unit(a) + 1e-12 for a, b in pairs)
 
 
-def tolerance_of(names, allowed: dict[str, float]) -> tuple[float, list[str]]:
-    """The tolerance of a figure naming these runs (the sum of theirs: a difference of two runs moves with
-    both), and the runs that have one."""
+def tolerance_of(names, allowed: dict[str, dict[str, float]], level: str) -> tuple[float, list[str]]:
+    """The tolerance of a figure (``level`` ALL, or sets: a line of every test set's figure) naming these
+    runs: the sum of theirs (a difference of two runs moves with both), and the runs that have one."""
     runs = [name for name in dict.fromkeys(names) if name in allowed]
-    return sum(allowed[run] for run in runs), runs
+    return sum(allowed[run][level] for run in runs), runs
 
 
 @dataclass
@@ -506,16 +511,16 @@ def first_difference(old: str, new: str) -> str:
     return f"the doc has {old.strip()!r}, the build gives {new.strip()!r}"
 
 
-def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, float] | None = None) -> Outcome:
+def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict[str, float]] | None = None) -> Outcome:
     """Every mark of ``text`` (the file ``path``) rendered from ``trees``, with what differs and what is not built.
     Inline figures first: they never span lines, so the blocks' line numbers stay those of the file.
     ``allowed`` (:func:`tolerances`): a figure or table line naming a run the seed study repeated may differ
     by that run's tolerance: it is listed as tolerated, not as a difference."""
     outcome, allowed = Outcome(text), allowed or {}
 
-    def compare(where: str, old: str, new: str, names, first: str) -> bool:
+    def compare(where: str, old: str, new: str, names, first: str, level: str = "ALL") -> bool:
         """Record a differing figure or line (``first``: how it differs); True when it is a difference."""
-        tolerance, runs = tolerance_of(names, allowed)
+        tolerance, runs = tolerance_of(names, allowed, level)
         if tolerance and within(old, new, tolerance):
             outcome.tolerated.append(f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
                                      f"{', '.join(runs)} ({tolerance:.4f}; block {SEED_BLOCK})")
@@ -551,7 +556,7 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, floa
         old_lines, new_lines = body.splitlines(), new.splitlines()
         for i, (old, fresh) in enumerate(zip(old_lines, new_lines)):
             if old != fresh and compare(f"{path}:{first_line + i}: block {name}", old, fresh, NAMED.findall(fresh),
-                                        first_difference(old, fresh)):
+                                        first_difference(old, fresh), "sets" if name in PER_SET_BLOCKS else "ALL"):
                 break
         else:
             if len(old_lines) != len(new_lines):
@@ -564,8 +569,10 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, floa
         if value is None:
             return match[0]
         if value != match["value"]:
+            arguments = match["key"].split(":")[1:]
+            level = "sets" if arguments[0].startswith("score") and not arguments[3].startswith("ALL") else "ALL"
             compare(f"{path}:{line_of(text, match.start())}: figure {match['key']}", match["value"], value,
-                    match["key"].split(":")[2:], f"the doc has {match['value']}, the build gives {value}")
+                    arguments[1:], f"the doc has {match['value']}, the build gives {value}", level)
         return f"<!-- fig: {match['key']} -->{value}<!-- /fig -->"
 
     text = FIGURE.sub(inline, text)

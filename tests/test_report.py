@@ -109,6 +109,13 @@ def study(tmp_path):
         "mt_comparison": put("mt_comparison", pd.DataFrame({
             "run": ["synthetic"] * 2, "translation": ["backend:apertium", "field 3 of the input file"],
             "year": [2016, 2016], "dataset": ["ALL", "ALL"], "pairs": [595, 595], "pearson": [.82845, .86415]})),
+        "seed_study": put("seed_study", pd.DataFrame({
+            "run": ["fusion"] * 2, "track": ["en"] * 2, "group": ["2016"] * 2, "dataset": ["headlines", "ALL"],
+            "seeds": [5, 5], "headline": [.75, .7665], "mean": [.74, .7667], "sd": [.012, .0022], "min": [.73, .7634],
+            "max": [.76, .7694]}).astype({"seeds": "int32"})),
+        "seed_study_signs": put("seed_signs", pd.DataFrame({
+            "run": ["fusion"], "against": ["task-internal"], "track": ["en"], "group": ["2016"], "seeds": [5],
+            "mean": [.0317], "min": [.0264], "max": [.0341], "same_sign": [True]})),
     }
     return plan, tmp_path
 
@@ -130,6 +137,9 @@ def test_every_section_from_documented_schemas(study):
     assert "## Cross-lingual scores by translation of s1" in markdown
     assert "2 blank sentences in all" in markdown and "| 2016/answer-answer | 3 | 2 | 1 | 1 | 1 |" in markdown
     assert "| synthetic | field 3 of the input file | 2016 | ALL | 595 | 0.8641 |" in markdown
+    assert "## Training spread (seed study)" in markdown
+    assert "| `fusion` | en | 2016 | 5 | 0.7665 | 0.7667 ± 0.0022 | 0.7634 – 0.7694 | 0.0120 |" in markdown
+    assert "| `fusion` − `task-internal` | en | 2016 | 5 | +0.0317 | +0.0264 – +0.0341 | yes |" in markdown
     # Provenance comes first.
     assert markdown.index("## Provenance") < markdown.index("## STS 2016 English")
     assert "| score_run | 1 | 12.5 | 12.5 | 3.5 |" in markdown
@@ -220,6 +230,7 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
     # the seed study's runs are read by its own table, not listed among the study runs
     assert studies["scores"] == {"encoder-task-internal": "results/scores/encoder-task-internal.parquet"}
     assert studies["seed_study"] == "results/seed_study/spread.parquet"
+    assert studies["seed_study_signs"] == "results/seed_study/signs.parquet"
     assert "results/seed_study/signs.parquet" in plan_files(studies)["studies"]
     assert studies["comparisons"] == "results/scores/study_comparisons.parquet"
     assert studies["dev_check"] == "results/synthetic/dev_check.parquet"

@@ -41,7 +41,13 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     # only the tuned encoders the headline runs need: the final one and the fusion run's dev-protocol one
     assert all_jobs["encoder_tune"] == 2
     study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))
-    assert STUDY_RULES <= set(study_jobs) and study_jobs["score_run"] == len(studied)
+    seeded = [run for runs in plan.seed_study_runs(workspace.config).values() for run in runs]
+    assert len(seeded) == 5 * 4  # the seed study: five runs, four seeds besides the headline's
+    # and the headline scores its table reads (here unbuilt): the runs it repeats, and those no seed reaches
+    read = set(plan.seed_study_runs(workspace.config)) | {run for pair in plan.seed_study_pairs(workspace.config)
+                                                          for run in pair}
+    assert read - set(plan.seed_study_runs(workspace.config)) == {"baseline", "paragram-raw", "encoder"}
+    assert STUDY_RULES <= set(study_jobs) and study_jobs["score_run"] == len(studied) + len(seeded) + len(read)
     # the regression head over encoders is a study here (the 2017 protocol, config/sts2017.yaml, heads `all`)
     assert study_jobs["head_fit"] == 2 and "head_fit" not in all_jobs and "head_dev" not in all_jobs
     assert "report" not in study_jobs and "compare_runs" not in study_jobs

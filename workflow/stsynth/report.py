@@ -19,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 from .pairs import blank_counts
-from .paths import SEED_STUDY_SIGNS
 from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
 from .provenance import provenance_section, stage_times
@@ -117,7 +116,7 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
     if plan["mt_comparison"]:
         sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
     if plan["seed_study"]:
-        sections.append(seed_study_section(pd.read_parquet(plan["seed_study"]), pd.read_parquet(SEED_STUDY_SIGNS)))
+        sections.append(seed_study_section(pd.read_parquet(plan["seed_study"]), pd.read_parquet(plan["seed_study_signs"])))
 
     times = stage_times(benchmark_dir, benchmark_patterns)
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))

@@ -87,6 +87,7 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
          study=True)
     wire("seed_study", "Training spread (seed study)", True, "runs and seeds in `seed_study`", "seed_study",
          study=True)
+    plan["seed_study_signs"] = SEED_STUDY_SIGNS if plan["seed_study"] else None  # the same rule's second table
     wire("mt_comparison", "Cross-lingual scores by translation of s1", True,
          "an es-en test set with the third-party translation (`crosslingual.reference_translation`)",
          "crosslingual_mt_comparison", study=True)
@@ -138,8 +139,7 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
              "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "encoder_dev_check", "mt_comparison", "seed_study") if plan[key]]
-             + ([SEED_STUDY_SIGNS] if plan["seed_study"] else []),
+                                               "encoder_dev_check", "mt_comparison", "seed_study", "seed_study_signs") if plan[key]],
              "papers": [plan["paper_table1"]] if plan.get("paper_table1") else []}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())

@@ -117,18 +117,19 @@ def test_spread_and_signs_over_the_seeds():
 
 def test_a_seed_run_missing_a_set_is_named():
     headline = {"a": score_table("a", {"x": 0.7, "ALL": 0.8})}
-    with pytest.raises(ValueError, match="a seed run of a lacks sets"):
+    with pytest.raises(ValueError, match="a seed run of a lacks sets its headline run scores: en x"):
         spread_table(headline, {"a": [score_table("a.seed2", {"ALL": 0.8})]})
 
 
-@pytest.mark.parametrize("runs, message", [
-    (["nope"], "seed_study.runs\\[0\\]: 'nope' is not a run in runs"),
-    (["encoder-task-internal"], "seed_study.runs\\[0\\]: encoder-task-internal is a study run"),
-    (["baseline"], "seed_study.runs\\[0\\]: baseline .stage baseline. trains nothing"),
+@pytest.mark.parametrize("seeds, runs, message", [
+    ([2], ["nope"], "seed_study.runs\\[0\\]: 'nope' is not a run in runs"),
+    ([2], ["encoder-task-internal"], "seed_study.runs\\[0\\]: encoder-task-internal is a study run"),
+    ([2], ["baseline"], "seed_study.runs\\[0\\]: baseline .stage baseline. trains nothing"),
+    ([3, 1], ["fusion"], "seed_study.seeds\\[1\\]: 1 is a seed the headline runs use"),
 ])
-def test_the_config_check_names_a_run_the_study_cannot_repeat(runs, message):
+def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, runs, message):
     config = copy.deepcopy(CONFIG)
-    config["seed_study"] = {"seeds": [2], "runs": runs}
+    config["seed_study"] = {"seeds": seeds, "runs": runs}
     manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
     with pytest.raises(ConfigError, match=message):
         check_config(config, manifest, {"encoder", "encoder_token_f1"})

@@ -97,8 +97,7 @@ rule compare_two_runs:
 SEED_STUDY = plan.seed_study_runs(config)
 SEED_STUDY_PAIRS = plan.seed_study_pairs(config)
 # the compared runs no seed reaches (the same figure on every seed)
-SEED_STUDY_OTHERS = [run for pair in SEED_STUDY_PAIRS for run in pair if run not in SEED_STUDY]
-SEED_STUDY_OTHERS = list(dict.fromkeys(SEED_STUDY_OTHERS))
+SEED_STUDY_OTHERS = list(dict.fromkeys(run for pair in SEED_STUDY_PAIRS for run in pair if run not in SEED_STUDY))
 
 
 if OPTIONAL_RULES["seed_study"]:

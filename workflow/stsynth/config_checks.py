@@ -370,8 +370,17 @@ def check_scoring(c: Checks) -> None:
 
 
 def check_seed_study(c: Checks) -> None:
-    """Each studied run declared, a headline run, of a stage whose training takes a seed."""
-    for i, run in enumerate(c.config.get("seed_study", {}).get("runs", [])):
+    """Each studied run declared, a headline run, of a stage whose training takes a seed; no seed the headline
+    runs already use (its runs would repeat them, and shrink the spread)."""
+    study, config = c.config.get("seed_study", {}), c.config
+    paragram = config.get("paragram", {})
+    used = {config.get("fusion", {}).get("seed"), config.get("encoder", {}).get("tuning", {}).get("defaults", {}).get("seed"),
+            paragram.get("presets", {}).get(paragram.get("defaults", {}).get("preset"), {}).get("seed")} - {None}
+    for i, seed in enumerate(study.get("seeds", [])):
+        if seed in used:
+            c.problems.append(f"seed_study.seeds[{i}]: {seed} is a seed the headline runs use (fusion.seed, the "
+                              "default paragram preset's, encoder.tuning.defaults'): its runs would repeat them")
+    for i, run in enumerate(study.get("runs", [])):
         where = f"seed_study.runs[{i}]"
         c.need_run(where, run)
         entry = c.runs.get(run, {})

@@ -439,8 +439,6 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
 }
 
 
-# --- writing and checking -------------------------------------------------------------------------
-
 # --- the tolerance of training-dependent figures -----------------------------------------------------
 
 SEED_BLOCK = "seed-study-2016"
@@ -448,8 +446,6 @@ SEED_WIDTHS = 3  # a figure of a run the seed study repeats may move by this man
 SEED_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \| [^|]+ \| "
                       r"(?P<set_sd>\d*\.\d+) \|", re.M)
 NAMED = re.compile(r"`([^`]+)`")
-
-
 PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
 
 
@@ -487,6 +483,8 @@ def tolerance_of(names, allowed: dict[str, dict[str, float]], level: str) -> tup
     runs = [name for name in dict.fromkeys(names) if name in allowed]
     return sum(allowed[run][level] for run in runs), runs
 
+
+# --- writing and checking -------------------------------------------------------------------------
 
 @dataclass
 class Outcome:

@@ -36,7 +36,7 @@ without fold ``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from .encoder import is_tuned, job_inputs
 from .folds import fold_model, fold_names, seed_model, seed_name
@@ -163,8 +163,8 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
     if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
         raise ValueError(f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
                          f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)")
-    return Run(seed_name(run.name, seed), run.stage, seed_name(run.model, seed) if run.model else None, run.groups,
-               encoder, True, run.predictions, run.vectors, run.preset, seed, run.name)
+    return replace(run, name=seed_name(run.name, seed), model=seed_name(run.model, seed) if run.model else None,
+                   encoder=encoder, study=True, seed=seed, seed_of=run.name)
 
 
 def headline_runs(config: dict) -> list[str]:

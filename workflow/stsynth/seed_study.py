@@ -22,7 +22,6 @@ import pandas as pd
 
 from .tables import markdown_rows
 
-KEYS = ["run", "track", "group", "dataset"]
 OFFICIAL = {"ALL (mean)", "ALL (pooled)"}  # the other ALL rows of a score table: not the official figure
 
 
@@ -48,9 +47,11 @@ def spread_table(headline: dict[str, pd.DataFrame], seeded: dict[str, list[pd.Da
 def _aligned(base: pd.DataFrame, other: pd.DataFrame, run: str) -> pd.DataFrame:
     """``other``'s rows in ``base``'s order (a seed run scores the same sets as its run)."""
     keys = ["track", "group", "dataset"]
-    merged = base[keys].merge(other, on=keys, how="left", validate="one_to_one")
-    if merged["pearson"].isna().any() and not base["pearson"].isna().equals(merged["pearson"].isna()):
-        raise ValueError(f"seed study: a seed run of {run} lacks sets its headline run scores")
+    merged = base[keys].merge(other[[*keys, "pearson"]], on=keys, how="left", validate="one_to_one", indicator=True)
+    missing = merged[merged["_merge"] != "both"]
+    if len(missing):
+        raise ValueError(f"seed study: a seed run of {run} lacks sets its headline run scores: "
+                         + ", ".join(f"{r.track} {r.dataset}" for r in missing.itertuples()))
     return merged
 
 

@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,7 +43,9 @@ LOCAL = {"predict", "score_run"}
 FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "models": {"task-internal": {"epochs": 1}}}}
 # Data preparation, built by the local run and copied (with mtimes) before the cluster run.
 PREPARED = ["corpus", "pairs", "translated", "cache"]
-SLURM_RUN_SECONDS = 420  # a bound for failing clearly (timeout exit 124), not the expected time
+# A bound for failing clearly (timeout exit 124), not the expected time; `make test` runs the tests in parallel
+# (pytest-xdist), where the other workers' tests share the cores with the cluster's jobs.
+SLURM_RUN_SECONDS = 420 * int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 # Without slurmdbd there is no sacct; squeue only sees a finished job for MinJobAge (900 s here),
 # which the executor wants >= 3 x the first status check delay.
 SLURM_OPTIONS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
@@ -112,18 +115,25 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
                "--profile", str(REPO / "profiles" / "slurm"), *SLURM_OPTIONS, *targets]
     daemons_before = {daemon: set(pids(daemon)) for daemon in DAEMONS}
     started = time.monotonic()
+    # slurmstepd makes Unix sockets in the cluster's state folder, and a socket path holds at most 108 bytes:
+    # under pytest-xdist tmp_path is longer (popen-gw0/...) and a batch job then never launches, so the
+    # cluster keeps its state in a short folder of its own, removed afterwards.
+    state = Path(tempfile.mkdtemp(prefix="stsynth-slurm-"))
     try:
-        with single_node_cluster(tmp_path / "cluster-state") as state:
-            result = subprocess.run(command, cwd=cluster_run, capture_output=True, text=True,
-                                    timeout=SLURM_RUN_SECONDS + 60)
-            jobs = slurm_jobs()
-    except ClusterError as error:
-        pytest.fail(str(error))
-    print(f"Slurm run: {time.monotonic() - started:.0f} s, {len(jobs)} Slurm jobs")
-    assert result.returncode == 0, (
-        f"snakemake --profile profiles/slurm failed ({result.returncode}; 124 = timed out after "
-        f"{SLURM_RUN_SECONDS} s):\n{result.stderr[-6000:]}\n--- slurmctld log:\n"
-        f"{(state / 'slurmctld.log').read_text()[-3000:]}")
+        try:
+            with single_node_cluster(state):
+                result = subprocess.run(command, cwd=cluster_run, capture_output=True, text=True,
+                                        timeout=SLURM_RUN_SECONDS + 60)
+                jobs = slurm_jobs()
+        except ClusterError as error:
+            pytest.fail(str(error))
+        print(f"Slurm run: {time.monotonic() - started:.0f} s, {len(jobs)} Slurm jobs")
+        assert result.returncode == 0, (
+            f"snakemake --profile profiles/slurm failed ({result.returncode}; 124 = timed out after "
+            f"{SLURM_RUN_SECONDS} s):\n{result.stderr[-6000:]}\n--- slurmctld log:\n"
+            f"{(state / 'slurmctld.log').read_text()[-3000:]}\n--- slurmd log:\n{(state / 'slurmd.log').read_text()[-3000:]}")
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
 
     assert {rule for rule, _ in jobs} == set().union(*(RUNS[run] for run in runs))
     assert LOCAL <= set(result.stderr.replace(":", " ").split()) - {rule for rule, _ in jobs}  # run, and here

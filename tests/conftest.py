@@ -132,7 +132,7 @@ def snakemake_cores() -> int:
     runs two or more): a workflow per core rather than two each taking every core, where torch's and
     OpenMP's threads would outnumber the cores and thrash."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    return max(1, (os.cpu_count() or 1) // workers)
+    return max(1, len(os.sched_getaffinity(0)) // workers)  # the cores the workflow caps --cores at
 
 
 def run_snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,

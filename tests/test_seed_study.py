@@ -133,3 +133,14 @@ def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, run
     manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
     with pytest.raises(ConfigError, match=message):
         check_config(config, manifest, {"encoder", "encoder_token_f1"})
+
+
+def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
+    """stsynth.docs parses the seed-study block's rows: the writer's format and the reader's stay one."""
+    from stsynth import docs
+
+    headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
+    seeded = {"a": [score_table("a.seed2", {"x": 0.76, "ALL": 0.82})]}
+    block = (f"<!-- generated: {docs.SEED_BLOCK} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
+             f"<!-- end generated: {docs.SEED_BLOCK} -->\n")
+    assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424})}

@@ -372,10 +372,10 @@ def check_scoring(c: Checks) -> None:
 def check_seed_study(c: Checks) -> None:
     """Each studied run declared, a headline run, of a stage whose training takes a seed; no seed the headline
     runs already use (its runs would repeat them, and shrink the spread)."""
-    study, config = c.config.get("seed_study", {}), c.config
-    paragram = config.get("paragram", {})
-    used = {config.get("fusion", {}).get("seed"), config.get("encoder", {}).get("tuning", {}).get("defaults", {}).get("seed"),
-            paragram.get("presets", {}).get(paragram.get("defaults", {}).get("preset"), {}).get("seed")} - {None}
+    study, paragram = c.config.get("seed_study", {}), c.config.get("paragram", {})
+    tuning = c.config.get("encoder", {}).get("tuning", {})
+    default_preset = paragram.get("presets", {}).get(paragram.get("defaults", {}).get("preset"), {})
+    used = {c.config.get("fusion", {}).get("seed"), tuning.get("defaults", {}).get("seed"), default_preset.get("seed")} - {None}
     for i, seed in enumerate(study.get("seeds", [])):
         if seed in used:
             c.problems.append(f"seed_study.seeds[{i}]: {seed} is a seed the headline runs use (fusion.seed, the "
@@ -477,8 +477,8 @@ def check_sentence_vectors(c: Checks) -> None:
 
 # One checker per config section, in the order their problems are listed.
 SECTION_CHECKS = (check_datasets, check_vectors, check_paraphrase_pairs, check_crosslingual, check_paragram,
-                  check_runs, check_encoder, check_fusion, check_scoring, check_seed_study, check_report, check_paraphrase_cnn,
-                  check_head, check_sentence_vectors)
+                  check_runs, check_encoder, check_fusion, check_scoring, check_seed_study, check_report,
+                  check_paraphrase_cnn, check_head, check_sentence_vectors)
 
 
 def check_config(config: dict, manifest: set[str] | dict, features: set[str] = frozenset(),

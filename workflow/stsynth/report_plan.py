@@ -7,8 +7,8 @@ from stsynth.paths, which datasets and models from stsynth.plan.
 """
 from __future__ import annotations
 
-from .paths import (PAPER_TABLES, REPORT_PARTS, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, fusion_path, paragram_result_path,
-                    predictions_file, scores_path, vectors_path)
+from .paths import (PAPER_TABLES, REPORT_PARTS, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, fusion_path,
+                    paragram_result_path, predictions_file, scores_path, vectors_path)
 from .plan import COMPARISONS, headline_runs, optional_rules, run_comparisons, study_runs
 
 STUDIES_COMMAND = "make studies"
@@ -139,7 +139,8 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
              "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
              "predictions": [path for paths in plan["predictions"].values() for path in paths],
              "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "encoder_dev_check", "mt_comparison", "seed_study", "seed_study_signs") if plan[key]],
+                                               "encoder_dev_check", "mt_comparison", "seed_study", "seed_study_signs")
+                         if plan[key]],
              "papers": [plan["paper_table1"]] if plan.get("paper_table1") else []}
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())

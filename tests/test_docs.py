@@ -66,12 +66,14 @@ def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(
     assert written.returncode == 0, written.stderr
     assert docs_command(checkout, built_tree, "--check").returncode == 0
     readme = (checkout / "README.md").read_text()
-    scores = pd.read_parquet(built_tree / "results/scores/synthetic.parquet")  # any figure of the headline table will do
+    # a figure of the headline table that must be exact: a run the seed study does not repeat (the docs' seed-study
+    # block lets `synthetic`'s last digit move)
+    scores = pd.read_parquet(built_tree / "results/scores/encoder.parquet")
     figure = f"{scores[(scores['track'] == 'en') & (scores['dataset'] == 'ALL')]['pearson'].iat[0]:.4f}"
     assert figure in readme
     digit = figure[-1]
     changed = figure[:-1] + str((int(digit) + 1) % 10)
-    line = next(i for i, text in enumerate(readme.splitlines(), 1) if "`synthetic`" in text and figure in text)
+    line = next(i for i, text in enumerate(readme.splitlines(), 1) if "`encoder`" in text and figure in text)
     (checkout / "README.md").write_text(readme.replace(figure, changed, 1))
     failed = docs_command(checkout, built_tree, "--check")
     assert failed.returncode == 1

@@ -95,6 +95,22 @@ def test_cosine_table(tiny_model):
     assert np.isfinite(table[list(ENCODER_FEATURES)]).all().all() and str(table["line"].dtype) == "int32"
 
 
+def test_cosine_table_of_a_training_set_encodes_its_scored_lines_only(tiny_model):
+    model = load_encoder(tiny_model)
+    pairs = pd.DataFrame({"year": [2015] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
+                          "s1": ["A man is playing guitar.", "The dog runs.", "a cat"],
+                          "s2": ["a man is playing guitar .", "café", "the dog"], "gold": [5.0, None, 1.0]})
+    encoded = []
+    model.register_forward_hook(lambda _m, inputs, _o: encoded.append(len(inputs[0]["input_ids"])))
+    table = cosine_table(pairs, model, every_line=False)
+    assert encoded == [4]  # the four sentences of lines 1 and 3, in one batch
+    assert table["line"].tolist() == [1, 2, 3] and table[list(ENCODER_FEATURES)].iloc[1].isna().all()
+    every = cosine_table(pairs, model)
+    np.testing.assert_allclose(table["encoder"].iloc[[0, 2]], every["encoder"].iloc[[0, 2]], atol=1e-6)
+    np.testing.assert_allclose(table["encoder_token_f1"].iloc[[0, 2]], every["encoder_token_f1"].iloc[[0, 2]], atol=1e-6)
+    assert np.isfinite(every[list(ENCODER_FEATURES)]).all().all()
+
+
 def test_token_states_leave_out_cls_and_sep(tiny_model):
     model = load_encoder(tiny_model)
     from transformers import AutoModel, AutoTokenizer

@@ -110,11 +110,29 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
     pairs[["year", "dataset", "line"]].assign(f=[0.1, 0.2, 0.3]).to_parquet(tmp_path / "features.parquet")
     pairs[["year", "dataset", "line"]].iloc[:2].assign(cosine=[0.5, 0.6]).to_parquet(tmp_path / "short.parquet")
     entry = {"year": 2012, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
-             "features": str(tmp_path / "features.parquet"), "encoder": [], "paragram": {}}
+             "features": str(tmp_path / "features.parquet"), "encoder": [], "paragram": {}, "scored_only": False}
     frame = Fu.load_split([entry])
     assert list(frame.columns) == ["year", "dataset", "track", "line", "gold", "f"]
     with pytest.raises(ValueError, match="short.parquet: 2 rows, but the pair table has 3: not row-aligned"):
         Fu.load_split([{**entry, "paragram": {"p": [str(tmp_path / "short.parquet")]}}])
+
+
+def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be_encoded(tmp_path):
+    pairs = pd.DataFrame({"year": [2015] * 4, "dataset": ["d"] * 4, "track": ["en"] * 4, "line": [1, 2, 3, 4],
+                          "s1": ["a"] * 4, "s2": ["b"] * 4, "gold": [1.0, None, 3.0, None]})
+    pairs.to_parquet(tmp_path / "pairs.parquet")
+    keys = pairs[["year", "dataset", "line"]]
+    keys.assign(f=[0.1, 0.2, 0.3, 0.4]).to_parquet(tmp_path / "features.parquet")
+    # a training set's encoder table: its scored lines encoded, the others null (stsynth.encoder.cosine_table)
+    keys.assign(encoder=[0.5, None, 0.7, None], encoder_token_f1=[0.4, None, 0.6, None]).to_parquet(tmp_path / "enc.parquet")
+    entry = {"year": 2015, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
+             "features": str(tmp_path / "features.parquet"), "encoder": [str(tmp_path / "enc.parquet")],
+             "paragram": {}, "scored_only": True}
+    frame = Fu.load_split([entry])
+    assert frame["line"].tolist() == [1, 3] and frame["encoder"].tolist() == [0.5, 0.7]
+    # a split that reads every line (a test split) refuses the null lines, naming the first and the table
+    with pytest.raises(ValueError, match=r"2015/d: line 2 has no encoder value in .*enc.parquet \(2 such lines\)"):
+        Fu.load_split([{**entry, "scored_only": False}])
 
 
 @pytest.mark.workflow

@@ -91,7 +91,10 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
                                   "features": "resources/features/2016/multisource.parquet",
                                   "encoder": ["resources/encoder/minilm/2016/multisource.parquet"],
                                   "paragram": {"paraphrase_task_internal": ["resources/similarity/task-internal/2016/multisource.parquet"],
-                                               "paraphrase_synthetic": ["resources/similarity/synthetic/2016/multisource.parquet"]}}
+                                               "paraphrase_synthetic": ["resources/similarity/synthetic/2016/multisource.parquet"]},
+                                  "scored_only": False}
+    # the training and dev splits are only fitted and scored: their scored lines are all they read
+    assert {entry.scored_only for name in ("dev_train", "dev_validate", "train") for entry in splits[name]} == {True}
     assert fusion_plan.splits_from_params(params) == splits
     files = fusion_plan.split_files(splits["test"])
     assert len(files) == len(set(files)) and "resources/features/2016/news.parquet" in files
@@ -163,7 +166,8 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     # the test sets for a tuned encoder that only a run of stage encoder reads
     tables = fusion_plan.encoder_table_sets(config, DATASETS)
     assert list(tables) == ["mpnet", "mpnet-sts"]
-    assert tables["mpnet"] == DATASETS and tables["mpnet-sts"] == [d for d in DATASETS if d.role == "test"]
+    assert [d for d, _ in tables["mpnet"]] == DATASETS
+    assert tables["mpnet-sts"] == [(d, True) for d in DATASETS if d.role == "test"]
     # the tuning starts from the named encoder's folder (an input, so a rule may build it), its folds too
     settings = plan.tuned_encoder_settings(config, "mpnet-sts")
     assert settings["start"] == "mpnet"
@@ -188,9 +192,12 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
     tables = fusion_plan.encoder_table_sets(CONFIG, DATASETS)
     assert list(tables) == ["minilm", "minilm-sts", "minilm-task-internal", "minilm-synthetic",
                             "minilm-sts-synthetic", "minilm-sts-cosine-lr5e-5-dev"]
-    assert tables["minilm"] == DATASETS and tables["minilm-synthetic"] == list(TEST.values())
+    assert [d for d, _ in tables["minilm"]] == DATASETS
+    assert [d for d, _ in tables["minilm-synthetic"]] == list(TEST.values())
+    # every line of a test set (its predictions), the scored lines of a set that is only fitted and scored
+    assert all(every_line == (d.role == "test") for d, every_line in tables["minilm"])
     # the dev-protocol tuned encoder: the fusion's dev splits only (2012-2015), never a test set
-    assert {d.role for d in tables["minilm-sts-cosine-lr5e-5-dev"]} == {"train"}
+    assert {(d.role, every_line) for d, every_line in tables["minilm-sts-cosine-lr5e-5-dev"]} == {("train", False)}
 
 
 def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_test():

@@ -37,7 +37,7 @@ rule encoder_tune:
 
 
 # An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
-# of a small job), for exactly the sets something reads (stsynth.fusion_plan.encoder_table_sets).
+# of a small job), for exactly the sets and lines something reads (stsynth.fusion_plan.encoder_table_sets).
 # This loop makes one rule per encoder, named encoder_similarity_<encoder> with every character but
 # letters and digits as "_": with config.yaml, encoder_similarity_minilm, encoder_similarity_minilm_sts,
 # encoder_similarity_minilm_sts_cosine_lr5e_5_dev, ... (`snakemake --list-rules` lists them all).
@@ -51,9 +51,9 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
         input:
             # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
             encoder_folder=encoder.job_inputs(config, _encoder),
-            pairs=[english_pairs_path(d) for d in _sets],
+            pairs=[english_pairs_path(d) for d, _ in _sets],
         output:
-            [encoder_path(_encoder, d) for d in _sets],
+            [encoder_path(_encoder, d) for d, _ in _sets],
         log:
             f"logs/encoder_similarity/{_encoder}.log",
         benchmark:
@@ -71,6 +71,8 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             # a named encoder's files (a change reruns the job; stsynth.digests)
             model=lambda wc, name=_encoder: model_identity(name),
             settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
+            # per set: every line (a test set), or only the scored lines (nothing reads the others)
+            every_line=[every_line for _, every_line in _sets],
         script:
             "../scripts/encoder_similarity.py"
 

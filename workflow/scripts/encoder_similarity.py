@@ -2,7 +2,7 @@ import time
 
 import pandas as pd
 
-from stsynth.encoder import batch_size, cosine_table, open_job_encoder, sentences_of
+from stsynth.encoder import batch_size, cosine_table, encoded_lines, open_job_encoder, sentences_of
 from stsynth.logs import log_to
 from stsynth.progress import Progress
 from stsynth.threads import use_threads
@@ -13,10 +13,13 @@ encoder, settings = snakemake.params.encoder, snakemake.params.settings
 model, _, _ = open_job_encoder(encoder, snakemake.input.encoder_folder, snakemake.params.model, settings["max_length"],
                             snakemake.config["device"])
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
-distinct = sum(len(set(sentences_of(pairs))) for pairs in tables)  # what embed encodes, batch by batch
+every_line = snakemake.params.every_line
+# what embed encodes, batch by batch: the distinct sentences of the lines read
+distinct = sum(len(set(sentences_of(pairs[encoded_lines(pairs, every)]))) for pairs, every in zip(tables, every_line))
 with Progress(log, f"encoding {len(tables)} datasets", distinct, "sentences") as progress:
-    for pairs_path, pairs, output in zip(snakemake.input.pairs, tables, snakemake.output, strict=True):
+    for pairs_path, pairs, every, output in zip(snakemake.input.pairs, tables, every_line, snakemake.output, strict=True):
         start = time.perf_counter()
-        table = cosine_table(pairs, model, batch_size(encoder, settings["batch_size"]), progress)
+        table = cosine_table(pairs, model, batch_size(encoder, settings["batch_size"]), progress, every)
         table.to_parquet(output, index=False)
-        log.info("%s: encoded %d pairs in %.1f s", pairs_path, len(table), time.perf_counter() - start)
+        log.info("%s: encoded %d of %d pairs (%s) in %.1f s", pairs_path, table["encoder"].notna().sum(), len(table),
+                 "every line" if every else "the scored lines: nothing reads the others", time.perf_counter() - start)

@@ -25,6 +25,9 @@ Encoder table schema (``resources/encoder/{encoder}/{year}/{dataset}.parquet`` f
 fine-tuned encoder; row-aligned with the pair table): ``year`` int16, ``dataset`` string, ``line``
 int32, ``encoder`` float64 (cosine of the pooled embeddings, in [-1, 1]), ``encoder_token_f1``
 float64 (the F1 above; 0 when a sentence has no word piece). An encoder run predicts ``5 × encoder``.
+Only the lines something reads are encoded: every line of a set whose predictions are written (a test
+set), the scored lines of one that is only fitted and scored (a training or dev set: its unscored lines
+are null in both columns; stsynth.fusion_plan.encoder_table_sets says which).
 
 Settings of a named encoder (its entry, besides the source; :data:`LOAD_SETTINGS` and the encoding ones),
 each passed to sentence-transformers as it is, none of them set unless the entry sets it: ``revision``
@@ -338,19 +341,29 @@ def token_f1(a: np.ndarray, b: np.ndarray) -> float:
     return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
 
 
+def encoded_lines(pairs: pd.DataFrame, every_line: bool = True) -> np.ndarray:
+    """Which rows of a pair table :func:`cosine_table` encodes (a boolean mask): every line, or only the
+    scored ones (gold not null)."""
+    return np.ones(len(pairs), dtype=bool) if every_line else pairs["gold"].notna().to_numpy()
+
+
 def sentences_of(pairs: pd.DataFrame) -> list[str]:
-    """Every s1, then every s2, as text: what :func:`cosine_table` encodes."""
+    """Every s1, then every s2, as text: what :func:`cosine_table` encodes of its :func:`encoded_lines`."""
     return [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]]
 
 
-def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64, progress=None) -> pd.DataFrame:
+def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64, progress=None, every_line: bool = True
+                 ) -> pd.DataFrame:
     """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring);
+    with ``every_line`` False only its scored lines are encoded, the others' similarities are null;
     ``progress`` as in :func:`embed`."""
-    n = len(pairs)
+    encoded = encoded_lines(pairs, every_line)
+    n = int(encoded.sum())
     pieces: list = []
-    vectors = embed(sentences_of(pairs), model, batch_size, token_states=pieces, progress=progress)
-    similarity = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
-    f1 = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]
+    vectors = embed(sentences_of(pairs[encoded]), model, batch_size, token_states=pieces, progress=progress)
+    similarity, f1 = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
+    similarity[encoded] = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
+    f1[encoded] = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]
     return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
                          "line": pairs["line"].to_numpy(), "encoder": similarity, "encoder_token_f1": f1}).astype(
         {"year": "int16", "dataset": "string", "line": "int32", "encoder": "float64", "encoder_token_f1": "float64"})

@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor
 
+from .encoder import ENCODER_FEATURES
 from .keyed import KEYS, check_aligned
 from .paraphrase_pairs import fold_of
 from .progress import Progress
@@ -289,10 +290,21 @@ def similarity_columns(pairs: pd.DataFrame, paths: list[str], names: dict[str, s
             for column, name in names.items()}
 
 
+def check_encoded(frame: pd.DataFrame, entry) -> None:
+    """Every row a split reads has its encoder similarities (a training or dev set's table holds its
+    scored lines only, stsynth.encoder.cosine_table): a null one is an error, never a silent gap."""
+    for column in (c for c in ENCODER_FEATURES if c in frame.columns):
+        missing = frame["line"][frame[column].isna()]
+        if len(missing):
+            raise ValueError(f"{entry.year}/{entry.dataset}: line {int(missing.iat[0])} has no {column} value in "
+                             f"{', '.join(entry.encoder)} ({len(missing)} such lines), though this split reads it")
+
+
 def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.DataFrame:
     """Rows of every dataset of a split (stsynth.fusion_plan.SplitEntry per dataset, or its param form): its
     pairs, features and encoder tables (k fold tables: :func:`out_of_fold`) and, per paragram
-    feature, one similarity table or ``k`` fold tables (then :func:`out_of_fold`).
+    feature, one similarity table or ``k`` fold tables (then :func:`out_of_fold`); of an entry marked
+    ``scored_only``, its scored rows only.
     ``declared``: the job's input files for this split; a file the split names outside it is an error."""
     from .fusion_plan import SplitEntry, split_files
 
@@ -311,7 +323,9 @@ def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.D
             columns.update(similarity_columns(pairs, list(entry.encoder)))
         for name, paths in entry.paragram:
             columns[name] = similarity_columns(pairs, list(paths), {folds_column: name})[name]
-        frames.append(dataset_frame(pairs, features, columns))
+        frame = dataset_frame(pairs, features, columns)
+        frames.append(gold_rows(frame) if entry.scored_only else frame)
+        check_encoded(frames[-1], entry)
     frame = pd.concat(frames, ignore_index=True)
     log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())
     return frame

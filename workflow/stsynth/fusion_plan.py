@@ -23,6 +23,9 @@ def fusion_features(config: dict, run: Run) -> list[str]:
 
 
 FOLD_SOURCES = ("paragram", "encoder")  # what a fusion run may read out of fold, by name
+# The splits whose every line the fusion reads (it writes a prediction per line of a test set); of the
+# other splits, which are only fitted and scored, it reads the scored lines.
+EVERY_LINE_SPLITS = ("test",)
 
 
 def uses_encoder(config: dict, run: Run) -> bool:
@@ -47,8 +50,9 @@ def fusion_encoders(config: dict, run: Run, protocol: str, out_of_fold: bool, in
 @dataclass(frozen=True)
 class SplitEntry:
     """What the fusion reads for one dataset of a split: its pair table, its feature table, its encoder
-    similarity tables (none, one, or a tuned encoder's k fold tables: then out of fold) and per
-    paragram feature one similarity table or k fold tables. Built once by :func:`fusion_split`; rule
+    similarity tables (none, one, or a tuned encoder's k fold tables: then out of fold), per
+    paragram feature one similarity table or k fold tables, and whether only its scored lines are read
+    (``scored_only``: a split not in :data:`EVERY_LINE_SPLITS`). Built once by :func:`fusion_split`; rule
     inputs take :meth:`files`, rule params :meth:`as_param` (a plain dict: Snakemake's params trigger
     compares those), the job :meth:`from_param`."""
     year: int
@@ -57,26 +61,29 @@ class SplitEntry:
     features: str
     encoder: tuple[str, ...] = ()
     paragram: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (feature, tables), in feature order
+    scored_only: bool = False
 
     def files(self) -> list[str]:
         return [self.pairs, self.features, *self.encoder, *(path for _, paths in self.paragram for path in paths)]
 
     def as_param(self) -> dict:
         return {"year": self.year, "dataset": self.dataset, "pairs": self.pairs, "features": self.features,
-                "encoder": list(self.encoder), "paragram": {feature: list(paths) for feature, paths in self.paragram}}
+                "encoder": list(self.encoder), "paragram": {feature: list(paths) for feature, paths in self.paragram},
+                "scored_only": self.scored_only}
 
     @classmethod
     def from_param(cls, entry: dict) -> "SplitEntry":
         return cls(entry["year"], entry["dataset"], entry["pairs"], entry["features"], tuple(entry["encoder"]),
-                   tuple((feature, tuple(paths)) for feature, paths in entry["paragram"].items()))
+                   tuple((feature, tuple(paths)) for feature, paths in entry["paragram"].items()), entry["scored_only"])
 
 
 def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool,
-                 in_sample: str | None = None) -> list[SplitEntry]:
+                 in_sample: str | None = None, scored_only: bool = False) -> list[SplitEntry]:
     """What the fusion reads per dataset (:class:`SplitEntry`): encoder similarities
     (:func:`fusion_encoders`) and per paragram feature the cosines of its ``protocol`` model (final or
     dev), or with out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample).
-    ``in_sample``: one of :data:`FOLD_SOURCES` read in-sample even when out_of_fold."""
+    ``in_sample``: one of :data:`FOLD_SOURCES` read in-sample even when out_of_fold; ``scored_only``: the
+    split reads the datasets' scored lines only."""
     fusion = config["fusion"]
     names = fusion_features(config, run)
     folds = fusion["folds"] if out_of_fold and in_sample != "paragram" else 0
@@ -90,7 +97,7 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
                 paragram.append((feature, tuple(similarity_path(fold, d) for fold in fold_names(model, folds))
                                  if folds else (similarity_path(model, d),)))
         split.append(SplitEntry(d.year, d.name, pairs_path(d), features_path(d),
-                                tuple(encoder_path(encoder, d) for encoder in encoders), tuple(paragram)))
+                                tuple(encoder_path(encoder, d) for encoder in encoders), tuple(paragram), scored_only))
     return split
 
 
@@ -130,7 +137,7 @@ def fusion_splits(config: dict, run: Run, datasets: list[Dataset],
     """Every split of :func:`fusion_split_sets` as :func:`fusion_split` entries; with in_sample (a
     source of :func:`fold_sources`) the two training splits with that source's similarities
     in-sample instead (the ablation's comparison row)."""
-    return {name: fusion_split(config, run, sets, protocol, out_of_fold, in_sample)
+    return {name: fusion_split(config, run, sets, protocol, out_of_fold, in_sample, name not in EVERY_LINE_SPLITS)
             for name, (sets, protocol, out_of_fold) in fusion_split_sets(config, datasets, in_sample).items()}
 
 
@@ -151,17 +158,25 @@ def split_files(split: list[SplitEntry]) -> list[str]:
     return list(dict.fromkeys(path for entry in split for path in entry.files()))
 
 
-def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[Dataset]]:
-    """Encoder (named, tuned or a tuned fold model) -> the datasets whose similarity tables something
-    reads: its encoder runs' test sets, and every split of the fusion runs that use it (fold models,
-    in-sample comparison rows). One job per encoder writes them (it loads the model once)."""
-    wanted: dict[str, list[Dataset]] = {}
+def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[tuple[Dataset, bool]]]:
+    """Encoder (named, tuned or a tuned fold model) -> (dataset, every line) for each dataset whose
+    similarity table something reads: its encoder runs' test sets, and every split of the fusion runs
+    that use it (fold models, in-sample comparison rows). ``every line`` is False where all readers read
+    the scored lines only (:data:`EVERY_LINE_SPLITS`); those are all the job encodes. One job per encoder
+    writes them (it loads the model once)."""
+    wanted: dict[str, dict[int, bool]] = {}
+
+    def read(encoder: str, sets: list[Dataset], every_line: bool) -> None:
+        for d in sets:
+            lines = wanted.setdefault(encoder, {})
+            lines[datasets.index(d)] = lines.get(datasets.index(d), False) or every_line
+
     for run in runs_of(config).values():
-        if run.stage == "encoder":
-            wanted.setdefault(run.encoder[0], []).extend(select(datasets, role="test"))
+        if run.stage == "encoder":  # its predictions: every line of a test set
+            read(run.encoder[0], select(datasets, role="test"), True)
         elif run.stage == "fusion":
             for in_sample in (None, *fold_sources(config, run)):
-                for sets, protocol, out_of_fold in fusion_split_sets(config, datasets, in_sample).values():
+                for name, (sets, protocol, out_of_fold) in fusion_split_sets(config, datasets, in_sample).items():
                     for encoder in fusion_encoders(config, run, protocol, out_of_fold, in_sample):
-                        wanted.setdefault(encoder, []).extend(sets)
-    return {encoder: [datasets[i] for i in sorted({datasets.index(d) for d in sets})] for encoder, sets in wanted.items()}
+                        read(encoder, sets, name in EVERY_LINE_SPLITS)
+    return {encoder: [(datasets[i], lines[i]) for i in sorted(lines)] for encoder, lines in wanted.items()}

@@ -7,6 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
+
+from conftest import REPO
 
 from stsynth.encoder import (ENCODER_FEATURES, EncoderNotFound, cosine_table, embed, encoder_directory, load_encoder,
                              model_directory, token_f1)
@@ -171,3 +174,48 @@ def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothi
     assert progress.done == 4  # distinct sentences, counted batch by batch (2 + 2)
     np.testing.assert_array_equal(with_progress, embed(sentences, model, batch_size=2))
     assert not model._forward_hooks  # the hook is gone after the call
+
+
+def test_the_onnx_backend_gives_torchs_similarities_and_int8_close_ones(tiny_model, tmp_path):
+    from stsynth.encoder_onnx import export, use_onnx
+
+    pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
+                          "s1": ["A man is playing guitar.", "The dog runs.", "the dog"],
+                          "s2": ["a man is playing guitar .", "a man runs", ""]})
+    expected = cosine_table(pairs, load_encoder(tiny_model), batch_size=2)
+    export(load_encoder(tiny_model), tmp_path / "fp32.onnx")
+    export(load_encoder(tiny_model), tmp_path / "int8.onnx", int8=True)
+    onnx = use_onnx(load_encoder(tiny_model), tmp_path / "fp32.onnx")
+    assert not any(True for _ in onnx.parameters())  # the session holds the weights: torch runs no forward pass
+    fp32 = cosine_table(pairs, onnx, batch_size=2)
+    for column in ENCODER_FEATURES:  # the bar for a default backend: within 1e-5 of torch
+        np.testing.assert_allclose(fp32[column], expected[column], atol=1e-5)
+    int8 = cosine_table(pairs, use_onnx(load_encoder(tiny_model), tmp_path / "int8.onnx"), batch_size=2)
+    assert not np.allclose(int8["encoder"], expected["encoder"], atol=1e-7)  # the quantised graph ran
+    np.testing.assert_allclose(int8["encoder"], expected["encoder"], atol=0.1)
+
+
+def test_the_onnx_backend_refuses_a_model_without_a_transformer():
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    from stsynth.encoder_onnx import transformer_module
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "dog": 1}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    static = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=4)], device="cpu")
+    with pytest.raises(ValueError, match="first module is StaticEmbedding, not a transformer; use encoder.backend torch"):
+        transformer_module(static)
+
+
+@pytest.mark.workflow
+def test_an_onnx_backend_plans_one_export_per_encoder_and_every_similarity_job_reads_it(tmp_path):
+    from test_leakage import plan
+
+    assert yaml.safe_load((REPO / "config.yaml").read_text())["encoder"]["backend"] == "torch"
+    jobs, _ = plan(tmp_path, {"encoder": {"backend": "onnx-int8"}})
+    exports = {outputs[0] for rule, _, outputs in jobs if rule == "encoder_onnx"}
+    similarity = {rule: inputs for rule, inputs, _ in jobs if rule.startswith("encoder_similarity_")}
+    assert len(similarity) == 3 and len(exports) == 3
+    assert all(sum(path in exports for path in inputs) == 1 for inputs in similarity.values())
+    assert "resources/onnx/minilm/int8.onnx" in exports

@@ -2,6 +2,7 @@
 # named encoders (config encoder.models) and the fine-tuned ones (stsynth.encoder_tuning; encoder.tuning).
 ENCODER = config["encoder"]
 TUNING = ENCODER["tuning"]
+ONNX_PRECISION = encoder.onnx_precision(ENCODER["backend"])  # None: torch
 
 
 rule encoder_tune:
@@ -36,6 +37,35 @@ rule encoder_tune:
         "../scripts/encoder_tune.py"
 
 
+rule encoder_onnx:
+    """An encoder's transformer exported to ONNX for encoder.backend onnx / onnx-int8 (stsynth.encoder_onnx)."""
+    input:
+        # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
+        encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
+    output:
+        paths.onnx_path("{encoder}", "{precision}"),
+    log:
+        "logs/encoder_onnx/{encoder}.{precision}.log",
+    benchmark:
+        "benchmarks/encoder_onnx/{encoder}.{precision}.tsv"
+    wildcard_constraints:
+        encoder="|".join(re.escape(name) for name in ENCODER_TABLE_SETS),
+        precision="fp32|int8",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=attempt_minutes(10),
+    params:
+        encoder=lambda wc: encoder.job_entry(config, wc.encoder),
+        # a named encoder's files (a change exports again; stsynth.digests)
+        model=lambda wc: model_identity(wc.encoder),
+        max_length=ENCODER["max_length"],
+    script:
+        "../scripts/encoder_onnx.py"
+
+
 # An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
 # of a small job), for exactly the sets and lines something reads (stsynth.fusion_plan.encoder_table_sets).
 # This loop makes one rule per encoder, named encoder_similarity_<encoder> with every character but
@@ -52,6 +82,8 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
             encoder_folder=encoder.job_inputs(config, _encoder),
             pairs=[english_pairs_path(d) for d, _ in _sets],
+            # encoder.backend onnx / onnx-int8: the exported transformer (rule encoder_onnx)
+            onnx=[paths.onnx_path(_encoder, ONNX_PRECISION)] if ONNX_PRECISION else [],
         output:
             [encoder_path(_encoder, d) for d, _ in _sets],
         log:
@@ -73,6 +105,7 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
             # per set: every line (a test set), or only the scored lines (nothing reads the others)
             every_line=[every_line for _, every_line in _sets],
+            backend=ENCODER["backend"],
         script:
             "../scripts/encoder_similarity.py"
 

@@ -12,6 +12,10 @@ use_threads(snakemake.threads)
 encoder, settings = snakemake.params.encoder, snakemake.params.settings
 model, _, _ = open_job_encoder(encoder, snakemake.input.encoder_folder, snakemake.params.model, settings["max_length"],
                             snakemake.config["device"])
+if snakemake.params.backend != "torch":  # the exported transformer runs the forward passes
+    from stsynth.encoder_onnx import use_onnx
+
+    use_onnx(model, snakemake.input.onnx[0], snakemake.threads)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 every_line = snakemake.params.every_line
 # what embed encodes, batch by batch: the distinct sentences of the lines read

@@ -68,6 +68,17 @@ LOAD_SETTINGS = ("revision", "dtype", "trust_remote_code", "prompt", "prompt_nam
 EVAL_SETTINGS = ("model_name", "normalize", "similarity")
 # The prompt name under which an entry's own ``prompt`` text is registered with the model.
 ENTRY_PROMPT = "stsynth"
+# What runs an encoding job's forward passes (config encoder.backend; stsynth.encoder_onnx), and the
+# precision of the exported file each ONNX backend reads.
+BACKENDS = ("torch", "onnx", "onnx-int8")
+ONNX_PRECISION = {"onnx": "fp32", "onnx-int8": "int8"}
+
+
+def onnx_precision(backend: str) -> str | None:
+    """The exported file a backend reads (``fp32``, ``int8``; stsynth.paths.onnx_path), None for ``torch``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"encoder.backend {backend!r} is not one of {', '.join(BACKENDS)}")
+    return ONNX_PRECISION.get(backend)
 
 
 class EncoderNotFound(FileNotFoundError):

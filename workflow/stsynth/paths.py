@@ -109,6 +109,11 @@ def encoder_path(encoder: str, d: Dataset) -> str:
     return dataset_file(f"resources/encoder/{encoder}", d)
 
 
+def onnx_path(encoder: str, precision: str) -> str:
+    """A named or tuned encoder's transformer exported to ONNX (stsynth.encoder_onnx; ``fp32`` or ``int8``)."""
+    return f"resources/onnx/{encoder}/{precision}.onnx"
+
+
 def predictions_path(run: str, d: Dataset) -> str:
     return predictions_file(run, d.year, d.name)
 

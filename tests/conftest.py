@@ -212,3 +212,43 @@ def _fast_tier_starts_no_program(request, monkeypatch):
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
     monkeypatch.setattr(_posixsubprocess, "fork_exec", refuse)
     monkeypatch.setattr(os, "system", refuse)
+
+
+# --- the order test files start in: the longest first ---------------------------------------------
+# pytest-xdist (`make test`, --dist loadfile) hands each worker the next test file in collection order
+# when it is free, so a long file that comes last in the alphabet (test_sts2017.py, 7 minutes) starts
+# when the others are done and one worker waits for it. Files are ordered longest first, by the
+# durations the last run measured (pytest's cache, .pytest_cache/), else the files with a `workflow`
+# test first (the long ones); within a file the order stays. Longest-first is the classic greedy
+# schedule: the short files fill the gaps at the end.
+DURATIONS_KEY = "stsynth/file-durations"
+_measured: dict[str, float] = {}
+
+
+def test_file(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def file_order(items, durations: dict[str, float]) -> list:
+    """``items`` with their files ordered longest first (``durations``: file -> seconds), files without
+    a measured duration after the measured ones, the files holding a `workflow` test first among them."""
+    workflow = {test_file(item.nodeid) for item in items if item.get_closest_marker("workflow")}
+    return sorted(items, key=lambda item: (-durations.get(test_file(item.nodeid), -1.0),
+                                           test_file(item.nodeid) not in workflow))
+
+
+def pytest_collection_modifyitems(config, items):
+    durations = config.cache.get(DURATIONS_KEY, {}) if config.cache is not None else {}
+    items[:] = file_order(items, durations)
+
+
+def pytest_runtest_logreport(report):
+    # under xdist the controller receives every worker's reports: the sums are the whole run's
+    _measured[test_file(report.nodeid)] = _measured.get(test_file(report.nodeid), 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    if _measured and session.config.cache is not None and not hasattr(session.config, "workerinput"):
+        durations = session.config.cache.get(DURATIONS_KEY, {})
+        durations.update({name: round(seconds, 1) for name, seconds in _measured.items()})
+        session.config.cache.set(DURATIONS_KEY, durations)

@@ -123,7 +123,8 @@ class OnnxTransformerModel(torch.nn.Module):
         given = {"input_ids": input_ids, "attention_mask": attention_mask,
                  "token_type_ids": token_type_ids if token_type_ids is not None else torch.zeros_like(input_ids)}
         feed = {name: given[name].cpu().numpy() for name in self.inputs}
-        return {"last_hidden_state": torch.from_numpy(self.session.run(None, feed)[0])}
+        # back where the pooling runs (the session runs on the CPU whatever config `device` says)
+        return {"last_hidden_state": torch.from_numpy(self.session.run(None, feed)[0]).to(input_ids.device)}
 
 
 def use_onnx(model, path: str | Path, threads: int = 1):

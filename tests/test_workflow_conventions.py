@@ -110,20 +110,3 @@ def test_the_hosted_ci_runs_the_projects_ci_script_and_the_lint():
     assert "snakefmt --check Snakefile workflow/rules/" in lint and "snakemake --lint" in lint
     assert "test: env lint" in makefile  # .ci/run's make test lints first
 
-
-def test_test_files_start_longest_first_as_last_measured_then_the_workflow_files():
-    from conftest import file_order
-
-    class Item:
-        def __init__(self, nodeid, workflow=False):
-            self.nodeid, self.workflow = nodeid, workflow
-
-        def get_closest_marker(self, name):
-            return object() if name == "workflow" and self.workflow else None
-
-    items = [Item("tests/a.py::t1"), Item("tests/b.py::t1", True), Item("tests/c.py::t1"),
-             Item("tests/c.py::t2", True), Item("tests/d.py::t1"), Item("tests/a.py::t2")]
-    measured = [item.nodeid for item in file_order(items, {"tests/d.py": 5.0, "tests/a.py": 9.0})]
-    assert measured == ["tests/a.py::t1", "tests/a.py::t2", "tests/d.py::t1",  # longest first, as measured
-                        "tests/b.py::t1", "tests/c.py::t1", "tests/c.py::t2"]  # then unmeasured workflow files
-    assert [item.nodeid for item in file_order(items, {})][:3] == ["tests/b.py::t1", "tests/c.py::t1", "tests/c.py::t2"]

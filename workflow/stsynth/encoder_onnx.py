@@ -11,10 +11,11 @@ token-level F1 reads stay sentence-transformers' own. Fine-tuning stays torch.
 Backends (stsynth.encoder.BACKENDS): ``torch`` (the default), ``onnx`` (float32; ORT's BERT fusions from
 ``onnxruntime.transformers.optimizer`` where the model is a BERT; checked at export against torch on
 probe sentences, :data:`FP32_TOLERANCE`) and ``onnx-int8`` (dynamic int8 weights,
-``onnxruntime.quantization.quantize_dynamic`` per channel: faster, approximate by design).
+``onnxruntime.quantization.quantize_dynamic`` per channel, 7-bit range: 1.5-1.7x faster, approximate by
+design).
 
 Why ``torch`` stays the default (measured, docs/reproducibility.md, issue 44): float32 ONNX was no
-faster on this project's 2-core CPU at one thread per job (0.94-1.08x), and ORT picks its kernels by
+faster on this project's 2-core CPU at one thread per job (0.98-1.11x), and ORT picks its kernels by
 CPU with no cap like the one that makes torch's floats the same on every x86-64 machine
 (stsynth.threads), so a default ORT backend would lose that guarantee.
 """

@@ -191,8 +191,9 @@ def sample_sentences(env: dict, count: int) -> list[str]:
     for mirror in env["STSYNTH_MIRRORS"].split():
         path = Path(mirror) / "stsbenchmark/sts-test.csv"
         if path.is_file():
-            fields = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
-            return list(dict.fromkeys(s for row in fields for s in row[5:7]))[:count]
+            from stsynth.pairs import read_stsb
+
+            return list(dict.fromkeys(s for pair in read_stsb(path)[0] for s in pair))[:count]
     sys.exit("encoding: no local mirror holds stsbenchmark/sts-test.csv")
 
 

@@ -164,12 +164,12 @@ def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[
     that use it (fold models, in-sample comparison rows). ``every line`` is False where all readers read
     the scored lines only (:data:`EVERY_LINE_SPLITS`); those are all the job encodes. One job per encoder
     writes them (it loads the model once)."""
-    wanted: dict[str, dict[int, bool]] = {}
+    wanted: dict[str, dict[int, bool]] = {}  # encoder -> dataset position -> every line
 
     def read(encoder: str, sets: list[Dataset], every_line: bool) -> None:
-        for d in sets:
-            lines = wanted.setdefault(encoder, {})
-            lines[datasets.index(d)] = lines.get(datasets.index(d), False) or every_line
+        lines = wanted.setdefault(encoder, {})
+        for i in map(datasets.index, sets):
+            lines[i] = lines.get(i, False) or every_line
 
     for run in runs_of(config).values():
         if run.stage == "encoder":  # its predictions: every line of a test set

@@ -129,6 +129,15 @@ def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
     (lambda c: c["paraphrase_cnn"]["models"]["pe-dev"].update(dev_years=[2016]),
      "paraphrase_cnn.models.pe-dev.dev_years[0]: 2016 is a test year"),
     (lambda c: c["paraphrase_cnn"]["grid"].update(model="pe-typo"), "paraphrase_cnn.grid.model: 'pe-typo' is not a model"),
+    (lambda c: c["paraphrase_cnn"]["models"]["pe"].update(vectors="glove-6b-50d"),
+     "paraphrase_cnn.models.pe: unknown: encode gives an unknown word its minilm-static vector, but the model's "
+     "vectors are 'glove-6b-50d'"),
+    (lambda c: c["sentence_vectors"]["w2v"].update(unknown="encode"),
+     "sentence_vectors.w2v.unknown: encode gives an unknown word its minilm-static vector, but this mean averages 'word2vec'"),
+    (lambda c: c["sentence_vectors"]["ee"].update(unknown="skip"), "sentence_vectors.ee.unknown: only a mean has it"),
+    (lambda c: c["sentence_vectors"].update(xxl={"mean": "ppdb-paragram-minilm-static"}),
+     "sentence_vectors.xxl.unknown: skip, but sentence_vectors.paragram-xxl averages the same vectors "
+     "(ppdb-paragram-minilm-static) with unknown: encode"),
     (lambda c: c["head"]["dev"].update(validate_years=[2016]), "head.dev.validate_years[0]: 2016 is a test year"),
     (lambda c: c["events"]["corpus"].update(pair_years=[2012, 2016]), "events.corpus.pair_years[1]: 2016 is a test year"),
     (lambda c: c["events"]["corpus"].update(pair_years=[2014, 2015]),

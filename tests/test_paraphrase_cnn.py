@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from stsynth.paraphrase_cnn import (ParaphraseCNN, Vocabulary, build, finetune, fit, grid_table, load, pad, pretrain,
-                                    save, sentence_vectors)
+                                    save, sentence_vectors, with_words)
 from stsynth.vectors import WordVectors
 
 WORDS = ["a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs", "sleeps"]
@@ -36,6 +36,31 @@ def test_shapes_padding_and_the_unknown_row():
     assert vectors.shape == (3, 10) and torch.isfinite(vectors).all()
     average, _ = build(toy_vectors(), {**SETTINGS, "input": "average"})
     assert average(indices, mask).shape == (3, 10)
+
+
+def test_an_encoded_word_is_the_row_a_vocabulary_holding_it_would_have_given():
+    """unknown: encode: with_words adds the words the model lacks, before its padding and unknown rows; the
+    sentences of known words keep their vectors, and a sentence of added words gets what a model built on
+    the larger table (the same network) gives it."""
+    vectors = toy_vectors()
+    known = WordVectors(WORDS[:-2], vectors.matrix[:-2], "toy")
+    model, vocabulary = build(known, SETTINGS)
+    extra = WordVectors(["cat", "runs", "sleeps"], vectors.matrix[[9, 11, 12]], "toy:unknown")  # "cat" it has
+    extended, extended_vocabulary = with_words(model, vocabulary, extra)
+    assert extended_vocabulary.words == WORDS[:-2] + ["runs", "sleeps"]
+    assert extended.pad == len(WORDS) and extended_vocabulary.pad == len(WORDS)
+    assert torch.equal(extended.embeddings.weight[len(WORDS):], torch.zeros(2, 8))  # padding, then the unknown row
+    sentences = ["a man plays guitar".split(), "a cat runs".split(), "dog sleeps".split()]
+    before = sentence_vectors(model, [vocabulary.rows(t) for t in sentences])
+    after = sentence_vectors(extended, [extended_vocabulary.rows(t) for t in sentences])
+    np.testing.assert_array_equal(after[0], before[0])  # no unknown word: the same vector
+    assert not np.allclose(after[1], before[1])  # "runs" was the unknown row, now its own vector
+    whole, whole_vocabulary = build(vectors, SETTINGS)
+    whole.load_state_dict({**whole.state_dict(), **{k: v for k, v in extended.state_dict().items() if k != "embeddings.weight"}})
+    np.testing.assert_allclose(after, sentence_vectors(whole, [whole_vocabulary.rows(t) for t in sentences]), atol=1e-6)
+    assert with_words(model, vocabulary, WordVectors(["cat"], vectors.matrix[[9]], "toy")) == (model, vocabulary)
+    with pytest.raises(ValueError, match="4-d vectors for a model of 8-d word vectors"):
+        with_words(model, vocabulary, WordVectors(["runs"], np.ones((1, 4)), "other"))
 
 
 def test_padding_does_not_change_a_sentence_vector():

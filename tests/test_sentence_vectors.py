@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 
 from stsynth.keyed import AlignmentError
-from stsynth.sentence_vectors import (SentenceVectorError, concatenate, cosines, mean_vectors, read_table, source_kind,
-                                      table_name, write_table)
-from stsynth.vectors import WordVectors
+from stsynth.sentence_vectors import (SentenceVectorError, concatenate, cosines, encode_pairs, mean_vectors, read_table,
+                                      source_kind, table_name, write_table)
+from stsynth.vectors import WordVectors, write_vectors
 
 VECTORS = WordVectors(["a", "b", "c"], np.array([[1, 0], [0, 2], [3, 3]], dtype=np.float32), "toy")
 KEYS = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2]})
@@ -16,6 +16,32 @@ def test_mean_of_the_known_tokens_and_zero_where_none_is_known():
     vectors, empty = mean_vectors([["a", "b", "zzz"], ["zzz"], []], VECTORS)
     np.testing.assert_allclose(vectors, [[0.5, 1.0], [0, 0], [0, 0]])
     assert empty == 2 and vectors.dtype == np.float32
+
+
+class JobInputs(dict):
+    """A job's named inputs as a script sees them (snakemake.input: attributes and get)."""
+    __getattr__ = dict.__getitem__
+
+
+def test_a_mean_with_unknown_encode_adds_each_sets_own_unknown_words_first(tmp_path):
+    write_vectors(VECTORS, tmp_path / "vectors.parquet")
+    write_vectors(WordVectors(["zzz", "a"], np.array([[4, 4], [9, 9]], np.float32), "toy:unknown"), tmp_path / "u0.parquet")
+    write_vectors(WordVectors(["yyy"], np.array([[2, 0]], np.float32), "toy:unknown"), tmp_path / "u1.parquet")
+    tokens = KEYS.assign(tokens1=[["a", "zzz"], ["yyy"]], tokens2=[["zzz"], ["b", "yyy"]])
+    tokens.to_parquet(tmp_path / "tokens.parquet")
+    inputs = JobInputs(vectors=str(tmp_path / "vectors.parquet"), tokens=[str(tmp_path / "tokens.parquet")] * 2)
+    v1, v2, empty = encode_pairs("mean", inputs, None)(0, KEYS)
+    np.testing.assert_allclose(v1, [[1, 0], [0, 0]])  # skip: "zzz" and "yyy" are left out
+    assert empty == 2
+    encode = encode_pairs("mean", JobInputs(inputs, unknown=[str(tmp_path / "u0.parquet"), str(tmp_path / "u1.parquet")]), None)
+    v1, v2, empty = encode(0, KEYS)  # set 0's table: "zzz" added, "a" kept as the source has it
+    np.testing.assert_allclose(v1, [[2.5, 2], [0, 0]])
+    np.testing.assert_allclose(v2, [[4, 4], [0, 2]])
+    assert empty == 1
+    v1, v2, empty = encode(1, KEYS)  # set 1's table: "yyy", not set 0's "zzz"
+    np.testing.assert_allclose(v1, [[1, 0], [2, 0]])
+    np.testing.assert_allclose(v2, [[0, 0], [1, 1]])
+    assert empty == 1
 
 
 def test_a_table_round_trips_and_is_checked_against_its_pairs(tmp_path):

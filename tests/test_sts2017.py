@@ -34,13 +34,16 @@ def protocol_2017(tmp_path) -> Workspace:
     work.write_config({
         "paraphrase_pairs": {"tables": {"task-internal": {"years": [2012, 2015, 2016]},
                                         "task-internal-dev": {"years": [2012, 2015]}}},
-        "paraphrase_cnn": {"defaults": {"vectors": "glove-6b-50d", "filters": 8, "dimension": 6, "epochs": 2,
+        # the vocabulary as config.yaml has it (training: no track-5 word), small; PE and the paragram-XXL
+        # stand-in start from it and encode the words it lacks where they meet them (unknown: encode)
+        "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+        "paraphrase_cnn": {"defaults": {"vectors": "minilm-static", "filters": 8, "dimension": 6, "epochs": 2,
                                         "finetune_epochs": 2, "head_hidden": 4},
                            "models": {"pe": {"gold_years": [2012, 2015, 2016]},
                                       "pe-dev": {"pairs": ["task-internal-dev"], "gold_years": [2012, 2015],
                                                  "dev_years": [2016]}}},
-        # the stand-ins of the real protocol need the PPDB file the tiny corpus lacks: GloVe stands in here
-        "sentence_vectors": {"paragram-xxl": {"mean": "glove-6b-50d"}, "paragram-small": {"mean": "glove-6b-50d"}},
+        # the stand-ins of the real protocol need the PPDB file the tiny corpus lacks: their bases stand in here
+        "sentence_vectors": {"paragram-xxl": {"mean": "minilm-static"}, "paragram-small": {"mean": "glove-6b-50d"}},
         "events": {"corpus": {"kjv": kjv, "pair_years": [2012, 2015]},
                    "skipgram": {"dimension": 8, "min_count": 1, "epochs": 2}},
         "head": {"dev": {"train_years": [2012, 2015], "validate_years": [2016]},
@@ -73,6 +76,14 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     assert dev["chosen"].sum() == 1 and len(dev[dev["method"] == "head"]) == 2 * 3  # 2 points x 3 epochs
     official = pd.read_parquet(root / "results/head/pe-ee-official/dev.parquet")
     assert official[official["chosen"]]["hidden"].iat[0] == 50  # Tai et al.'s preset, its last epoch
+    # inductive: no word only track 5 holds is in the vocabulary or a PE model; its sentence vectors encode them
+    tokens = lambda year, name: {t for column in ("tokens1", "tokens2") for sentence in
+                                 pd.read_parquet(root / f"resources/pairs/{year}/{name}.tokens.parquet")[column] for t in sentence}
+    track5_only = tokens(2017, "tinytrack5") - set().union(*(tokens(d.year, d.name) for d in DATASETS[:3])) \
+        - set(__import__("wordfreq").top_n_list("en", 50))
+    assert track5_only and track5_only.isdisjoint(pd.read_parquet(root / "resources/models/pe.pe.vocab.parquet")["word"])
+    for log in ("paraphrase_cnn/pe.log", "mean/minilm-static.log"):
+        assert f"tinytrack5.tokens.parquet: {len(track5_only)} words the" in (root / "logs/sentence_vectors" / log).read_text()
     events = pd.read_parquet(root / "resources/events/2017/tinytrack5.parquet")
     assert list(events["events2"][3]) == ["play|subj|animate"]
     assert "event tokens" in (root / "logs/events/tables.log").read_text()

@@ -4,11 +4,13 @@ HEAD = config["head"]
 
 
 rule sentence_vectors_mean:
-    """Mean word vector of every sentence of every declared dataset (English sides)."""
+    """Mean word vector of every sentence of every declared dataset (English sides); with `unknown:
+    encode`, each set's words the vectors lack added first (rule vectors_unknown_words)."""
     input:
         vectors=paths.vectors_path("{name}"),
         tokens=[english_tokens_path(d) for d in ALL_DATASETS],
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+        unknown=lambda wc: head_plan.sentence_vector_unknown_inputs(config, "mean", wc.name, ALL_DATASETS),
     output:
         all_sets_vectors("mean"),
     log:
@@ -52,12 +54,14 @@ rule sentence_vectors_events:
 
 
 rule sentence_vectors_paraphrase_cnn:
-    """Paraphrase embeddings of every sentence of every declared dataset."""
+    """Paraphrase embeddings of every sentence of every declared dataset; with `unknown: encode`, each
+    set's words the model lacks added first (rule vectors_unknown_words)."""
     input:
         model=paths.pe_model_path("{name}"),
         vocabulary=paths.pe_model_path("{name}", ".vocab.parquet"),
         tokens=[english_tokens_path(d) for d in ALL_DATASETS],
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
+        unknown=lambda wc: head_plan.sentence_vector_unknown_inputs(config, "paraphrase_cnn", wc.name, ALL_DATASETS),
     output:
         all_sets_vectors("paraphrase_cnn"),
     log:

@@ -1,15 +1,17 @@
 from stsynth.logs import log_to
 from stsynth.paraphrase_cnn import fit, load_training_data, save
 from stsynth.threads import use_threads
-from stsynth.vectors import read_vectors
+from stsynth.vectors import merge_vectors, read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings = snakemake.params.settings
 log.info("settings: %s", settings)
 vectors = read_vectors(snakemake.input.vectors)
-model, vocabulary, epochs = fit(vectors, *load_training_data(snakemake.input, settings, vectors,
-                                                             snakemake.params.ppdb_seed), settings)
+data = load_training_data(snakemake.input, settings, vectors, snakemake.params.ppdb_seed)
+# unknown: encode: the gold and dev sets' words the vocabulary lacks, encoded (none listed under row)
+vectors = merge_vectors([vectors, *map(read_vectors, snakemake.input.unknown)], vectors.source)
+model, vocabulary, epochs = fit(vectors, *data, settings)
 save(model, vocabulary, settings, snakemake.output.model)
 epochs.to_parquet(snakemake.output.epochs, index=False)
 log.info("epochs:\n%s", epochs.to_string(index=False))

@@ -420,6 +420,10 @@ def check_paraphrase_cnn(c: Checks) -> None:
         if merged.get("width", 1) % 2 == 0:
             c.problems.append(f"{where}.width: {merged['width']} is even; the convolution width must be odd (its "
                               "output keeps the sentence's length)")
+        if merged.get("unknown") == "encode" and merged.get("vectors") not in ENCODABLE_SOURCES:
+            c.problems.append(f"{where}: unknown: encode gives an unknown word its {ENCODABLE_SOURCE} vector, but the "
+                              f"model's vectors are {merged.get('vectors')!r} (encode needs one of "
+                              f"{', '.join(ENCODABLE_SOURCES)}; row works with any)")
     if "grid" in pe:
         c.need("paraphrase_cnn.grid.model", pe["grid"]["model"], list(pe_models), "a model in paraphrase_cnn.models")
 
@@ -454,12 +458,28 @@ def check_sentence_vectors(c: Checks) -> None:
     pe_models = list(c.config.get("paraphrase_cnn", {}).get("models", {}))
     read = {source for run in c.runs_of_stage("head") for source in c.runs[run].get("vectors", [])}
     used_events = False
+    unknown_rule: dict[str, tuple[str, str]] = {}  # a mean's source -> (its unknown rule, the entry that set it)
     for name, entry in c.config.get("sentence_vectors", {}).items():
         try:
             kind, value = source_kind(name, entry)
         except ValueError as error:
             c.problems.append(str(error))
             continue
+        if "unknown" in entry:
+            if kind != "mean":
+                c.problems.append(f"sentence_vectors.{name}.unknown: only a mean has it (a paraphrase-embedding "
+                                  f"model's is paraphrase_cnn.defaults.unknown); this entry is {kind}")
+            elif entry["unknown"] == "encode" and value not in ENCODABLE_SOURCES:
+                c.problems.append(f"sentence_vectors.{name}.unknown: encode gives an unknown word its {ENCODABLE_SOURCE} "
+                                  f"vector, but this mean averages {value!r} (encode needs one of "
+                                  f"{', '.join(ENCODABLE_SOURCES)})")
+        if kind == "mean":  # one table per source (stsynth.head_plan.mean_unknown): its entries must agree
+            rule = entry.get("unknown", "skip")
+            first = unknown_rule.setdefault(value, (rule, name))
+            if first[0] != rule:
+                c.problems.append(f"sentence_vectors.{name}.unknown: {rule}, but sentence_vectors.{first[1]} averages "
+                                  f"the same vectors ({value}) with unknown: {first[0]}; one table is built per "
+                                  "source, so set both alike")
         for protocol, model in (value.items() if isinstance(value, dict) else [("", value)]):
             where = f"sentence_vectors.{name}.{kind}" + (f".{protocol}" if protocol else "")
             if kind in ("mean", "events"):

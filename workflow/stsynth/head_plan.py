@@ -14,7 +14,7 @@ import itertools
 
 from .pairs import Dataset
 from .paths import (english_pairs_path, english_tokens_path, paraphrase_table, pe_model_path, pairs_path,
-                    sentence_vectors_path, vectors_path)
+                    sentence_vectors_path, unknown_vectors_path, vectors_path)
 from .plan import Run, runs_of, select
 from .sentence_vectors import PROTOCOLS, table_name
 
@@ -32,7 +32,9 @@ def pe_settings(config: dict, name: str) -> dict:
 def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
     """What a paraphrase-embedding training job reads: its word vectors, step 1's paraphrase pair
     tables (and the PPDB lexical pairs when it draws some), step 2's gold pair and token tables, and
-    its dev sets' pair and token tables."""
+    its dev sets' pair and token tables; with ``unknown: encode``, the gold and dev sets' unknown-word
+    vectors (a paraphrase pair table's words the vocabulary lacks share the unknown-word row: the
+    gold-threshold tables come from training sets, whose words the default vocabulary holds)."""
     gold = select(datasets, role="train", years=settings["gold_years"]) if settings["gold_years"] else []
     dev = select(datasets, role="train", years=settings["dev_years"]) if settings["dev_years"] else []
     ppdb = config["vectors"]["ppdb"]["pairs"]
@@ -40,7 +42,9 @@ def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str
             "pairs": [paraphrase_table(table) for table in settings["pairs"]],
             "ppdb": [f"resources/corpus/{ppdb}"] if settings["ppdb_pairs"] else [],
             "gold_pairs": [english_pairs_path(d) for d in gold], "gold_tokens": [english_tokens_path(d) for d in gold],
-            "dev_pairs": [english_pairs_path(d) for d in dev], "dev_tokens": [english_tokens_path(d) for d in dev]}
+            "dev_pairs": [english_pairs_path(d) for d in dev], "dev_tokens": [english_tokens_path(d) for d in dev],
+            "unknown": list(dict.fromkeys(unknown_vectors_path(d) for d in [*gold, *dev]))
+            if settings["unknown"] == "encode" else []}
 
 
 def pe_grid_points(config: dict) -> list[dict]:
@@ -70,6 +74,22 @@ def vector_tables(config: dict) -> list[tuple[str, str]]:
 
 def tables_of_kind(config: dict, kind: str) -> list[str]:
     return [name for table_kind, name in vector_tables(config) if table_kind == kind]
+
+
+def mean_unknown(config: dict, source: str) -> str:
+    """How the mean table of a word-vector source treats a word the source lacks (``skip`` or ``encode``):
+    the ``unknown`` of the sentence_vectors entries that average it (one table per source, so they must
+    agree: stsynth.config_checks refuses entries that do not)."""
+    return next((entry.get("unknown", "skip") for entry in config["sentence_vectors"].values()
+                 if entry.get("mean") == source), "skip")
+
+
+def sentence_vector_unknown_inputs(config: dict, kind: str, name: str, datasets: list[Dataset]) -> list[str]:
+    """Every set's unknown-word vectors (in dataset order) when the ``kind`` table of ``name`` encodes the
+    words its source lacks (a mean with ``unknown: encode``, a paraphrase-embedding model with
+    ``unknown: encode``); else none."""
+    encode = (mean_unknown(config, name) if kind == "mean" else pe_settings(config, name)["unknown"]) == "encode"
+    return [unknown_vectors_path(d) for d in datasets] if encode else []
 
 
 def head_split_sets(config: dict, datasets: list[Dataset]) -> dict[str, tuple[list[Dataset], str]]:

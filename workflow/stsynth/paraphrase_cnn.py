@@ -21,8 +21,13 @@ Training, in the paper's two steps (errors reach the word vectors too):
 Both with mini-batch Adagrad. The word vectors are an ``nn.Embedding`` with sparse gradients; the
 λw term is taken over the rows of each batch (the rows a batch moves), not the whole table every
 step: with λw ≤ 1e-5 the two differ in rows that a batch leaves alone only by a slower pull back
-to W_init, and the dense version cost a full table update per step. Unknown words map to one
-trainable row that starts at zero; padding is a zero row that never trains.
+to W_init, and the dense version cost a full table update per step. Padding is a zero row that never
+trains. A word the vocabulary lacks (``unknown``): ``encode`` adds its minilm-static vector from the word
+alone (rule vectors_unknown_words) where a job meets it: the gold and dev sets' words before training
+(:func:`fit`'s ``vectors`` already hold them), each set's words before its sentence vectors
+(:func:`with_words`); a word no batch uses keeps its initial vector, so an encoded word gets the vector
+a vocabulary that held it would have left it with. Any other unknown word (and every one under ``row``)
+maps to one trainable row that starts at zero.
 
 Model files: ``resources/models/{model}.pe.safetensors`` (the network's tensors, ``embeddings.weight``
 the word vectors [V + 2, d] with padding and unknown rows last; metadata ``stsynth``: JSON of the
@@ -115,6 +120,24 @@ def build(vectors: WordVectors, settings: dict) -> tuple[ParaphraseCNN, Vocabula
     model = ParaphraseCNN(initial_table(vectors), settings["filters"], settings["width"], settings["dimension"],
                           settings["input"])
     return model, Vocabulary(vectors.words)
+
+
+def with_words(model: ParaphraseCNN, vocabulary: Vocabulary, extra: WordVectors) -> tuple[ParaphraseCNN, Vocabulary]:
+    """The model with the words of ``extra`` its vocabulary lacks added before its padding and unknown
+    rows (``unknown: encode``), the network's weights unchanged; the same model when it lacks none."""
+    new = [word for word in extra.words if word not in vocabulary.index]
+    if not new:
+        return model, vocabulary
+    weight = model.embeddings.weight.detach()
+    if extra.dim != weight.shape[1]:
+        raise ValueError(f"{extra.source}: {extra.dim}-d vectors for a model of {weight.shape[1]}-d word vectors")
+    rows = extra.index()
+    size = len(vocabulary.words)
+    table = torch.cat([weight[:size], torch.from_numpy(extra.matrix[[rows[word] for word in new]]), weight[size:]])
+    extended = ParaphraseCNN(table, model.convolution.out_channels, model.convolution.kernel_size[0],
+                             model.hidden.out_features, model.input)
+    extended.load_state_dict({**model.state_dict(), "embeddings.weight": table})
+    return extended.eval(), Vocabulary(vocabulary.words + new)
 
 
 def pad(rows: list[list[int]], pad_row: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -4,8 +4,9 @@ head (stsynth.head) and the cosine baselines of the SemEval-2017 system's Table 
 A source (config ``sentence_vectors``: name -> exactly one of :data:`KINDS`):
 
 * ``mean: <vector source>``: the mean of the word vectors (``resources/vectors/{source}.parquet``)
-  of the sentence's tokens; tokens the table lacks are skipped, a sentence with none known gets the
-  zero vector (the W2V, paragram-small and paragram-XXL rows);
+  of the sentence's tokens; tokens the table lacks are skipped (or, with ``unknown: encode``, given
+  their minilm-static vector from the word alone first), a sentence with none known gets the zero
+  vector (the W2V, paragram-small and paragram-XXL rows);
 * ``events: <vector source>``: the same over the sentence's event tokens (stsynth.events; the EE row);
 * ``paraphrase_cnn: <model>`` or ``{final, dev}``: the paraphrase embeddings of stsynth.paraphrase_cnn;
 * ``encoder: <encoder>`` or ``{final, dev}``: the pooled, L2-normalised embedding of a named or tuned
@@ -138,8 +139,10 @@ def cosines(v1: np.ndarray, v2: np.ndarray) -> np.ndarray:
 def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
     """The encoder of a sentence-vector job: ``encode(index, pairs)`` -> (v1, v2, sentences without a known
     token) for the job's ``index``-th dataset (its pair table ``pairs``), by source kind."""
+    # unknown: encode (a mean or a paraphrase-embedding model): each set's words the source lacks, in set order
+    unknown = list(inputs.get("unknown", []))
     if kind in ("mean", "events"):
-        from .vectors import read_vectors
+        from .vectors import merge_vectors, read_vectors
 
         vectors = read_vectors(inputs.vectors)
         column, files = ("tokens", inputs.tokens) if kind == "mean" else ("events", inputs.events)
@@ -147,20 +150,29 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
         def encode(index, pairs):
             table = pd.read_parquet(files[index])
             check_aligned(table, pairs, f"{files[index]} ({kind} sentence vectors)")
-            (v1, empty1), (v2, empty2) = (mean_vectors([list(t) for t in table[f"{column}{side}"]], vectors)
+            known = merge_vectors([vectors, read_vectors(unknown[index])], vectors.source) if unknown else vectors
+            if len(known.words) > len(vectors.words):
+                log.info("%s: %d words the vectors lack, encoded (unknown: encode)", files[index],
+                         len(known.words) - len(vectors.words))
+            (v1, empty1), (v2, empty2) = (mean_vectors([list(t) for t in table[f"{column}{side}"]], known)
                                           for side in (1, 2))
             return v1, v2, empty1 + empty2
         return encode
     if kind == "paraphrase_cnn":
-        from .paraphrase_cnn import load, sentence_vectors
+        from .paraphrase_cnn import load, sentence_vectors, with_words
+        from .vectors import read_vectors
 
         model, vocabulary, _ = load(inputs.model)
 
         def encode(index, pairs):
             tokens = pd.read_parquet(inputs.tokens[index])
             check_aligned(tokens, pairs, f"{inputs.tokens[index]} (paraphrase embeddings)")
-            rows = [[vocabulary.rows(list(t)) for t in tokens[f"tokens{side}"]] for side in (1, 2)]
-            return sentence_vectors(model, rows[0]), sentence_vectors(model, rows[1]), 0
+            set_model, set_vocabulary = with_words(model, vocabulary, read_vectors(unknown[index])) if unknown else (model, vocabulary)
+            if len(set_vocabulary.words) > len(vocabulary.words):
+                log.info("%s: %d words the model lacks, encoded (unknown: encode)", inputs.tokens[index],
+                         len(set_vocabulary.words) - len(vocabulary.words))
+            rows = [[set_vocabulary.rows(list(t)) for t in tokens[f"tokens{side}"]] for side in (1, 2)]
+            return sentence_vectors(set_model, rows[0]), sentence_vectors(set_model, rows[1]), 0
         return encode
     if kind == "encoder":
         from .encoder import batch_size, embed, open_job_encoder

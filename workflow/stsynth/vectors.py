@@ -328,6 +328,9 @@ def ppdb_paragram(base: WordVectors, pairs: list[tuple[str, str]], settings: dic
 
 def merge_vectors(tables: list[WordVectors], source: str = "merged") -> WordVectors:
     """The words of several tables of one dimension in one table, each word once (its first vector)."""
+    if len({table.dim for table in tables}) > 1:
+        raise VectorFormatError(f"{source}: cannot merge vectors of dimensions "
+                                + ", ".join(f"{table.dim} ({table.source})" for table in tables))
     rows: dict[str, np.ndarray] = {}
     for table in tables:
         for word, vector in zip(table.words, table.matrix):

@@ -11,7 +11,7 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test test-fast env lint bench rulegraph docs check-docs
+.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test test-fast env conda-env lint bench rulegraph docs check-docs
 
 all: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
@@ -78,6 +78,7 @@ lint: env
 	@$(VENV)/bin/pip show snakefmt 2>/dev/null | grep -q "^Version: $(SNAKEFMT_VERSION)$$" || \
 	  $(VENV)/bin/pip install --quiet snakefmt==$(SNAKEFMT_VERSION)
 	$(VENV)/bin/snakefmt --check Snakefile workflow/rules/
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.conda_env --check
 	$(VENV)/bin/snakemake --lint
 
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
@@ -107,6 +108,11 @@ rulegraph: env
 	dot -Tsvg docs/rulegraph.dot -o docs/rulegraph.svg && rm docs/rulegraph.dot
 
 env: $(VENV)/.installed
+
+# envs/stsynth.yaml (the conda env of `--sdm conda`) from requirements.txt: run after editing a pin
+# (`make lint` fails until the two agree; stsynth.conda_env says why the pins are copied, not referenced).
+conda-env: env
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.conda_env
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)

@@ -112,3 +112,27 @@ def test_the_readme_layout_names_every_top_level_entry_and_nothing_that_is_not_t
     assert not unnamed, f"README.md, Where things are: no line for {unnamed}"
     missing = [path for path in listed if path not in BUILT and not (REPO / path).exists()]
     assert not missing, f"README.md, Where things are: {missing} do not exist"
+
+
+def code_files() -> list[Path]:
+    return sorted([*(REPO / "workflow").rglob("*.py"), *(REPO / "workflow/rules").glob("*.smk"), REPO / "Snakefile"])
+
+
+@pytest.mark.parametrize("literal, owner", [
+    # the event corpus's word-vector sources and the corpus part each reads
+    ('"event-embeddings"', "workflow/stsynth/paths.py"),
+    ('"word2vec"', "workflow/stsynth/paths.py"),
+])
+def test_a_decision_is_written_in_its_owner_only(literal, owner):
+    """One owner for each decision (docs/architecture.md): its literal appears in that module's code alone."""
+    holders = [str(path.relative_to(REPO)) for path in code_files() if literal in path.read_text()]
+    assert holders == [owner], f"{literal} is written in {holders}; only {owner} may hold it"
+
+
+def test_the_cosine_to_score_mapping_is_written_once():
+    """5 x cosine (the STS scale) is stsynth.predict.predictions_from_cosines; nothing else multiplies by 5 but
+    the gold rescaling of a dataset declared on another scale (stsynth.pairs, a different decision)."""
+    pattern = re.compile(r"(?<![\w.])5(?:\.0)? \* (?!\*)|\* 5(?:\.0)?\b(?!\s*\*)")
+    holders = [str(path.relative_to(REPO)) for path in code_files() for line in path.read_text().splitlines()
+               if pattern.search(line.split("#", 1)[0]) and '"' not in line]
+    assert holders == ["workflow/stsynth/pairs.py", "workflow/stsynth/predict.py"], holders  # once each

@@ -66,7 +66,7 @@ rule event_embeddings:
     """Skip-gram on the corpus: its event chains (event-embeddings, the EE) or its sentences (word2vec,
     the W2V baseline), as a word-vector table (schema: stsynth.vectors)."""
     input:
-        lambda wc: paths.EVENT_CORPUS["chains" if wc.source == "event-embeddings" else "sentences"],
+        lambda wc: paths.EVENT_CORPUS[paths.EVENT_VECTOR_SOURCES[wc.source]],
     output:
         paths.vectors_path("{source}"),
     log:
@@ -74,7 +74,7 @@ rule event_embeddings:
     benchmark:
         "benchmarks/events/{source}.tsv"
     wildcard_constraints:
-        source="event-embeddings|word2vec",
+        source="|".join(paths.EVENT_VECTOR_SOURCES),
     conda:
         ENV
     threads: 1

@@ -2,12 +2,13 @@ import pandas as pd
 
 from stsynth.events import skipgram
 from stsynth.logs import log_to
+from stsynth.paths import EVENT_VECTOR_SOURCES
 from stsynth.vectors import WordVectors, write_vectors
 
 log = log_to(snakemake.log[0])
 source = snakemake.wildcards.source
 table = pd.read_parquet(snakemake.input[0])
-column = "events" if source == "event-embeddings" else "tokens"
+column = {"chains": "events", "sentences": "tokens"}[EVENT_VECTOR_SOURCES[source]]  # the corpus part's word lists
 words, matrix = skipgram([list(s) for s in table[column]], snakemake.params.settings, source)
 write_vectors(WordVectors(words, matrix, source, {"corpus": snakemake.input[0], "skipgram": snakemake.params.settings}),
               snakemake.output[0])

@@ -6,6 +6,7 @@ from stsynth.encoder import ENCODER_FEATURES
 from stsynth.fusion import chosen_parameters, fit, load_split, per_dataset_pearson
 from stsynth.keyed import check_aligned
 from stsynth.logs import log_to
+from stsynth.predict import predictions_from_cosines
 from stsynth.threads import use_threads
 from stsynth.tables import markdown_table
 
@@ -30,7 +31,7 @@ for model, paths in snakemake.params.cosines.items():
         raise ValueError(f"cosine tables of {model} are not among the job's declared inputs")
     cosines = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
     check_aligned(cosines, validate, f"similarity tables of {model}", "the validation pairs")
-    add(f"paragram {model} (5 x cosine)", 5 * cosines["cosine"].to_numpy())
+    add(f"paragram {model} (5 x cosine)", predictions_from_cosines(cosines["cosine"]))
 with_paragram = [f for f in features if f not in ENCODER_FEATURES]
 add("features + paragram (GBR)", fit(train, with_paragram, params, settings["seed"]).predict(validate[with_paragram].to_numpy()))
 table = pd.DataFrame(rows).astype({"system": "string"})

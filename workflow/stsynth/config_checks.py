@@ -16,11 +16,10 @@ import yaml
 from .folds import base_model
 from .pairs import named_twice
 from .plan import SEEDED_STAGES
-from .paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
+from .paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES, EVENT_VECTOR_SOURCES
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 # The word-vector tables trained on the event corpus (stsynth.events): event embeddings, the W2V baseline.
-EVENT_VECTOR_SOURCES = ("event-embeddings", "word2vec")
 
 
 class ConfigError(ValueError):

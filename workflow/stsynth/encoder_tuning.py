@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .paraphrase_pairs import select_pairs
+from .predict import predictions_from_cosines
 from .progress import Progress
 from .scoring import correlations
 
@@ -110,7 +111,7 @@ def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int 
             n = len(scored)
             vectors = embed(list(scored["s1"].astype(str)) + list(scored["s2"].astype(str)), model, batch_size)
             cosine = (vectors[:n].astype(np.float64) * vectors[n:]).sum(axis=1)
-            sets.append((f"{year}_{name}", 5 * cosine, scored["gold"].to_numpy()))
+            sets.append((f"{year}_{name}", predictions_from_cosines(cosine), scored["gold"].to_numpy()))
             progress.advance(n)
     return {f"dev_{name}": r for name, _, r in correlations(sets)}
 

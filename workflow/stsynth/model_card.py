@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .paths import EVENT_VECTOR_SOURCES
 from .tables import markdown_rows
 
 CARD = "README.md"
@@ -210,13 +211,13 @@ def vector_origin(config: dict, source: str) -> str:
         ppdb = config["vectors"]["ppdb"]
         return (f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
                 f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})")
-    if source in ("event-embeddings", "word2vec"):
+    if source in EVENT_VECTOR_SOURCES:
         corpus = config["events"]["corpus"]
         parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (
             [f"the sentence pairs of {', '.join(map(str, corpus['pair_years']))} (gold never read)"]
             if corpus["pair_years"] else [])
         what = ("entity chains of event tokens (spaCy parse, the coreference heuristic of stsynth.events)"
-                if source == "event-embeddings" else "the words")
+                if EVENT_VECTOR_SOURCES[source] == "chains" else "the words")
         return f"gensim skip-gram on {what} of {' and '.join(parts)}, for the paper's NYT Gigaword"
     return VECTOR_SOURCES.get(source, source)
 

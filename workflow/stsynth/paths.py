@@ -179,6 +179,9 @@ def pe_model_path(model: str, suffix: str = ".safetensors") -> str:
 
 # The event corpus (stsynth.events): its documents, their entity chains of event tokens, its sentences.
 EVENT_CORPUS = {name: f"resources/events/corpus/{name}.parquet" for name in ("documents", "chains", "sentences")}
+# The word-vector sources trained on it (rule event_embeddings), each with the part of the corpus it reads:
+# the event embeddings (EE) its entity chains of event tokens, the W2V baseline its sentences.
+EVENT_VECTOR_SOURCES = {"event-embeddings": "chains", "word2vec": "sentences"}
 
 
 def sentence_vectors_path(kind: str, name: str, d: Dataset) -> str:

@@ -17,6 +17,7 @@ PREDICTING_STAGES = ("fusion", "head")  # stages whose table holds scores on the
 
 
 def predictions_from_cosines(cosines) -> np.ndarray:
+    """A cosine as an STS score: 5 x cosine (the STS scale is 0-5; the one place this mapping is written)."""
     return 5.0 * np.asarray(cosines, dtype=np.float64)
 
 

@@ -289,3 +289,10 @@ def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets
     assert "tinytest.tokens.parquet: 9 pairs" in log and ", 0 unknown (0.00%)" in log
     similarity = pd.read_parquet(work / "resources/similarity/task-internal/2016/tinytest.parquet")
     assert np.isfinite(similarity["cosine"]).all()
+
+
+def test_the_sweep_grid_lands_on_the_configs_decimals():
+    from stsynth.paragram_studies import sweep_thresholds
+
+    assert sweep_thresholds({"start": 3.0, "stop": 4.5, "step": 0.1})[-3:] == [4.3, 4.4, 4.5]
+    assert sweep_thresholds({"start": 3.0, "stop": 3.0, "step": 0.5}) == [3.0]

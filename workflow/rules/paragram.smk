@@ -93,6 +93,7 @@ rule paragram_threshold_sweep:
     params:
         settings=paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
         sweep=config["paraphrase_pairs"]["sweep"],
+        threshold=plan.sweep_threshold(config),  # the one in use, marked on the plot as the report marks it
     script:
         "../scripts/paragram_threshold_sweep.py"
 

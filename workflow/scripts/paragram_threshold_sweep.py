@@ -1,9 +1,8 @@
-import numpy as np
 import pandas as pd
 
 from stsynth.logs import log_to
 from stsynth.threads import use_threads
-from stsynth.paragram_studies import threshold_sweep
+from stsynth.paragram_studies import sweep_thresholds, threshold_sweep
 from stsynth.plots import plot_sweep
 from stsynth.sentence_model import dev_set, unlabeled_sentences
 from stsynth.paraphrase_pairs import gold_pairs
@@ -19,9 +18,8 @@ dev_sets = [dev_set(pd.read_parquet(p), pd.read_parquet(t))
 if not dev_sets:
     raise ValueError(f"threshold sweep: model {sweep['model']} has no dev_years to score")
 unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.input.unlabeled])
-thresholds = np.round(np.arange(sweep["start"], sweep["stop"] + sweep["step"] / 2, sweep["step"]), 6).tolist()
 table = threshold_sweep(read_vectors(snakemake.input.vectors), gold_tables, unlabeled, snakemake.params.settings,
-                        dev_sets, thresholds)
+                        dev_sets, sweep_thresholds(sweep))
 table.to_parquet(snakemake.output.table, index=False)
-plot_sweep(table, snakemake.output.plot)
+plot_sweep(table, snakemake.output.plot, snakemake.params.threshold)  # as the report draws it
 log.info("\n%s", table.to_string(index=False))

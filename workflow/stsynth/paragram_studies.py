@@ -15,6 +15,12 @@ from .vectors import WordVectors
 log = logging.getLogger(__name__)
 
 
+def sweep_thresholds(sweep: dict) -> list[float]:
+    """The thresholds of paraphrase_pairs.sweep: start to stop (inclusive) by step, rounded so that the
+    float steps land on the decimals written in the config."""
+    return np.round(np.arange(sweep["start"], sweep["stop"] + sweep["step"] / 2, sweep["step"]), 6).tolist()
+
+
 def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlabeled: list, settings: dict,
                     dev_sets: list[DevSet], thresholds: list[float]) -> pd.DataFrame:
     """One model per gold threshold; its dev scores after the configured epochs.

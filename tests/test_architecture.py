@@ -136,3 +136,9 @@ def test_the_cosine_to_score_mapping_is_written_once():
     holders = [str(path.relative_to(REPO)) for path in code_files() for line in path.read_text().splitlines()
                if pattern.search(line.split("#", 1)[0]) and '"' not in line]
     assert holders == ["workflow/stsynth/pairs.py", "workflow/stsynth/predict.py"], holders  # once each
+
+
+def test_the_docs_check_takes_every_path_from_stsynth_paths():
+    """stsynth.paths owns every path of a built tree: the docs check names none itself."""
+    text = (REPO / "workflow/stsynth/docs.py").read_text()
+    assert not re.findall(r"[\"'/](?:results|resources|logs|benchmarks)/", text)

@@ -23,7 +23,8 @@ import pandas as pd
 
 from .evaluation import leaderboard_rows
 from .mt_quality import comparison_table_markdown
-from .paths import EVAL_LEADERBOARD, SEED_STUDY_SIGNS, STUDY_TABLES, eval_scores_path
+from .paths import (EVAL_LEADERBOARD, PAPER_TABLES, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, eval_scores_path,
+                    fusion_path, paragram_result_path, scores_path)
 from .paper_tables import sts2017_table1_table_markdown
 from .report_sections import PUBLISHED
 from .scoring import p_value_cell
@@ -32,6 +33,7 @@ from .tables import markdown_rows
 
 DOC_FILES = ("README.md", "docs/results.md")
 TREES = {"all": ".", "sts2017": "runs/sts2017", "stsb": "runs/stsb", "eval": "runs/eval"}  # tree name -> default working directory
+TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 
 BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
 FIGURE = re.compile(r"<!-- fig: (?P<key>.+?) -->(?P<value>.*?)<!-- /fig -->")
@@ -63,7 +65,7 @@ class Tree:
         return self._cache[relpath]
 
     def scores(self, run: str) -> pd.DataFrame:
-        return self.table(f"results/scores/{run}.parquet")
+        return self.table(scores_path(run))
 
     def score(self, run: str, track: str, dataset: str) -> pd.Series:
         table = self.scores(run)
@@ -73,11 +75,11 @@ class Tree:
         return rows.iloc[0]
 
     def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
-        table = self.table("results/scores/comparisons.parquet")
+        table = self.table(scores_path("comparisons"))
         rows = table[(table["run"] == run) & (table["against"] == against) & (table["track"] == track)
                      & (table["metric"] == metric)]
         if len(rows) != 1:
-            raise NotInBuild(f"{self.root}/results/scores/comparisons.parquet has no {run} − {against} ({track}, {metric})")
+            raise NotInBuild(f"{self.root}/{scores_path('comparisons')} has no {run} − {against} ({track}, {metric})")
         return rows.iloc[0]
 
 
@@ -116,7 +118,7 @@ FIGURE_KINDS: dict[str, Callable] = {
 def epoch_dev(tree: Tree, model: str, column: str, which: str) -> str:
     """A paragram model's dev Pearson (``dev_<column>`` of its epochs table): after the last epoch, or the
     best epoch's, written "0.8516 after epoch 1"."""
-    epochs = tree.table(f"resources/models/{model}.epochs.parquet")
+    epochs = tree.table(epochs_path(model))
     if f"dev_{column}" not in epochs or which not in ("last", "best"):
         raise NotInBuild(f"{tree.root}/resources/models/{model}.epochs.parquet: no dev_{column}, or {which!r} is not last|best")
     if which == "last":
@@ -225,7 +227,7 @@ def per_set_2016_encoders(tree: Tree) -> str:
 
 
 def comparisons_2016(tree: Tree) -> str:
-    table = tree.table("results/scores/comparisons.parquet")
+    table = tree.table(scores_path("comparisons"))
     rows = []
     for (run, against, track), pair in table.groupby(["run", "against", "track"], sort=False):
         by_metric = pair.set_index("metric")
@@ -236,7 +238,7 @@ def comparisons_2016(tree: Tree) -> str:
 
 def dcu_table1(tree: Tree) -> str:
     """DCU Table 1 (2015 as dev): the 2015 model, raw paragram, the two fused; ours from rule fusion_dev_table."""
-    table = tree.table("results/fusion/dev_table.parquet").set_index("system")
+    table = tree.table(STUDY_TABLES["dev_table"]).set_index("system")
     printed = PUBLISHED["dcu_tables"]["table1"]
     ours = {"DCU 2015 model": "features only (GBR)", "Paragram Raw": "paragram raw (5 x cosine)",
             "Paragram + DCU 2015": "features + paragram (GBR)"}
@@ -284,7 +286,7 @@ def dcu_table3(tree: Tree) -> str:
 
 def dcu_table4(tree: Tree) -> str:
     printed = PUBLISHED["dcu_tables"]["table4"]["rows"]
-    ours = tree.table("results/fusion/fusion/importances.parquet").sort_values("importance", ascending=False)
+    ours = tree.table(fusion_path("fusion", "importances.parquet")).sort_values("importance", ascending=False)
     rows = [[rank + 1, f"{p['feature']} ({p['description']})", paper(p["gini"]), f"`{o.feature}` ({o.group})", o.importance]
             for rank, (p, o) in enumerate(zip(printed, ours.head(len(printed)).itertuples()))]
     return markdown_rows(["rank", "paper's feature", "Gini", "our feature (group)", "Gini (`fusion`)"], rows, "rllll", 3)
@@ -292,7 +294,7 @@ def dcu_table4(tree: Tree) -> str:
 
 def dcu_table5(tree: Tree) -> str:
     printed = PUBLISHED["dcu_tables"]["table5"]["rows"]
-    ours = tree.table("results/paragram/task-internal/unknown_words.parquet")
+    ours = tree.table(paragram_result_path("task-internal", "unknown_words.parquet"))
     ours = ours[ours["year"] == PUBLISHED["test_year"]].set_index("dataset")
     rows = [[dataset, paper(printed.get(dataset)), int(ours.loc[dataset, "tokens"]), int(ours.loc[dataset, "unknown"]),
              f"{ours.loc[dataset, 'percent']:.2f}"] for dataset in ours.index]
@@ -301,7 +303,7 @@ def dcu_table5(tree: Tree) -> str:
 
 def dcu_table6(tree: Tree) -> str:
     printed = PUBLISHED["dcu_tables"]["table6"]
-    ours = tree.table("results/fusion/fusion/importances.parquet")
+    ours = tree.table(fusion_path("fusion", "importances.parquet"))
     groups = ours.groupby("group", sort=False)["feature"].apply(list)
     rows = [[group, ", ".join(f"`{f}`" for f in features)] for group, features in groups.items()]
     return ("Paper, our features: " + printed["ours"] + ". TakeLab: " + printed["takelab"] + ".\n\n"
@@ -328,15 +330,15 @@ def ranks_2016(tree: Tree) -> str:
 
 def fusion_dev_row(tree: Tree, run: str) -> pd.Series:
     """The grid point the dev protocol chose for a fusion run (rule fusion_dev)."""
-    table = tree.table(f"results/fusion/{run}/dev.parquet")
+    table = tree.table(fusion_path(run, "dev.parquet"))
     return table[table["chosen"]].iloc[0]
 
 
 def table1_row(tree: Tree, run: str) -> pd.Series:
-    table = tree.table("results/papers/sts2017_table1.parquet")
+    table = tree.table(TABLE1_FILE)
     rows = table[table["run"] == run]
     if len(rows) != 1:
-        raise NotInBuild(f"{tree.root}/results/papers/sts2017_table1.parquet has no row for {run}")
+        raise NotInBuild(f"{tree.root}/{TABLE1_FILE} has no row for {run}")
     return rows.iloc[0]
 
 
@@ -350,7 +352,7 @@ def sts2017_table1(tree: Tree) -> str:
 
 
 def sts2017_table1_full(tree: Tree) -> str:
-    return sts2017_table1_table_markdown(tree.table("results/papers/sts2017_table1.parquet"))
+    return sts2017_table1_table_markdown(tree.table(TABLE1_FILE))
 
 
 STSB_RUNS = ["baseline", "paragram-raw", "task-internal", "synthetic", "synthetic-per-set", "encoder", "fusion",
@@ -377,7 +379,7 @@ def baseline_2016(tree: Tree) -> str:
 
 def mt_comparison(tree: Tree) -> str:
     """The es-en runs with Apertium's translation of s1 and with the third party's (rule crosslingual_mt_comparison)."""
-    return comparison_table_markdown(tree.table("results/crosslingual/mt_comparison.parquet"))
+    return comparison_table_markdown(tree.table(STUDY_TABLES["mt_comparison"]))
 
 
 def eval_leaderboard(tree: Tree) -> str:

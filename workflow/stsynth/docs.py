@@ -71,7 +71,7 @@ class Tree:
         table = self.scores(run)
         rows = table[(table["track"] == track) & (table["dataset"] == dataset)]
         if len(rows) != 1:
-            raise NotInBuild(f"{self.root}/results/scores/{run}.parquet has {len(rows)} rows for {track} {dataset}")
+            raise NotInBuild(f"{self.root}/{scores_path(run)} has {len(rows)} rows for {track} {dataset}")
         return rows.iloc[0]
 
     def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
@@ -120,7 +120,7 @@ def epoch_dev(tree: Tree, model: str, column: str, which: str) -> str:
     best epoch's, written "0.8516 after epoch 1"."""
     epochs = tree.table(epochs_path(model))
     if f"dev_{column}" not in epochs or which not in ("last", "best"):
-        raise NotInBuild(f"{tree.root}/resources/models/{model}.epochs.parquet: no dev_{column}, or {which!r} is not last|best")
+        raise NotInBuild(f"{tree.root}/{epochs_path(model)}: no dev_{column}, or {which!r} is not last|best")
     if which == "last":
         return f"{epochs[f'dev_{column}'].iat[-1]:.4f}"
     best = epochs.loc[epochs[f"dev_{column}"].idxmax()]

@@ -200,3 +200,15 @@ def test_a_table_line_naming_a_studied_run_may_move_within_its_tolerance():
     assert not docs.within("| `fusion` | 0.7665 | yes |", "| `fusion` | 0.7665 | **no** |", 0.01)  # text differs
     assert docs.within("+0.0221 [+0.0090, +0.0352], p 0.001", "+0.0231 [+0.0100, +0.0362], p < 0.001", 0.002)
     assert docs.within("0.76", "0.765", 0.0)  # half a unit of the doc's last digit: rounding, not a difference
+
+
+def test_a_runs_description_reads_the_config_it_was_built_with():
+    import yaml
+
+    from stsynth.docs import headline_2016_runs
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    assert "STS 2012–2015 pairs with gold ≥ 3.8" in headline_2016_runs(config)["task-internal"]
+    config["paraphrase_pairs"]["threshold"] = 3.5
+    config["paraphrase_pairs"]["tables"]["task-internal"]["years"] = [2012, 2014]
+    assert "STS 2012, 2014 pairs with gold ≥ 3.5" in headline_2016_runs(config)["task-internal"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 import pandas as pd
+import yaml
 
 from .evaluation import leaderboard_rows
 from .mt_quality import comparison_table_markdown
@@ -33,6 +34,7 @@ from .tables import markdown_rows
 
 DOC_FILES = ("README.md", "docs/results.md")
 TREES = {"all": ".", "sts2017": "runs/sts2017", "stsb": "runs/stsb", "eval": "runs/eval"}  # tree name -> default working directory
+CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 
 BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
@@ -63,6 +65,12 @@ class Tree:
                 raise NotBuilt(f"{path} (tree {self.name})")
             self._cache[relpath] = pd.read_parquet(path)
         return self._cache[relpath]
+
+    def config(self) -> dict:
+        """The config the tree was built with: its own config.yaml (a checkout's `make all`), else that of
+        the checkout this code is in (a tree built elsewhere with `--directory`)."""
+        path = self.root / "config.yaml"
+        return yaml.safe_load((path if path.exists() else CHECKOUT_CONFIG).read_text())
 
     def scores(self, run: str) -> pd.DataFrame:
         return self.table(scores_path(run))
@@ -139,10 +147,26 @@ def figure(key: str, trees: dict[str, Tree]) -> str:
 
 # --- blocks ---------------------------------------------------------------------------------------
 
-HEADLINE_2016 = {  # run -> what it is (README)
+def years_span(years: list) -> str:
+    """2012–2015 for consecutive years, else the years listed."""
+    if all(isinstance(y, int) for y in years) and years == list(range(years[0], years[-1] + 1)) and len(years) > 1:
+        return f"{years[0]}–{years[-1]}"
+    return ", ".join(map(str, years))
+
+
+def headline_2016_runs(config: dict) -> dict[str, str]:
+    """run -> what it is (README), the task-internal pairs' years and threshold read from the tree's config."""
+    from .plan import gold_table_settings
+
+    gold = gold_table_settings(config, "task-internal")
+    return {"baseline": HEADLINE_2016["baseline"],
+            "task-internal": f"paragram: word vectors tuned on STS {years_span(gold['years'])} pairs with gold ≥ "
+                             f"{gold['threshold']} (`minilm-static` vectors for paragram-XXL)",
+            **{run: what for run, what in HEADLINE_2016.items() if run != "baseline"}}
+
+
+HEADLINE_2016 = {  # run -> what it is (README); task-internal's line: headline_2016_runs, from the config
     "baseline": "the organizers' bag-of-words cosine (their figures, reproduced exactly)",
-    "task-internal": "paragram: word vectors tuned on STS 2012–2015 pairs with gold ≥ 3.8 (`minilm-static` "
-                     "vectors for paragram-XXL)",
     "synthetic": "+ every test sentence paired with its en → es → en round trip (Apertium for Google Translate)",
     "fusion": "GradientBoostingRegressor over the paragram cosines and TakeLab-style features (GloVe 6B 50-d "
               "for Word2Vec, wordfreq for Google Books)",
@@ -180,7 +204,7 @@ def headline_rows(tree: Tree, runs: dict[str, str]) -> list[list]:
 
 def headline_2016(tree: Tree) -> str:
     return markdown_rows(["run", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "paper (en)"],
-                         headline_rows(tree, HEADLINE_2016), "llllr")
+                         headline_rows(tree, headline_2016_runs(tree.config())), "llllr")
 
 
 def headline_mpnet(tree: Tree) -> str:

@@ -9,8 +9,8 @@ settings = snakemake.params.settings
 log.info("settings: %s", settings)
 vectors = read_vectors(snakemake.input.vectors)
 data = load_training_data(snakemake.input, settings, vectors, snakemake.params.ppdb_seed)
-# unknown: encode: the gold and dev sets' words the vocabulary lacks, encoded (none listed under row)
-vectors = merge_vectors([vectors, *map(read_vectors, snakemake.input.unknown)], vectors.source)
+if snakemake.input.unknown:  # unknown: encode: the gold and dev sets' words the vocabulary lacks, encoded
+    vectors = merge_vectors([vectors, *map(read_vectors, snakemake.input.unknown)], vectors.source)
 model, vocabulary, epochs = fit(vectors, *data, settings)
 save(model, vocabulary, settings, snakemake.output.model)
 epochs.to_parquet(snakemake.output.epochs, index=False)

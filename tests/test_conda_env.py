@@ -1,11 +1,11 @@
-"""envs/stsynth.yaml lists the pins of requirements.txt itself (stsynth.conda_env): Snakemake builds a rule's
+"""envs/stsynth.yaml lists the pins of requirements.txt itself (stsynth.pipeline.conda_env): Snakemake builds a rule's
 environment from a copy of the env file and keys it by that file's bytes, so a reference to requirements.txt
 would neither resolve there nor rebuild the environment when a pin changes."""
 import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.conda_env import main, render, requirements
+from stsynth.pipeline.conda_env import main, render, requirements
 
 
 def test_the_env_file_lists_every_pin_of_requirements_txt():

@@ -1,4 +1,4 @@
-"""stsynth.config_checks on the project's own config: clean as shipped, and each kind of dangling name
+"""stsynth.pipeline.config_checks on the project's own config: clean as shipped, and each kind of dangling name
 reported with its key path (the workflow runs these checks before any job; tests/test_provenance.py
 shows that end to end)."""
 import copy
@@ -7,10 +7,10 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.config_checks import ConfigError, check_config, check_unique_keys
-from stsynth.corpus import read_manifest
-from stsynth.encoder import ENCODER_FEATURES
-from stsynth.features import FEATURES
+from stsynth.pipeline.config_checks import ConfigError, check_config, check_unique_keys
+from stsynth.core.corpus import read_manifest
+from stsynth.encoders.encoder import ENCODER_FEATURES
+from stsynth.dcu2016.features import FEATURES
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 MANIFEST = read_manifest(REPO / CONFIG["corpus"]["manifest"])
@@ -164,7 +164,7 @@ def test_tuned_encoders_that_start_from_each_other_are_a_cycle_not_a_recursion_e
 def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
     """STS 2017 track 5's pairs are in the STS Benchmark's dev and test sets: with track 5 as a test set,
     an STS Benchmark set may only be a test set too."""
-    from stsynth.config_checks import sts2017_leak_problems
+    from stsynth.pipeline.config_checks import sts2017_leak_problems
 
     track5 = {"year": 2017, "name": "track5", "role": "test", "input": "STS2017-test/STS.input.track5.en-en.txt"}
     sts_dev = {"year": 2017, "name": "sts-dev", "role": "train", "format": "stsb", "input": "stsbenchmark/sts-dev.csv"}

@@ -87,6 +87,6 @@ def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, 
     result = run_snakemake(tmp_path, "--dry-run", check=False, timeout=120)
     assert result.returncode != 0
     output = result.stdout + result.stderr
-    # every schema problem, with its key and the config file that set it (stsynth.overlays)
+    # every schema problem, with its key and the config file that set it (stsynth.pipeline.overlays)
     assert "config problem(s)" in output and expected in output and "(set in " in output
     assert not (tmp_path / "resources").exists()

@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from stsynth.corpus import CorpusError, ManifestEntry, fetch, mirrors_from, read_manifest, verify_copies
+from stsynth.core.corpus import CorpusError, ManifestEntry, fetch, mirrors_from, read_manifest, verify_copies
 
 
 def entry_for(content: bytes, relpath="DIR/file.txt", origin="http://127.0.0.1:9/origin/DIR/file.txt"):
@@ -138,7 +138,7 @@ def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace, monkeypatch)
     assert result.returncode != 0 and f"{copy.relative_to(workspace.path)}: sha256 is" in output
     assert "but the corpus manifest says" in output and "Delete it to fetch it again" in output
     # the job's own check (a copy edited between the start and the job) still names the manifest
-    from stsynth.corpus import CorpusError, verify_copies
+    from stsynth.core.corpus import CorpusError, verify_copies
     monkeypatch.chdir(workspace.path)
     with pytest.raises(CorpusError, match="but the corpus manifest \\("):
         verify_copies([str(copy.relative_to(workspace.path))], workspace.manifest)

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.corpus import sha256_of
-from stsynth.local_files import check_local_files
-from stsynth.pairs import Dataset, InputFormatError, pair_table
-from stsynth.plan import dataset_entry
+from stsynth.core.corpus import sha256_of
+from stsynth.core.local_files import check_local_files
+from stsynth.core.pairs import Dataset, InputFormatError, pair_table
+from stsynth.pipeline.plan import dataset_entry
 
 STSB_LINES = [
     "main-captions\tMSRvid\t2012test\t0001\t5.000\tA plane is taking off.\tAn air plane is taking off.",

@@ -1,7 +1,7 @@
-"""stsynth.device: the one `device` setting, resolved by a job (torch) and by the workflow (gpu resource)."""
+"""stsynth.core.device: the one `device` setting, resolved by a job (torch) and by the workflow (gpu resource)."""
 import pytest
 
-from stsynth.device import check_setting, gpus_requested, nvidia_gpu_visible, resolve_device
+from stsynth.core.device import check_setting, gpus_requested, nvidia_gpu_visible, resolve_device
 
 
 def test_auto_follows_torch_and_explicit_settings_are_kept(monkeypatch):

@@ -1,4 +1,4 @@
-"""`make docs` / `make check-docs` (stsynth.docs, workflow/docs.py): the figures of README.md and docs/
+"""`make docs` / `make check-docs` (stsynth.results.docs, workflow/docs.py): the figures of README.md and docs/
 are written from a built tree, and a figure changed by one digit fails the check, naming file, line and
 both values."""
 import shutil
@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth import docs
-from stsynth.report_sections import PUBLISHED
+from stsynth.results import docs
+from stsynth.results.report_sections import PUBLISHED
 
 REPO = Path(__file__).resolve().parent.parent
 SETS = {"en": docs.EN_SETS, "es-en": docs.ES_EN_SETS}
 
 
 def score_table(run: str, rng: np.random.Generator) -> pd.DataFrame:
-    """A scores table in the schema of stsynth.scoring, with made-up figures."""
+    """A scores table in the schema of stsynth.core.scoring, with made-up figures."""
     rows = []
     for track, sets in SETS.items():
         for dataset in [*sets, "ALL", "ALL (mean)", "ALL (pooled)"]:
@@ -205,7 +205,7 @@ def test_a_table_line_naming_a_studied_run_may_move_within_its_tolerance():
 def test_a_runs_description_reads_the_config_it_was_built_with():
     import yaml
 
-    from stsynth.docs import headline_2016_runs
+    from stsynth.results.docs import headline_2016_runs
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     assert "STS 2012–2015 pairs with gold ≥ 3.8" in headline_2016_runs(config)["task-internal"]

@@ -11,8 +11,8 @@ import yaml
 
 from conftest import REPO
 
-from stsynth.encoder import (ENCODER_FEATURES, EncoderNotFound, cosine_table, embed, encoder_directory, load_encoder,
-                             model_directory, token_f1)
+from stsynth.encoders.encoder import (ENCODER_FEATURES, EncoderNotFound, cosine_table, embed, encoder_directory, load_encoder,
+                                      model_directory, token_f1)
 
 WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
 
@@ -164,8 +164,8 @@ def test_token_f1_greedy_matching():
 def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothing(tiny_model):
     import logging
 
-    from stsynth.encoder import embed, load_encoder
-    from stsynth.progress import Progress
+    from stsynth.encoders.encoder import embed, load_encoder
+    from stsynth.core.progress import Progress
 
     model = load_encoder(tiny_model)
     sentences = ["a man plays", "a dog runs", "a man plays", "the cat", "a dog runs", "birds fly high"]
@@ -177,7 +177,7 @@ def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothi
 
 
 def test_the_onnx_backend_gives_torchs_similarities_and_int8_close_ones(tiny_model, tmp_path):
-    from stsynth.encoder_onnx import export, use_onnx
+    from stsynth.encoders.onnx_backend import export, use_onnx
 
     pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
                           "s1": ["A man is playing guitar.", "The dog runs.", "the dog"],
@@ -198,7 +198,7 @@ def test_the_onnx_backend_gives_torchs_similarities_and_int8_close_ones(tiny_mod
 def test_the_onnx_backend_refuses_a_model_without_a_transformer():
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from stsynth.encoder_onnx import transformer_module
+    from stsynth.encoders.onnx_backend import transformer_module
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "dog": 1}, unk_token="[UNK]"))

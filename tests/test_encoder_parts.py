@@ -1,4 +1,4 @@
-"""stsynth.encoder_parts: a model folder zipped and split over packages, assembled and checked, on a
+"""stsynth.encoders.parts: a model folder zipped and split over packages, assembled and checked, on a
 small folder the test zips and splits itself (the real all-mpnet-base-v2 parts are 440 MB)."""
 import hashlib
 import io
@@ -7,7 +7,7 @@ import zipfile
 import pytest
 import yaml
 
-from stsynth.encoder_parts import MARKER, assemble, main, part_file
+from stsynth.encoders.parts import MARKER, assemble, main, part_file
 
 FILES = {"modules.json": b"[]", "config.json": b"{}", "model.safetensors": bytes(range(256)) * 64}
 DIGEST = hashlib.sha256(FILES["model.safetensors"]).hexdigest()

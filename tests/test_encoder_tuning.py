@@ -1,4 +1,4 @@
-"""Fine-tuning the encoder (stsynth.encoder_tuning) on a tiny BERT the tests build: pairs, batches,
+"""Fine-tuning the encoder (stsynth.encoders.tuning) on a tiny BERT the tests build: pairs, batches,
 the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
 import re
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.encoder import cosine_table, load_encoder
-from stsynth.encoder_tuning import batches, make_loss, train, training_pairs
-from stsynth.paraphrase_pairs import fold_of
+from stsynth.encoders.encoder import cosine_table, load_encoder
+from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
+from stsynth.core.paraphrase_pairs import fold_of
 from test_encoder import save_tiny_model
 
 GOLD = pd.DataFrame({
@@ -124,7 +124,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
                "results/encoder_tuning/dev_check.md", "results/fusion/fusion-tuned/ablation.parquet"]
     workspace.snakemake(*targets, env={"STSYNTH_PROGRESS_SECONDS": "0"})  # a progress line per step
     work = workspace.path
-    # every long job says how far it is: done/total, rate, time left (stsynth.progress)
+    # every long job says how far it is: done/total, rate, time left (stsynth.core.progress)
     tuning_log = (work / "logs/encoder_tune/minilm-sts.log").read_text()
     assert re.search(r"fine-tuning \(cosine, \d+ pairs\): 1/\d+ steps \(\d+%\), [\d.e+]+ steps/s, .* elapsed, "
                      r".* left", tuning_log), tuning_log

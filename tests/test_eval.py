@@ -1,4 +1,4 @@
-"""`snakemake eval` (stsynth.evaluation, stsynth.embedding_cache): zero-shot evaluation of encoders on the
+"""`snakemake eval` (stsynth.eval.evaluation, stsynth.eval.embedding_cache): zero-shot evaluation of encoders on the
 tiny corpus with tiny models the tests build, MTEB's result loader on what it writes, the embedding
 cache, bad encoder entries refused before any job, and overlays that add to lists."""
 import json
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from stsynth import evaluation
-from stsynth.embedding_cache import EmbeddingCache, sentence_key
-from stsynth.pairs import Dataset
+from stsynth.eval import evaluation
+from stsynth.eval.embedding_cache import EmbeddingCache, sentence_key
+from stsynth.core.pairs import Dataset
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015], "TINYX": ["2016/tinynews"]}
 
@@ -196,7 +196,7 @@ def test_the_embedding_cache_keeps_shards_and_reads_them_back(tmp_path):
 def test_a_prompt_reaches_the_encoder(tmp_path):
     from test_encoder import save_tiny_model
 
-    from stsynth.encoder import load_encoder
+    from stsynth.encoders.encoder import load_encoder
 
     folder = save_tiny_model(tmp_path / "tiny")
     plain = load_encoder(folder)
@@ -212,7 +212,7 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
     import tomllib
 
     from conftest import REPO
-    from stsynth import cli
+    from stsynth.pipeline import cli
 
     root = cli.workflow_root(REPO / "workflow")  # inside a checkout: that checkout
     assert root == REPO
@@ -245,7 +245,7 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
 def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace, tmp_path):
     import gzip
 
-    from stsynth.pairs import InputFormatError, mteb_task_file
+    from stsynth.core.pairs import InputFormatError, mteb_task_file
 
     folder = tmp_path / "sts-like"
     (folder / "en-en").mkdir(parents=True)
@@ -268,8 +268,8 @@ def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace
 
 def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
     """docs/results.md's eval-mteb block and the README's leaderboard, written from an eval tree."""
-    from stsynth import docs
-    from stsynth.paths import EVAL_LEADERBOARD, eval_scores_path
+    from stsynth.results import docs
+    from stsynth.core.paths import EVAL_LEADERBOARD, eval_scores_path
 
     def pooled(task, pearson, spearman, pairs):
         return {"run": "minilm", "track": "en", "group": task, "year": None, "dataset": "ALL (pooled)",
@@ -291,7 +291,7 @@ def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
 
 
 def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
-    """stsynth.evaluation.mteb_scores (pooled over a task's sets, from the similarity tables) equals what
+    """stsynth.eval.evaluation.mteb_scores (pooled over a task's sets, from the similarity tables) equals what
     mteb's STS task computes (AbsTaskSTS._calculate_scores over sklearn's paired distances, as its
     AnySTSEvaluator does) on the same embeddings and gold."""
     from mteb.abstasks.sts import AbsTaskSTS

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.events import (EventError, WordNetAnimacy, chains, event_table, events_of, mentions, pair_documents,
-                            read_bible, run_bible, skipgram)
-from stsynth.lexicon import build_wordnet, load_wordnet
+from stsynth.sts2017.events import (EventError, WordNetAnimacy, chains, event_table, events_of, mentions, pair_documents,
+                                    read_bible, run_bible, skipgram)
+from stsynth.core.lexicon import build_wordnet, load_wordnet
 
 from test_features import WORDNET_SOURCE
 

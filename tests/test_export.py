@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from stsynth.export import export_check, moses_like_tokens, to_sentence_transformer
-from stsynth.pairs import read_sentences
-from stsynth.paragram import Paragram
-from stsynth.sentence_model import SentenceModel, word_weights
-from stsynth.tokens import tokenize
+from stsynth.dcu2016.export import export_check, moses_like_tokens, to_sentence_transformer
+from stsynth.core.pairs import read_sentences
+from stsynth.word_vectors.paragram import Paragram
+from stsynth.dcu2016.sentence_model import SentenceModel, word_weights
+from stsynth.core.tokens import tokenize
 
 SETTINGS = {"weighting": "sif", "sif_a": 1e-3, "punctuation_frequency": 1e-2, "remove_components": 1}
 

@@ -7,11 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth import features as F
-from stsynth.features import FEATURES, Resources, Side, feature_table, pair_features
-from stsynth.keyed import check_aligned
-from stsynth.lexicon import LEXNAMES, build_wordnet, information_content, lexnames_text
-from stsynth.pairs import InputFormatError
+from stsynth.dcu2016 import features as F
+from stsynth.dcu2016.features import FEATURES, Resources, Side, feature_table, pair_features
+from stsynth.core.keyed import check_aligned
+from stsynth.core.lexicon import LEXNAMES, build_wordnet, information_content, lexnames_text
+from stsynth.core.pairs import InputFormatError
 
 WORDNET_SOURCE = Path("/usr/share/wordnet")
 IC = {"man": 2.0, "guitar": 5.0, "plays": 3.0, "a": 0.5, "the": 0.4, "dog": 4.0, "runs": 3.5}
@@ -188,8 +188,8 @@ def nltk_data(tmp_path_factory):
 
 
 def test_real_wordnet_tagger_and_extract(nltk_data):
-    from stsynth.lexicon import PathSimilarity, load_wordnet
-    from stsynth.vectors import WordVectors
+    from stsynth.core.lexicon import PathSimilarity, load_wordnet
+    from stsynth.word_vectors.vectors import WordVectors
 
     wordnet = load_wordnet(nltk_data)
     similarity = PathSimilarity(wordnet)
@@ -213,7 +213,7 @@ def test_real_wordnet_tagger_and_extract(nltk_data):
 HASH_SEED_SCRIPT = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from stsynth.features import Resources, Side, pair_features
+from stsynth.dcu2016.features import Resources, Side, pair_features
 words = [f"w{i}" for i in range(40)]
 ic = {w: 0.1 + i / 7 for i, w in enumerate(words)}  # sums of these depend on their order
 resources = Resources(ic=ic.get, path_similarity=lambda a, b, pos: 0.0, vectors={})

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth import fusion as Fu
-from stsynth.plots import plot_importances
-from stsynth.paraphrase_pairs import fold_of
+from stsynth.dcu2016 import fusion as Fu
+from stsynth.results.plots import plot_importances
+from stsynth.core.paraphrase_pairs import fold_of
 
 
 def synthetic_frame(rng, datasets, rows=60, noise=0.5):
@@ -123,7 +123,7 @@ def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be
     pairs.to_parquet(tmp_path / "pairs.parquet")
     keys = pairs[["year", "dataset", "line"]]
     keys.assign(f=[0.1, 0.2, 0.3, 0.4]).to_parquet(tmp_path / "features.parquet")
-    # a training set's encoder table: its scored lines encoded, the others null (stsynth.encoder.cosine_table)
+    # a training set's encoder table: its scored lines encoded, the others null (stsynth.encoders.encoder.cosine_table)
     keys.assign(encoder=[0.5, None, 0.7, None], encoder_token_f1=[0.4, None, 0.6, None]).to_parquet(tmp_path / "enc.parquet")
     entry = {"year": 2015, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
              "features": str(tmp_path / "features.parquet"), "encoder": [str(tmp_path / "enc.parquet")],
@@ -138,9 +138,9 @@ def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be
 @pytest.mark.workflow
 def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
-    from stsynth.encoder import ENCODER_FEATURES
-    from stsynth.features import FEATURES
-    from stsynth.tokens import tokenize
+    from stsynth.encoders.encoder import ENCODER_FEATURES
+    from stsynth.dcu2016.features import FEATURES
+    from stsynth.core.tokens import tokenize
     from test_encoder import save_tiny_model
     from test_paragram import write_tiny_paragram_zip
 
@@ -216,3 +216,30 @@ def test_a_grid_point_stops_after_patience_with_the_rows_of_a_full_fit():
     pd.testing.assert_frame_equal(stopped.drop(columns="chosen"),
                                   full.iloc[:len(stopped)].drop(columns="chosen"))  # the same trees, bit for bit
     assert full[full["chosen"]]["n_estimators"].iat[0] == stopped[stopped["chosen"]]["n_estimators"].iat[0]
+
+
+def test_the_dev_table_keeps_paragram_and_encoder_columns_out_of_the_features_only_regressor():
+    """The paper's Table 1 on dev: the features alone never see a paragram cosine or an encoder similarity,
+    the second regressor sees the paragram cosines but no encoder column, and each paragram model is 5 x cosine."""
+    from stsynth.encoders.encoder import ENCODER_FEATURES
+
+    rng = np.random.default_rng(3)
+    train = synthetic_frame(rng, [(2012, "a", "en"), (2014, "b", "en")], rows=80, noise=0.1)
+    validate = synthetic_frame(rng, [(2015, "c", "en"), (2015, "d", "en")], rows=80, noise=0.1)
+    encoder = ENCODER_FEATURES[0]
+    for frame in (train, validate):  # the gold is read from the paragram column and the encoder's alone
+        frame["paragram_pm"] = frame["x1"]
+        frame[encoder] = frame["x1"]
+        frame["x1"] = rng.normal(size=len(frame))
+    features = ["x1", "x2", "x3", "paragram_pm", encoder]
+    assert Fu.dev_table_feature_sets(features, ["paragram_pm"]) == {
+        "features only (GBR)": ["x1", "x2", "x3"], "features + paragram (GBR)": ["x1", "x2", "x3", "paragram_pm"]}
+    cosines = {"pm": validate[["year", "dataset", "line"]].assign(cosine=validate["gold"] / 5)}
+    params = {"init": [], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 30}
+    table = Fu.dev_table(train, validate, features, ["paragram_pm"], params, 1, cosines)
+    assert list(table["system"]) == ["features only (GBR)", "paragram pm (5 x cosine)", "features + paragram (GBR)"]
+    alone, cosine, with_paragram = table["pearson_ALL"]
+    assert alone < 0.5 < with_paragram and cosine == pytest.approx(1.0)
+    misaligned = {"pm": cosines["pm"].iloc[::-1].reset_index(drop=True)}
+    with pytest.raises(ValueError, match="similarity tables of pm"):
+        Fu.dev_table(train, validate, features, ["paragram_pm"], params, 1, misaligned)

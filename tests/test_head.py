@@ -3,12 +3,11 @@ distribution, its prediction against a hand-computed example, training, the dev 
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
-from stsynth.head import (PairVectors, TaiHead, chosen_settings, dev_search, fit, fit_and_predict, head_loss, load,
-                          predict, save, stack, target_distribution)
+from stsynth.sts2017.head import (PairVectors, TaiHead, chosen_settings, dev_search, fit, fit_and_predict, head_loss, load,
+                                  predict, save, stack, target_distribution)
 
 SETTINGS = {"hidden": 8, "learning_rate": 0.05, "lambda": 1e-5, "batch_size": 4, "epochs": 30, "seed": 3}
 

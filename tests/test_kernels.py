@@ -1,4 +1,4 @@
-"""The CPU kernels of the jobs' libraries (stsynth.threads, config key `kernels`): which environment pins
+"""The CPU kernels of the jobs' libraries (stsynth.core.threads, config key `kernels`): which environment pins
 them, where nothing is pinned, and that each library reads the variable the pins set."""
 import json
 import subprocess
@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from stsynth.threads import NEEDED_FLAGS, X86_64_V3, cpu_flags, kernel_environment, pin_kernels
+from stsynth.core.threads import NEEDED_FLAGS, X86_64_V3, cpu_flags, kernel_environment, pin_kernels
 
 AVX2_CPU = NEEDED_FLAGS | {"sse4_2", "avx512f"}
 
@@ -26,7 +26,7 @@ def test_x86_64_v3_pins_every_library_on_an_avx2_cpu_and_nothing_elsewhere():
 
 
 def test_a_variable_the_user_set_is_kept_and_named(monkeypatch):
-    monkeypatch.setattr("stsynth.threads.cpu_flags", lambda: AVX2_CPU)
+    monkeypatch.setattr("stsynth.core.threads.cpu_flags", lambda: AVX2_CPU)
     monkeypatch.setattr("platform.machine", lambda: "x86_64")
     environ = {"OPENBLAS_CORETYPE": "SkylakeX"}
     note = pin_kernels("x86-64-v3", environ)

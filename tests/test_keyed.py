@@ -1,9 +1,9 @@
-"""stsynth.keyed: one row-alignment check, one exception type, for every per-pair table."""
+"""stsynth.core.keyed: one row-alignment check, one exception type, for every per-pair table."""
 import pandas as pd
 import pytest
 
-from stsynth.keyed import AlignmentError, check_aligned
-from stsynth.pairs import InputFormatError
+from stsynth.core.keyed import AlignmentError, check_aligned
+from stsynth.core.pairs import InputFormatError
 
 PAIRS = pd.DataFrame({"year": pd.Series([2016] * 3, dtype="int16"), "dataset": pd.Series(["news"] * 3, dtype="string"),
                       "line": pd.Series([1, 2, 3], dtype="int32")})

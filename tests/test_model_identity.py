@@ -1,4 +1,4 @@
-"""A model is known by its bytes (stsynth.digests): two hub models never share embeddings, a model changed in
+"""A model is known by its bytes (stsynth.core.digests): two hub models never share embeddings, a model changed in
 place, moved or upgraded reruns exactly its jobs, a retargeted link changes its identity; no config value
 writes outside the working directory; external predictions are locked by their bytes; model locations reach
 the workflow as written; and each refusal names its key and fix, on every run (dry runs too)."""
@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth import digests
-from stsynth.embedding_cache import EmbeddingCache
+from stsynth.core import digests
+from stsynth.eval.embedding_cache import EmbeddingCache
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015]}
 
@@ -324,7 +324,7 @@ def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colo
 
     folder = save_tiny_model(tmp_path / 'odd back\\x41slash "quoted" it\'s: here')
     (tmp_path / 'odd backAslash "quoted" it\'s: here').mkdir()  # what a YAML-decoded path would have named
-    from stsynth import cli
+    from stsynth.pipeline import cli
 
     eval_config(workspace)
     # the command `stsynth eval -m FOLDER` runs, on the tiny corpus's config instead of the protocol's
@@ -363,7 +363,7 @@ def test_a_missing_program_is_refused_while_planning_only_by_the_targets_that_ne
 
 
 def test_the_program_checks_name_the_key_and_the_fix():
-    from stsynth.input_checks import program_problems
+    from stsynth.pipeline.input_checks import program_problems
 
     config = {"translate": {"backend": "apertium", "apertium": {"executable": "apertium"}},
               "events": {"corpus": {"kjv": {"program": "bible"}}}}

@@ -1,11 +1,11 @@
 """The MT-quality diagnostic: reading a released file's extra field, and scoring one model with two
-translations of s1 (stsynth.mt_quality)."""
+translations of s1 (stsynth.translation.mt_quality)."""
 import numpy as np
 import pytest
 
-from stsynth.mt_quality import comparison, comparison_markdown, read_field
-from stsynth.sentence_model import build_model
-from stsynth.pairs import InputFormatError
+from stsynth.translation.mt_quality import comparison, comparison_markdown, read_field
+from stsynth.dcu2016.sentence_model import build_model
+from stsynth.core.pairs import InputFormatError
 from test_paragram import SETTINGS, toy_pairs, toy_vectors
 
 

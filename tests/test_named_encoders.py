@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from conftest import TINY_DATASETS
-from stsynth.tokens import tokenize
+from stsynth.core.tokens import tokenize
 
 # MTEB-style test sets without a year: each its own group, its tables under 0/.
 YEARLESS = [("A man is playing a guitar.", "A man plays the guitar.", 4.8),

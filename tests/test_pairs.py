@@ -3,7 +3,7 @@ import logging
 
 import pytest
 
-from stsynth.pairs import Dataset, InputFormatError, blank_counts, pair_table
+from stsynth.core.pairs import Dataset, InputFormatError, blank_counts, pair_table
 
 EN16 = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4)
 

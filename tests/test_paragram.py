@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.paragram import Paragram, choose_negatives, margin_loss, objective
-from stsynth.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
-from stsynth.pairs import InputFormatError
-from stsynth.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
-from stsynth.vectors import WordVectors
+from stsynth.word_vectors.paragram import Paragram, choose_negatives, margin_loss, objective
+from stsynth.dcu2016.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
+from stsynth.core.pairs import InputFormatError
+from stsynth.core.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
+from stsynth.word_vectors.vectors import WordVectors
 
 from conftest import REPO
 
@@ -103,7 +103,7 @@ def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them
     pairs, tokens = toy_pairs()
     table = gold_pairs(pairs, tokens)
     unlabeled = [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]]
-    from stsynth.sentence_model import dev_set
+    from stsynth.dcu2016.sentence_model import dev_set
     dev = [dev_set(pairs, tokens)]
     trained, epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev, extra=extra)
     skipped, skipped_epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev)
@@ -116,7 +116,7 @@ def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them
 
 
 def correlations_of(model, dev):
-    from stsynth.sentence_model import evaluate
+    from stsynth.dcu2016.sentence_model import evaluate
     return evaluate(model, [dev])["dev_ALL"]
 
 
@@ -157,7 +157,7 @@ def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     from safetensors import safe_open
     with safe_open(str(tmp_path / "m.safetensors"), framework="pt") as handle:
         assert list(handle.metadata()) == ["stsynth"]
-    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.sentence_model import SentenceModel; "
+    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.dcu2016.sentence_model import SentenceModel; "
               "SentenceModel.load(sys.argv[2]).save(sys.argv[3])")
     for copy in range(3):
         subprocess.run([sys.executable, "-c", resave, str(REPO / "workflow"), str(tmp_path / "m.safetensors"),
@@ -210,7 +210,7 @@ def write_tiny_paragram_zip(path, words, dim=8):
 @pytest.mark.workflow
 def test_paragram_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
-    from stsynth.tokens import tokenize
+    from stsynth.core.tokens import tokenize
 
     words = sorted({t for d in TINY_DATASETS if d.track == "en" for s1, s2, _ in d.pairs
                     for t in tokenize(s1) + tokenize(s2)} - {"football"})  # one unknown word
@@ -269,7 +269,7 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
 def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets(workspace):
     """vocabulary: training, unknown: encode (the defaults): no word only a test set holds is in the vectors
     or the model; the similarity job of a test set adds them, encoded from the word alone."""
-    from stsynth.vectors import read_vectors
+    from stsynth.word_vectors.vectors import read_vectors
 
     workspace.write_config({"vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
                             "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}}}})
@@ -292,7 +292,7 @@ def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets
 
 
 def test_the_sweep_grid_lands_on_the_configs_decimals():
-    from stsynth.paragram_studies import sweep_thresholds
+    from stsynth.dcu2016.paragram_studies import sweep_thresholds
 
     assert sweep_thresholds({"start": 3.0, "stop": 4.5, "step": 0.1})[-3:] == [4.3, 4.4, 4.5]
     assert sweep_thresholds({"start": 3.0, "stop": 3.0, "step": 0.5}) == [3.0]

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.paraphrase_cnn import (ParaphraseCNN, Vocabulary, build, finetune, fit, grid_table, load, pad, pretrain,
-                                    save, sentence_vectors, with_words)
-from stsynth.vectors import WordVectors
+from stsynth.sts2017.paraphrase_cnn import (ParaphraseCNN, Vocabulary, build, finetune, fit, grid_table, load, pad, pretrain,
+                                            save, sentence_vectors, with_words)
+from stsynth.word_vectors.vectors import WordVectors
 
 WORDS = ["a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs", "sleeps"]
 SETTINGS = {"filters": 12, "width": 3, "dimension": 10, "input": "words", "seed": 2, "delta": 0.4, "lambda": 1e-6,

@@ -1,4 +1,4 @@
-"""stsynth.plan: where each run's scores come from, model settings, fusion splits (no Snakemake)."""
+"""stsynth.pipeline.plan: where each run's scores come from, model settings, fusion splits (no Snakemake)."""
 import copy
 from pathlib import Path
 
@@ -6,7 +6,9 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth import encoder, fusion_plan, plan
+from stsynth.encoders import encoder
+from stsynth.dcu2016 import fusion_plan
+from stsynth.pipeline import plan
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
@@ -173,7 +175,7 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     assert settings["start"] == "mpnet"
     assert plan.tuned_encoder_inputs(config, settings, DATASETS)["encoder_folder"] == ["resources/encoders/mpnet"]
     assert plan.tuned_encoder_settings(config, "mpnet-sts.fold0of2")["start"] == "mpnet"
-    # what a job opens: stsynth.encoder, for every rule that loads an encoder
+    # what a job opens: stsynth.encoders.encoder, for every rule that loads an encoder
     assert encoder.job_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}
     assert encoder.job_entry(config, "mpnet-sts.fold1of2") == {"tuned": "mpnet-sts.fold1of2"}
     assert encoder.job_inputs(config, "mpnet-sts.fold1of2") == ["resources/models/mpnet-sts.fold1of2"]
@@ -201,7 +203,7 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
 
 
 def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_test():
-    from stsynth import head_plan
+    from stsynth.sts2017 import head_plan
 
     runs = plan.runs_of(CONFIG)
     assert plan.run_source(runs["head-minilm-sts"], TEST["news"]) == "results/head/head-minilm-sts/predictions.parquet"
@@ -218,7 +220,7 @@ def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_t
 
 
 def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
-    from stsynth import head_plan
+    from stsynth.sts2017 import head_plan
 
     config = copy.deepcopy(CONFIG)
     config["runs"]["tai"] = {"stage": "head", "vectors": ["minilm"], "preset": "tai"}
@@ -231,7 +233,7 @@ def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
 
 
 def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
-    from stsynth import head_plan
+    from stsynth.sts2017 import head_plan
 
     settings = head_plan.pe_settings(CONFIG, "pe-dev")
     inputs = head_plan.pe_inputs(CONFIG, settings, DATASETS)
@@ -259,7 +261,7 @@ def test_the_vocabulary_reads_the_sets_its_setting_names():
 
 
 def test_fold_model_names_have_one_owner():
-    from stsynth.folds import base_model, fold_model, fold_names, with_fold_models
+    from stsynth.core.folds import base_model, fold_model, fold_names, with_fold_models
 
     names = fold_names("synthetic", 3)
     assert names == ["synthetic.fold0of3", "synthetic.fold1of3", "synthetic.fold2of3"]

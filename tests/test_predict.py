@@ -1,11 +1,11 @@
-"""stsynth.predict: a run's predictions from its stage's table; stsynth.tables: the Markdown writer."""
+"""stsynth.results.predict: a run's predictions from its stage's table; stsynth.core.tables: the Markdown writer."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.pairs import InputFormatError
-from stsynth.predict import run_predictions
-from stsynth.tables import cell, markdown_rows, markdown_table
+from stsynth.core.pairs import InputFormatError
+from stsynth.results.predict import run_predictions
+from stsynth.core.tables import cell, markdown_rows, markdown_table
 
 PAIRS = pd.DataFrame({"year": [2016] * 3, "dataset": ["news"] * 3, "track": ["en"] * 3, "line": [1, 2, 3],
                       "s1": ["a b", "c", "d e"], "s2": ["a b", "x", "d"], "gold": [5.0, np.nan, 2.0]})

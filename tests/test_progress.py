@@ -1,7 +1,7 @@
-"""stsynth.progress: done/total, rate and time left at least every `every` seconds, start and end lines."""
+"""stsynth.core.progress: done/total, rate and time left at least every `every` seconds, start and end lines."""
 import logging
 
-from stsynth.progress import Progress, duration
+from stsynth.core.progress import Progress, duration
 
 
 class Clock:

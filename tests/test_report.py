@@ -1,4 +1,4 @@
-"""The results report (stsynth.report, rule report): every section from tables in their documented
+"""The results report (stsynth.results.report, rule report): every section from tables in their documented
 schemas, the plan's wiring of absent stages, and the real rule + `snakemake --report` on the tiny corpus."""
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.provenance import stage_times
-from stsynth.report import build_report
-from stsynth.report_plan import plan_files, report_plan, seeds
-from stsynth.scoring import write_predictions
+from stsynth.results.provenance import stage_times
+from stsynth.results.report import build_report
+from stsynth.results.report_plan import plan_files, report_plan, seeds
+from stsynth.core.scoring import write_predictions
 
 LOG = logging.getLogger("test_report")
 SETTINGS = yaml.safe_load((REPO / "config.yaml").read_text())["report"]
@@ -22,7 +22,7 @@ TEST_SETS = [("answer-answer", "en", 30), ("headlines", "en", 25), ("news", "es-
 
 
 def scores_table(run: str, pearsons: dict[str, float]) -> pd.DataFrame:
-    """A scores table in stsynth.scoring's schema (Spearman = Pearson - 0.01; mean and pooled ALL
+    """A scores table in stsynth.core.scoring's schema (Spearman = Pearson - 0.01; mean and pooled ALL
     made-up values of their own, so a section showing the wrong one is caught)."""
     rows = [(run, track, "2016", 2016, name, n, pearsons[name]) for name, track, n in TEST_SETS]
     en = [r for r in rows if r[1] == "en"]

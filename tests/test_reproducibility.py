@@ -1,9 +1,9 @@
-"""stsynth.reproducibility: the build-tree comparison the README's reproducibility check uses."""
+"""stsynth.pipeline.reproducibility: the build-tree comparison the README's reproducibility check uses."""
 import pytest
 import sqlite3
 from contextlib import closing
 
-from stsynth.reproducibility import CACHE, compare, main
+from stsynth.pipeline.reproducibility import CACHE, compare, main
 
 
 def tree(root, predictions: str, cache_rows):

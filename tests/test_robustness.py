@@ -55,8 +55,8 @@ def test_a_copy_is_refused_only_when_its_bytes_changed_after_its_fetch(tmp_path)
     """A copy still as its fetch verified it, under a manifest entry changed since, is fetched again by
     Snakemake (the fetch's params changed): no refusal. Edited bytes are refused, as is a copy with no
     fetch log that names its digest."""
-    from stsynth.corpus import FETCHED, ManifestEntry
-    from stsynth.input_checks import corpus_copy_problems
+    from stsynth.core.corpus import FETCHED, ManifestEntry
+    from stsynth.pipeline.input_checks import corpus_copy_problems
 
     copy = tmp_path / "resources/corpus/SET/gold.txt"
     copy.parent.mkdir(parents=True)

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
-from stsynth.baseline import bag_of_words_cosine
-from stsynth.pairs import InputFormatError
-from stsynth.scoring import correlations, pearson, score_run, scores_markdown, weighted_mean, write_predictions
+from stsynth.dcu2016.baseline import bag_of_words_cosine
+from stsynth.core.pairs import InputFormatError
+from stsynth.core.scoring import correlations, pearson, score_run, scores_markdown, weighted_mean, write_predictions
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -58,7 +58,7 @@ def test_predictions_file_must_match_input_length(tmp_path):
     ("nan", r"p.txt:2: prediction 'nan' is not a number"),
 ])
 def test_predictions_outside_a_finite_range_or_not_plain_numbers_are_refused(tmp_path, line, message):
-    from stsynth.scoring import read_predictions
+    from stsynth.core.scoring import read_predictions
 
     (tmp_path / "p.txt").write_text(f"1.5\n{line}\n")
     with pytest.raises(InputFormatError, match=message):
@@ -108,7 +108,7 @@ def test_correlations_are_per_dataset_then_pair_weighted_over_the_defined_ones()
 def test_three_alls_and_spearman_against_scipy():
     from scipy.stats import spearmanr
 
-    from stsynth.scoring import summary
+    from stsynth.core.scoring import summary
     rng = np.random.default_rng(7)
     gold_a, gold_b = rng.uniform(0, 5, 40), rng.uniform(0, 5, 10)
     pred_a, pred_b = gold_a + rng.normal(0, 1, 40), gold_b + rng.normal(0, 3, 10)
@@ -127,7 +127,7 @@ def test_three_alls_and_spearman_against_scipy():
 
 
 def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_pairs():
-    from stsynth.scoring import bootstrap_all, interval
+    from stsynth.core.scoring import bootstrap_all, interval
     rng = np.random.default_rng(3)
 
     def sets(n):
@@ -145,7 +145,7 @@ def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_
 
 
 def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
-    from stsynth.scoring import paired_bootstrap
+    from stsynth.core.scoring import paired_bootstrap
     rng = np.random.default_rng(11)
     gold = rng.uniform(0, 5, 300)
     good, bad = gold + rng.normal(0, 0.8, 300), gold + rng.normal(0, 2.5, 300)
@@ -159,7 +159,7 @@ def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
 
 
 def test_compare_runs_pairs_runs_per_track_and_group(tmp_path):
-    from stsynth.scoring import compare_runs, comparisons_markdown
+    from stsynth.core.scoring import compare_runs, comparisons_markdown
     rng = np.random.default_rng(5)
     tables, predictions = [], {"good": [], "noisy": []}
     for name, track in (("a", "en"), ("b", "en"), ("c", "es-en")):
@@ -181,7 +181,7 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     a paired Spearman test, from the same resamples as Pearson (so Pearson's figures do not move)."""
     from scipy.stats import spearmanr
 
-    from stsynth.scoring import bootstrap_sets, compare_runs, interval, paired_bootstrap, score_run
+    from stsynth.core.scoring import bootstrap_sets, compare_runs, interval, paired_bootstrap, score_run
     rng = np.random.default_rng(7)
     tables, paths = [], {"good": [], "noisy": []}
     for name, n in (("a", 120), ("b", 60)):

@@ -9,10 +9,11 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth import fusion_plan, plan
-from stsynth.config_checks import ConfigError, check_config
-from stsynth.folds import base_model, seed_model, seed_name, with_fold_models
-from stsynth.seed_study import sign_table, spread_markdown, spread_table
+from stsynth.dcu2016 import fusion_plan
+from stsynth.pipeline import plan
+from stsynth.pipeline.config_checks import ConfigError, check_config
+from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
+from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
@@ -136,8 +137,8 @@ def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, run
 
 
 def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
-    """stsynth.docs parses the seed-study block's rows: the writer's format and the reader's stay one."""
-    from stsynth import docs
+    """stsynth.results.docs parses the seed-study block's rows: the writer's format and the reader's stay one."""
+    from stsynth.results import docs
 
     headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
     seeded = {"a": [score_table("a.seed2", {"x": 0.76, "ALL": 0.82})]}

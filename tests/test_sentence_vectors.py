@@ -3,10 +3,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.keyed import AlignmentError
-from stsynth.sentence_vectors import (SentenceVectorError, concatenate, cosines, encode_pairs, mean_vectors, read_table,
-                                      source_kind, table_name, write_table)
-from stsynth.vectors import WordVectors, write_vectors
+from stsynth.core.keyed import AlignmentError
+from stsynth.core.similarity import cosines
+from stsynth.pipeline.plan import sentence_vector_source, sentence_vector_table
+from stsynth.sts2017.sentence_vectors import encode_pairs, mean_vectors
+from stsynth.sts2017.vector_tables import SentenceVectorError, concatenate, read_table, write_table
+from stsynth.word_vectors.vectors import WordVectors, write_vectors
 
 VECTORS = WordVectors(["a", "b", "c"], np.array([[1, 0], [0, 2], [3, 3]], dtype=np.float32), "toy")
 KEYS = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2]})
@@ -73,7 +75,7 @@ def test_sources_side_by_side_and_their_cosines():
 
 
 def test_a_source_names_one_kind_and_its_protocol_model():
-    assert table_name("pe", {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}, "dev") == ("paraphrase_cnn", "pe-dev")
-    assert table_name("w2v", {"mean": "word2vec"}, "final") == ("mean", "word2vec")
+    assert sentence_vector_table("pe", {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}, "dev") == ("paraphrase_cnn", "pe-dev")
+    assert sentence_vector_table("w2v", {"mean": "word2vec"}, "final") == ("mean", "word2vec")
     with pytest.raises(ValueError, match="exactly one of"):
-        source_kind("x", {"mean": "a", "events": "b"})
+        sentence_vector_source("x", {"mean": "a", "events": "b"})

@@ -1,4 +1,4 @@
-"""stsynth.snakemake_startup: what the workflow changes in Snakemake at start-up. The scheduler fix keeps at
+"""stsynth.pipeline.snakemake_startup: what the workflow changes in Snakemake at start-up. The scheduler fix keeps at
 most one pending wake-up, on a daemon timer (measured: a run with 150 finished jobs and 4 waiting ones spent
 34.4 s of main-process CPU in 85 s without it, 3.9 s with it); these tests fail loudly when a Snakemake
 upgrade removes what it patches or reads, instead of the fix being dropped with only a warning."""
@@ -15,8 +15,8 @@ import snakemake.api  # noqa: F401  (snakemake.workflow alone is a circular impo
 from snakemake.scheduling import job_scheduler
 from snakemake.workflow import Workflow
 
-from stsynth import snakemake_startup
-from stsynth.snakemake_startup import CHECKED_ON, PATCHED_METHOD, cap_cores, normalise_config, reevaluate_once
+from stsynth.pipeline import snakemake_startup
+from stsynth.pipeline.snakemake_startup import CHECKED_ON, PATCHED_METHOD, cap_cores, normalise_config, reevaluate_once
 
 # Snakemake's own method, read before any test installs the fix in this process.
 ORIGINAL = getattr(job_scheduler.JobScheduler, PATCHED_METHOD, None)
@@ -42,13 +42,13 @@ def test_one_pending_wake_up_at_a_time_and_it_never_blocks_exit():
 def test_the_installed_snakemake_is_one_the_patch_was_checked_on():
     installed = Version(snakemake.__version__)
     assert Version(CHECKED_ON[0]) <= installed <= Version(CHECKED_ON[1]), (
-        f"Snakemake {installed} is outside the releases stsynth.snakemake_startup was checked on {CHECKED_ON}: "
+        f"Snakemake {installed} is outside the releases stsynth.pipeline.snakemake_startup was checked on {CHECKED_ON}: "
         "read its JobScheduler and Workflow source, then widen CHECKED_ON (or drop the fix if upstream has it)")
 
 
 def test_the_patched_method_exists_and_still_starts_a_timer_per_call():
     assert ORIGINAL is not None, (f"snakemake.scheduling.job_scheduler.JobScheduler.{PATCHED_METHOD} is gone: "
-                                  "the scheduler fix would not be applied; see stsynth.snakemake_startup")
+                                  "the scheduler fix would not be applied; see stsynth.pipeline.snakemake_startup")
     if ORIGINAL is not reevaluate_once:  # this process has not installed the fix yet
         source = inspect.getsource(ORIGINAL)
         assert "threading.Timer" in source and "_open_jobs.release" in source, source
@@ -62,7 +62,7 @@ def test_the_private_workflow_attributes_the_core_cap_reads_exist():
     for attribute in ("nodes", "is_main_process", "register_resource"):
         assert hasattr(Workflow, attribute), f"snakemake.workflow.Workflow has no {attribute}: cap_cores needs it"
     assert "def _cores(self)" in source or "self._cores =" in source, \
-        "snakemake.workflow.Workflow has no _cores: stsynth.snakemake_startup.cap_cores reads it"
+        "snakemake.workflow.Workflow has no _cores: stsynth.pipeline.snakemake_startup.cap_cores reads it"
 
 
 @pytest.mark.parametrize("cores, nodes, capped", [(8, None, 2), (2, None, None), (8, 4, None), (None, None, None)])

@@ -7,9 +7,9 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
-from stsynth.language import accuracy_table, language_table
-from stsynth.synthetic import dev_check, round_trip_table, synthetic_pairs
-from stsynth.translation_cache import TranslationCache
+from stsynth.translation.language import accuracy_table, language_table
+from stsynth.translation.synthetic import dev_check, round_trip_table, synthetic_pairs
+from stsynth.translation.cache import TranslationCache
 
 SETTINGS = {"lowercase": True, "aggressive_dash_splits": False, "escape": False}
 

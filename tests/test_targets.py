@@ -10,8 +10,8 @@ import platform
 import yaml
 
 from conftest import REPO
-from stsynth import plan
-from stsynth.threads import NEEDED_FLAGS, cpu_flags, job_slots
+from stsynth.pipeline import plan
+from stsynth.core.threads import NEEDED_FLAGS, cpu_flags, job_slots
 from test_provenance import planned_jobs
 
 STUDY_RULES = {"paragram_threshold_sweep", "paragram_source_comparison", "synthetic_dev_check",
@@ -64,7 +64,7 @@ def test_studies_reuse_what_all_built(workspace):
     workspace.snakemake("all")
     report = (workspace.path / "results/report.md").read_text()
     assert "baseline-again" not in report and "`make studies`" in report
-    # the report job inherited the kernel pins (config `kernels: x86-64-v3`, stsynth.threads) where they apply
+    # the report job inherited the kernel pins (config `kernels: x86-64-v3`, stsynth.core.threads) where they apply
     if NEEDED_FLAGS <= cpu_flags() and platform.machine() == "x86_64":
         assert "| kernels | ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=AVX2, " in report and "torch uses AVX2 |" in report
     assert planned_jobs(workspace.snakemake("-n", "studies")) == {

@@ -10,9 +10,9 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
-from stsynth.translate import (Apertium, Marian, TranslationEngineError, apertium_stream,
-                               make_translator, strip_apertium_marks, translate_cached, translate_pairs)
-from stsynth.translation_cache import TranslationCache
+from stsynth.translation.translate import (Apertium, Marian, TranslationEngineError, apertium_stream,
+                                           make_translator, strip_apertium_marks, translate_cached, translate_pairs)
+from stsynth.translation.cache import TranslationCache
 
 MODES = {"en-es": "eng-spa", "es-en": "spa-eng"}
 
@@ -207,7 +207,7 @@ ENGLISH = ["The cat is sleeping on the bed.", "A man plays the guitar in the str
 @pytest.mark.subprocess
 @pytest.mark.parametrize("layout", ["spanish second", "alternating"])
 def test_identification_decides_which_side_is_translated(tmp_path, apertium, layout):
-    from stsynth.language import language_table
+    from stsynth.translation.language import language_table
 
     if layout == "spanish second":
         s1, s2 = ENGLISH, SPANISH
@@ -340,8 +340,8 @@ def test_missing_marian_model_says_how_to_configure(tmp_path):
 KILLED_TRANSLATION = """
 import sys, time
 sys.path.insert(0, {workflow!r})
-from stsynth.translate import translate_cached
-from stsynth.translation_cache import TranslationCache
+from stsynth.translation.translate import translate_cached
+from stsynth.translation.cache import TranslationCache
 
 class Slow:
     name, version = "slow", "1"
@@ -390,7 +390,7 @@ def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
 def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_probably_spanish_side(tmp_path, apertium):
     """2016 multisource line 241: py3langid (en, es) calls "Funeral de Margaret Thatcher" English
     (p(es) 0.40); its English partner is less Spanish still, so the pair rule translates it."""
-    from stsynth.language import language_table
+    from stsynth.translation.language import language_table
 
     pairs = pd.DataFrame({"year": 2016, "dataset": "multisource", "track": "es-en", "line": [241, 242],
                           "s1": ["Funeral de Margaret Thatcher", ENGLISH[0]],
@@ -405,7 +405,7 @@ def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_proba
 
 @pytest.mark.subprocess
 def test_mode_stages_run_without_a_shell_and_only_apertium_programs():
-    from stsynth.translate import TranslationEngineError, _split_at_tagger, run_pipeline
+    from stsynth.translation.translate import TranslationEngineError, _split_at_tagger, run_pipeline
 
     before, tagger, after = _split_at_tagger(
         "lt-proc -z '/d/a b.bin' | apertium-tagger -z -g $2 '/d/x.prob' | lt-proc -z $1 '/d/gen.bin'", Path("m.mode"))

@@ -1,5 +1,5 @@
 """The translation cache shared by jobs running at once: WAL on a local disk, per-job shards merged at
-the next run's start on a network filesystem (stsynth.translation_cache), with several writer processes."""
+the next run's start on a network filesystem (stsynth.translation.cache), with several writer processes."""
 from __future__ import annotations
 
 import multiprocessing
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from stsynth.translation_cache import (NETWORK_FILESYSTEMS, TranslationCache, filesystem_type, merge_shards,
+from stsynth.translation.cache import (NETWORK_FILESYSTEMS, TranslationCache, filesystem_type, merge_shards,
                                        mount_type, resolve_sharing, shard_folder)
 
 MOUNTINFO = """\
@@ -54,7 +54,7 @@ def test_the_filesystem_is_that_of_the_nearest_mount_point(tmp_path):
 
 
 def test_auto_picks_shards_only_on_a_network_filesystem(tmp_path, monkeypatch):
-    import stsynth.translation_cache as module
+    import stsynth.translation.cache as module
 
     monkeypatch.setattr(module, "filesystem_type", lambda path: "nfs4")
     assert resolve_sharing("auto", tmp_path / "c.sqlite") == "shards"

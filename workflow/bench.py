@@ -96,6 +96,8 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
 
     Which rule wrote a benchmark file comes from Snakemake's own logs (.snakemake/log), which name
     each job's rule and benchmark path."""
+    from stsynth.core.paths import BENCHMARKS
+
     rule_of = {}
     for log in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log")):
         rule = None
@@ -112,7 +114,7 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     stage_of = {name: path.stem for path in rules.glob("*.smk")
                 for name in re.findall(r"^\s*rule (\w+):", path.read_text(), re.M)}
     totals: dict[str, list] = {}
-    for path in (workdir / "benchmarks").rglob("*.tsv"):
+    for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()
         if len(lines) < 2:
             continue
@@ -135,7 +137,7 @@ def print_job_times(workdir: Path, title: str, rows: list | None = None) -> None
 
 
 def machine() -> str:
-    from stsynth.provenance import cpu_model
+    from stsynth.results.provenance import cpu_model
     cpu = cpu_model()
     memory = ""
     if Path("/proc/meminfo").exists():
@@ -191,7 +193,7 @@ def sample_sentences(env: dict, count: int) -> list[str]:
     for mirror in env["STSYNTH_MIRRORS"].split():
         path = Path(mirror) / "stsbenchmark/sts-test.csv"
         if path.is_file():
-            from stsynth.pairs import read_stsb
+            from stsynth.core.pairs import read_stsb
 
             return list(dict.fromkeys(s for pair in read_stsb(path)[0] for s in pair))[:count]
     sys.exit("encoding: no local mirror holds stsbenchmark/sts-test.csv")
@@ -201,11 +203,12 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
     """Rows of step ``encoding``: per encoder and backend, sentences/s and the largest cosine difference."""
     import numpy as np
 
-    from stsynth.encoder import BACKENDS, embed, load_encoder, model_directory, onnx_precision
-    from stsynth.threads import pin_kernels, use_threads
+    from stsynth.encoders.encoder import BACKENDS, embed, load_encoder, model_directory, onnx_precision
+    from stsynth.core.similarity import unit_cosines
+    from stsynth.core.threads import pin_kernels, use_threads
 
     print(pin_kernels(config["kernels"]), file=sys.stderr)  # the jobs' kernels, before torch loads
-    from stsynth.encoder_onnx import export, use_onnx
+    from stsynth.encoders.onnx_backend import export, use_onnx
 
     use_threads(1)
     sentences = sample_sentences(env, ENCODING_SENTENCES)
@@ -229,7 +232,7 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
                 started = time.perf_counter()
                 vectors = embed(sentences, model, config["encoder"]["batch_size"])
                 times.append(time.perf_counter() - started)
-            cosines[backend] = (vectors[:half].astype(np.float64) * vectors[half:2 * half]).sum(axis=1)
+            cosines[backend] = unit_cosines(vectors[:half], vectors[half:2 * half])
             difference = np.abs(cosines[backend] - cosines["torch"]).max()
             rows.append(f"| {name} | {backend} | {len(sentences) / statistics.median(times):.1f} sentences/s "
                         f"(median of {ENCODING_RUNS}: {', '.join(f'{t:.1f}' for t in times)} s) | {difference:.1e} |")
@@ -238,9 +241,9 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
 
 
 def eval_command(tree: Path, cores: str, *overlays: str) -> list[str]:
-    """`make eval`'s command (stsynth.cli's) in a copy, as snakemake arguments: its own working directory
+    """`make eval`'s command (stsynth.pipeline.cli's) in a copy, as snakemake arguments: its own working directory
     runs/eval, config/eval.yaml, then ``overlays`` (files of the copy)."""
-    from stsynth import cli
+    from stsynth.pipeline import cli
 
     command = cli.snakemake_command("eval", tree, cores, [], str(tree / cli.PROTOCOLS["eval"][0]), [],
                                     [str(tree / overlay) for overlay in overlays])
@@ -384,7 +387,7 @@ def main() -> None:
         print("\n".join(encoding))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
-    from stsynth.provenance import workflow_commit
+    from stsynth.results.provenance import workflow_commit
 
     print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")
     if docs_failed:

@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from stsynth.encoder import encoder_directory, load_encoder  # noqa: E402
-from stsynth.encoder_tuning import train, training_pairs  # noqa: E402
-from stsynth.plan import tuned_encoder_settings  # noqa: E402
+from stsynth.encoders.encoder import encoder_directory, load_encoder  # noqa: E402
+from stsynth.encoders.tuning import train, training_pairs  # noqa: E402
+from stsynth.pipeline.plan import tuned_encoder_settings  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
 

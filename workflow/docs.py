@@ -1,11 +1,11 @@
 """`make docs` / `make check-docs`: write, or check, every generated figure of README.md and docs/ from
-built trees (stsynth.docs). --check exits 1 naming file, line and both values of each figure that differs."""
+built trees (stsynth.results.docs). --check exits 1 naming file, line and both values of each figure that differs."""
 import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from stsynth.docs import DOC_FILES, SEED_WIDTHS, TREES, render, tolerances, trees_of  # noqa: E402
+from stsynth.results.docs import DOC_FILES, SEED_WIDTHS, TREES, render, tolerances, trees_of  # noqa: E402
 
 
 def main() -> int:

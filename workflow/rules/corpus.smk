@@ -1,4 +1,4 @@
-# Corpus files (stsynth.corpus): each from the first mirror that has it, else its origin URL.
+# Corpus files (stsynth.core.corpus): each from the first mirror that has it, else its origin URL.
 
 
 rule fetch_corpus_file:
@@ -8,7 +8,7 @@ rule fetch_corpus_file:
     log:
         paths.corpus_fetch_log("{relpath}"),
     benchmark:
-        "benchmarks/corpus/{relpath}.tsv"
+        paths.benchmark_path("corpus/{relpath}")
     conda:
         ENV
     threads: 1
@@ -18,6 +18,6 @@ rule fetch_corpus_file:
     params:
         # What the copy is. Where it comes from (corpus.mirrors, the origin URL in the manifest,
         # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.
-        facts=manifest_facts,
+        facts=get_manifest_facts,
     script:
         "../scripts/fetch_corpus_file.py"

@@ -1,5 +1,5 @@
-# Sentence-encoder similarities (schema: stsynth.encoder): pooled cosine and token-level F1, from the
-# named encoders (config encoder.models) and the fine-tuned ones (stsynth.encoder_tuning; encoder.tuning).
+# Sentence-encoder similarities (schema: stsynth.encoders.encoder): pooled cosine and token-level F1, from the
+# named encoders (config encoder.models) and the fine-tuned ones (stsynth.encoders.tuning; encoder.tuning).
 ENCODER = config["encoder"]
 TUNING = ENCODER["tuning"]
 ONNX_PRECISION = encoder.onnx_precision(ENCODER["backend"])  # None: torch
@@ -8,14 +8,14 @@ ONNX_PRECISION = encoder.onnx_precision(ENCODER["backend"])  # None: torch
 rule encoder_tune:
     """Fine-tune an encoder (sentence-transformers) on gold or paraphrase pairs; dev ALL per epoch."""
     input:
-        unpack(lambda wc: plan.tuned_encoder_inputs(config, tuned_encoder_settings(wc.tuned), ALL_DATASETS)),
+        unpack(lambda wc: plan.tuned_encoder_inputs(config, get_tuned_encoder_settings(wc.tuned), ALL_DATASETS)),
     output:
         model=directory(tuned_encoder_folder("{tuned}")),
         epochs=paths.epochs_path("{tuned}"),
     log:
-        "logs/encoder_tune/{tuned}.log",
+        paths.log_path("encoder_tune/{tuned}"),
     benchmark:
-        "benchmarks/encoder_tune/{tuned}.tsv"
+        paths.benchmark_path("encoder_tune/{tuned}")
     wildcard_constraints:
         tuned=TUNED_ENCODER_NAMES,
     priority: 5
@@ -27,27 +27,27 @@ rule encoder_tune:
         mem_mb=4000,
         runtime=attempt_minutes(60),  # a CPU all-mpnet-base-v2 tuning took ~39 min
     params:
-        settings=lambda wc: tuned_encoder_settings(wc.tuned),
+        settings=lambda wc: get_tuned_encoder_settings(wc.tuned),
         # a named start encoder's entry (its source decides the weights); a tuned start is an input
-        start=lambda wc: encoder.job_entry(config, tuned_encoder_settings(wc.tuned)["start"]),
-        # a named start encoder's files (a change reruns the tuning; stsynth.digests)
-        model=lambda wc: model_identity(tuned_encoder_settings(wc.tuned)["start"]),
+        start=lambda wc: encoder.job_entry(config, get_tuned_encoder_settings(wc.tuned)["start"]),
+        # a named start encoder's files (a change reruns the tuning; stsynth.core.digests)
+        model=lambda wc: get_model_identity(get_tuned_encoder_settings(wc.tuned)["start"]),
         max_length=ENCODER["max_length"],
     script:
         "../scripts/encoder_tune.py"
 
 
 rule encoder_onnx:
-    """An encoder's transformer exported to ONNX for encoder.backend onnx / onnx-int8 (stsynth.encoder_onnx)."""
+    """An encoder's transformer exported to ONNX for encoder.backend onnx / onnx-int8 (stsynth.encoders.onnx_backend)."""
     input:
         # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
         encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
     output:
         paths.onnx_path("{encoder}", "{precision}"),
     log:
-        "logs/encoder_onnx/{encoder}.{precision}.log",
+        paths.log_path("encoder_onnx/{encoder}.{precision}"),
     benchmark:
-        "benchmarks/encoder_onnx/{encoder}.{precision}.tsv"
+        paths.benchmark_path("encoder_onnx/{encoder}.{precision}")
     wildcard_constraints:
         encoder="|".join(re.escape(name) for name in ENCODER_TABLE_SETS),
         precision="fp32|int8",
@@ -59,15 +59,15 @@ rule encoder_onnx:
         runtime=attempt_minutes(10),
     params:
         encoder=lambda wc: encoder.job_entry(config, wc.encoder),
-        # a named encoder's files (a change exports again; stsynth.digests)
-        model=lambda wc: model_identity(wc.encoder),
+        # a named encoder's files (a change exports again; stsynth.core.digests)
+        model=lambda wc: get_model_identity(wc.encoder),
         max_length=ENCODER["max_length"],
     script:
         "../scripts/encoder_onnx.py"
 
 
 # An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
-# of a small job), for exactly the sets and lines something reads (stsynth.fusion_plan.encoder_table_sets).
+# of a small job), for exactly the sets and lines something reads (stsynth.dcu2016.fusion_plan.encoder_table_sets).
 # This loop makes one rule per encoder, named encoder_similarity_<encoder> with every character but
 # letters and digits as "_": with config.yaml, encoder_similarity_minilm, encoder_similarity_minilm_sts,
 # encoder_similarity_minilm_sts_cosine_lr5e_5_dev, ... (`snakemake --list-rules` lists them all).
@@ -87,9 +87,9 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
         output:
             [encoder_path(_encoder, d) for d, _ in _sets],
         log:
-            f"logs/encoder_similarity/{_encoder}.log",
+            paths.log_path(f"encoder_similarity/{_encoder}"),
         benchmark:
-            f"benchmarks/encoder_similarity/{_encoder}.tsv"
+            paths.benchmark_path(f"encoder_similarity/{_encoder}")
         priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:
             ENV
@@ -100,8 +100,8 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             runtime=attempt_minutes(60),
         params:
             encoder=encoder.job_entry(config, _encoder),
-            # a named encoder's files (a change reruns the job; stsynth.digests)
-            model=lambda wc, name=_encoder: model_identity(name),
+            # a named encoder's files (a change reruns the job; stsynth.core.digests)
+            model=lambda wc, name=_encoder: get_model_identity(name),
             settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
             # per set: every line (a test set), or only the scored lines (nothing reads the others)
             every_line=[every_line for _, every_line in _sets],
@@ -121,9 +121,9 @@ if OPTIONAL_RULES["encoder_tuning_dev_check"]:
             table=paths.STUDY_TABLES["encoder_dev_check"],
             markdown=paths.study_file("encoder_dev_check"),
         log:
-            "logs/encoder_tuning/dev_check.log",
+            paths.log_path("encoder_tuning/dev_check"),
         benchmark:
-            "benchmarks/encoder_tuning/dev_check.tsv"
+            paths.benchmark_path("encoder_tuning/dev_check")
         conda:
             ENV
         threads: 1

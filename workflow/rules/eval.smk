@@ -1,20 +1,22 @@
-# Zero-shot evaluation of encoders (`snakemake eval`; stsynth.evaluation): each encoder's similarities
+# Zero-shot evaluation of encoders (`snakemake eval`; stsynth.eval.evaluation): each encoder's similarities
 # on every set of the `eval` tasks (one job per encoder, embeddings cached per sentence), its scores,
 # its MTEB TaskResult JSON, and the leaderboard of every encoder evaluated in this working directory.
+
+
 rule eval_encode:
-    """One encoder's similarity tables of every eval set (stsynth.evaluation), its embeddings read
-    from or added to the cache (stsynth.embedding_cache)."""
+    """One encoder's similarity tables of every eval set (stsynth.eval.evaluation), its embeddings read
+    from or added to the cache (stsynth.eval.embedding_cache)."""
     input:
         # a named encoder's local folder (none for a package or hub name)
         encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
-        pairs=[eval_pairs_path(d) for d in EVAL_SETS],
+        pairs=[get_eval_pairs_path(d) for d in EVAL_SETS],
     output:
         tables=[paths.eval_similarity_path("{encoder}", d) for d in EVAL_SETS],
         facts=paths.eval_model_facts("{encoder}"),
     log:
-        "logs/eval/encode/{encoder}.log",
+        paths.log_path("eval/encode/{encoder}"),
     benchmark:
-        "benchmarks/eval/encode/{encoder}.tsv"
+        paths.benchmark_path("eval/encode/{encoder}")
     wildcard_constraints:
         encoder=_alternatives(EVAL_ENCODERS),
     conda:
@@ -26,8 +28,8 @@ rule eval_encode:
         runtime=attempt_minutes(60),
     params:
         encoder=lambda wc: encoder.job_entry(config, wc.encoder, evaluation=True),
-        # the model's files (a change reruns the job; stsynth.digests)
-        model=lambda wc: model_identity(wc.encoder),
+        # the model's files (a change reruns the job; stsynth.core.digests)
+        model=lambda wc: get_model_identity(wc.encoder),
         settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
         cache=EVAL["cache"],
     script:
@@ -43,9 +45,9 @@ rule eval_score:
         table=paths.eval_scores_path("{encoder}", "parquet"),
         markdown=paths.eval_scores_path("{encoder}", "md"),
     log:
-        "logs/eval/score/{encoder}.log",
+        paths.log_path("eval/score/{encoder}"),
     benchmark:
-        "benchmarks/eval/score/{encoder}.tsv"
+        paths.benchmark_path("eval/score/{encoder}")
     wildcard_constraints:
         encoder=_alternatives(EVAL_ENCODERS),
     conda:
@@ -72,9 +74,9 @@ rule eval_mteb:
         results=[paths.eval_mteb_file("{mteb_folder}", task) for task in EVAL_TASKS],
         meta=paths.eval_mteb_file("{mteb_folder}", "model_meta"),
     log:
-        "logs/eval/mteb/{mteb_folder}.log",
+        paths.log_path("eval/mteb/{mteb_folder}"),
     benchmark:
-        "benchmarks/eval/mteb/{mteb_folder}.tsv"
+        paths.benchmark_path("eval/mteb/{mteb_folder}")
     wildcard_constraints:
         mteb_folder=_alternatives(EVAL_MTEB_FOLDERS),
     conda:
@@ -97,13 +99,13 @@ rule eval_leaderboard:
     input:
         scores=[paths.eval_scores_path(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
         facts=[paths.eval_model_facts(name) for name in [*EVAL_ENCODERS, *EVAL_EARLIER]],
-        mteb=eval_leaderboard_mteb_files(),
+        mteb=get_eval_leaderboard_mteb_files(),
     output:
         **paths.EVAL_LEADERBOARD,
     log:
-        "logs/eval/leaderboard.log",
+        paths.log_path("eval/leaderboard"),
     benchmark:
-        "benchmarks/eval/leaderboard.tsv"
+        paths.benchmark_path("eval/leaderboard")
     conda:
         ENV
     threads: 1
@@ -125,9 +127,9 @@ rule mteb_run_results:
         ],
         meta=paths.eval_mteb_file(evaluation.mteb_folder("{run}", {}), "model_meta", paths.RUN_MTEB_CACHE),
     log:
-        "logs/mteb/{run}.log",
+        paths.log_path("mteb/{run}"),
     benchmark:
-        "benchmarks/mteb/{run}.tsv"
+        paths.benchmark_path("mteb/{run}")
     conda:
         ENV
     threads: 1

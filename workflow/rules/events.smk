@@ -1,9 +1,9 @@
-# Event tokens and event embeddings of the SemEval-2017 system (schemas: stsynth.events): the event
+# Event tokens and event embeddings of the SemEval-2017 system (schemas: stsynth.sts2017.events): the event
 # tokens of every declared dataset, the event corpus with its chains and sentences, and the two
 # word-vector tables trained on it (EE, and the W2V baseline).
 EVENTS = config["events"]
 EVENT_PAIR_SETS = (
-    datasets_with(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
+    get_datasets(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
 )
 
 
@@ -16,9 +16,9 @@ rule event_tables:
     output:
         [paths.events_path(d) for d in ALL_DATASETS],
     log:
-        "logs/events/tables.log",
+        paths.log_path("events/tables"),
     benchmark:
-        "benchmarks/events/tables.tsv"
+        paths.benchmark_path("events/tables")
     conda:
         ENV
     threads: 1
@@ -38,15 +38,15 @@ rule event_corpus:
     input:
         pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],
         wordnet=f"{WORDNET_DIR}/lexnames",
-        program=lambda wc: programs_checked("events"),  # no file: the bible program checked while planning
+        program=lambda wc: get_checked_programs("events"),  # no file: the bible program checked while planning
     output:
         documents=paths.EVENT_CORPUS["documents"],
         chains=paths.EVENT_CORPUS["chains"],
         sentences=paths.EVENT_CORPUS["sentences"],
     log:
-        "logs/events/corpus.log",
+        paths.log_path("events/corpus"),
     benchmark:
-        "benchmarks/events/corpus.tsv"
+        paths.benchmark_path("events/corpus")
     priority: 20  # the longest job of the event stage, on nothing but the parser: started early
     conda:
         ENV
@@ -64,15 +64,15 @@ rule event_corpus:
 
 rule event_embeddings:
     """Skip-gram on the corpus: its event chains (event-embeddings, the EE) or its sentences (word2vec,
-    the W2V baseline), as a word-vector table (schema: stsynth.vectors)."""
+    the W2V baseline), as a word-vector table (schema: stsynth.word_vectors.vectors)."""
     input:
         lambda wc: paths.EVENT_CORPUS[paths.EVENT_VECTOR_SOURCES[wc.source]],
     output:
         paths.vectors_path("{source}"),
     log:
-        "logs/events/{source}.log",
+        paths.log_path("events/{source}"),
     benchmark:
-        "benchmarks/events/{source}.tsv"
+        paths.benchmark_path("events/{source}")
     wildcard_constraints:
         source="|".join(paths.EVENT_VECTOR_SOURCES),
     conda:

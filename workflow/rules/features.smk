@@ -1,4 +1,4 @@
-# Pair features (schema: stsynth.features) and the offline WordNet they need (stsynth.lexicon).
+# Pair features (schema: stsynth.dcu2016.features) and the offline WordNet they need (stsynth.core.lexicon).
 FEATURE_SETTINGS = config["features"]
 WORDNET_DIR = f"{FEATURE_SETTINGS['nltk_data']}/corpora/wordnet"
 
@@ -8,9 +8,9 @@ rule wordnet:
     output:
         [f"{WORDNET_DIR}/{name}" for name in [*WORDNET_FILES, "lexnames"]],
     log:
-        "logs/features/wordnet.log",
+        paths.log_path("features/wordnet"),
     benchmark:
-        "benchmarks/features/wordnet.tsv"
+        paths.benchmark_path("features/wordnet")
     conda:
         ENV
     threads: 1
@@ -35,9 +35,9 @@ rule features:
     output:
         [features_path(d) for d in ALL_DATASETS],
     log:
-        "logs/features/features.log",
+        paths.log_path("features/features"),
     benchmark:
-        "benchmarks/features/features.tsv"
+        paths.benchmark_path("features/features")
     conda:
         ENV
     threads: 1

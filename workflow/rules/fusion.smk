@@ -1,19 +1,19 @@
-# The fusion regressor (schema: stsynth.fusion): dev search, final fit (the run's scores, read by
+# The fusion regressor (schema: stsynth.dcu2016.fusion): dev search, final fit (the run's scores, read by
 # rule predict), importances, ablation, and the paper's Table 1 on the dev protocol. What each job
-# reads per dataset is stsynth.fusion_plan.fusion_splits; each split is one named input.
+# reads per dataset is stsynth.dcu2016.fusion_plan.fusion_splits; each split is one named input.
 
 
 rule fusion_dev:
     """Hyperparameter grid on the dev protocol: fit on 2012-2014, Pearson on the 2015 sets."""
     input:
-        unpack(fusion_inputs("dev_train", "dev_validate", dev=False)),
+        unpack(get_fusion_inputs("dev_train", "dev_validate", dev=False)),
     output:
         table=paths.fusion_path("{fusion_run}", "dev.parquet"),
         markdown=paths.fusion_path("{fusion_run}", "dev.md"),
     log:
-        "logs/fusion/{fusion_run}/dev.log",
+        paths.log_path("fusion/{fusion_run}/dev"),
     benchmark:
-        "benchmarks/fusion/{fusion_run}/dev.tsv"
+        paths.benchmark_path("fusion/{fusion_run}/dev")
     conda:
         ENV
     threads: 2  # grid points are fitted in parallel processes
@@ -21,7 +21,7 @@ rule fusion_dev:
         mem_mb=4000,
         runtime=attempt_minutes(120),
     params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
     script:
@@ -32,16 +32,16 @@ rule fusion_fit:
     """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters: the run's
     predictions on the test sets, the model as plain arrays, Gini importances (table and plot)."""
     input:
-        unpack(fusion_inputs("train", "test")),
+        unpack(get_fusion_inputs("train", "test")),
     output:
         predictions=paths.fusion_path("{fusion_run}", "predictions.parquet"),
         model=paths.fusion_path("{fusion_run}", "model.npz"),
         importances=paths.fusion_path("{fusion_run}", "importances.parquet"),
         plot=paths.fusion_path("{fusion_run}", "importances.png"),
     log:
-        "logs/fusion/{fusion_run}/fit.log",
+        paths.log_path("fusion/{fusion_run}/fit"),
     benchmark:
-        "benchmarks/fusion/{fusion_run}/fit.tsv"
+        paths.benchmark_path("fusion/{fusion_run}/fit")
     conda:
         ENV
     threads: 1
@@ -49,7 +49,7 @@ rule fusion_fit:
         mem_mb=3000,
         runtime=attempt_minutes(60),
     params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
     script:
@@ -60,14 +60,14 @@ rule fusion_ablation:
     """Each feature group removed in turn, and each out-of-fold source (paragram cosines, tuned-encoder
     similarities) read in-sample instead."""
     input:
-        unpack(fusion_inputs("dev_train", "dev_validate", "train", "test", in_sample=True)),
+        unpack(get_fusion_inputs("dev_train", "dev_validate", "train", "test", in_sample=True)),
     output:
         table=paths.fusion_path("{fusion_run}", "ablation.parquet"),
         markdown=paths.fusion_path("{fusion_run}", "ablation.md"),
     log:
-        "logs/fusion/{fusion_run}/ablation.log",
+        paths.log_path("fusion/{fusion_run}/ablation"),
     benchmark:
-        "benchmarks/fusion/{fusion_run}/ablation.tsv"
+        paths.benchmark_path("fusion/{fusion_run}/ablation")
     conda:
         ENV
     threads: 2  # variants are fitted in parallel processes
@@ -75,9 +75,9 @@ rule fusion_ablation:
         mem_mb=4000,
         runtime=attempt_minutes(120),
     params:
-        splits=lambda wc: fusion_plan.split_params(fusion_splits(wc.fusion_run)),
+        splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
         in_sample=lambda wc: {
-            source: fusion_plan.split_params(fusion_splits(wc.fusion_run, in_sample=source))
+            source: fusion_plan.split_params(get_fusion_splits(wc.fusion_run, in_sample=source))
             for source in fusion_plan.fold_sources(config, RUNS[wc.fusion_run])
         },
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
@@ -95,7 +95,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
     rule fusion_dev_table:
         """Paper Table 1 on the 2015 sets: features only vs paragram cosines vs features + paragram."""
         input:
-            unpack(fusion_inputs("dev_train", "dev_validate", run=DEV_TABLE_RUN)),
+            unpack(get_fusion_inputs("dev_train", "dev_validate", run=DEV_TABLE_RUN)),
             cosines=[
                 similarity_path(model, d) for model in FUSION["dev_table"]["paragram_models"] for d in DEV_TABLE_SETS
             ],
@@ -103,9 +103,9 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
             table=paths.STUDY_TABLES["dev_table"],
             markdown=paths.study_file("dev_table"),
         log:
-            "logs/fusion/dev_table.log",
+            paths.log_path("fusion/dev_table"),
         benchmark:
-            "benchmarks/fusion/dev_table.tsv"
+            paths.benchmark_path("fusion/dev_table")
         conda:
             ENV
         threads: 1
@@ -113,7 +113,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
             mem_mb=3000,
             runtime=attempt_minutes(60),
         params:
-            splits=fusion_plan.split_params(fusion_splits(DEV_TABLE_RUN)),
+            splits=fusion_plan.split_params(get_fusion_splits(DEV_TABLE_RUN)),
             features=fusion_plan.fusion_features(config, RUNS[DEV_TABLE_RUN]),
             cosines={
                 model: [similarity_path(model, d) for d in DEV_TABLE_SETS]

@@ -1,16 +1,16 @@
-# Pair tables (stsynth.pairs) and their Moses tokens (stsynth.tokens), one of each per dataset.
+# Pair tables (stsynth.core.pairs) and their Moses tokens (stsynth.core.tokens), one of each per dataset.
 
 
 rule pair_table:
-    """A dataset's file(s), in its format -> one checked pair table (schema: stsynth.pairs)."""
+    """A dataset's file(s), in its format -> one checked pair table (schema: stsynth.core.pairs)."""
     input:
-        unpack(dataset_files),
+        unpack(get_dataset_files),
     output:
         pairs_path(paths.WILDCARDS),
     log:
-        "logs/pairs/{year}/{dataset}.log",
+        paths.log_path("pairs/{year}/{dataset}"),
     benchmark:
-        "benchmarks/pairs/{year}/{dataset}.tsv"
+        paths.benchmark_path("pairs/{year}/{dataset}")
     conda:
         ENV
     threads: 1
@@ -18,21 +18,21 @@ rule pair_table:
         mem_mb=500,
         runtime=attempt_minutes(5),
     params:
-        dataset=dataset_entry,  # editing the dataset's config entry rebuilds its table
+        dataset=get_dataset_entry,  # editing the dataset's config entry rebuilds its table
     script:
         "../scripts/pair_table.py"
 
 
 rule tokenize:
-    """Moses token lists, row-aligned with the pair table (schema: stsynth.tokens)."""
+    """Moses token lists, row-aligned with the pair table (schema: stsynth.core.tokens)."""
     input:
         pairs_path(paths.WILDCARDS),
     output:
         tokens_path(paths.WILDCARDS),
     log:
-        "logs/tokenize/{year}/{dataset}.log",
+        paths.log_path("tokenize/{year}/{dataset}"),
     benchmark:
-        "benchmarks/tokenize/{year}/{dataset}.tsv"
+        paths.benchmark_path("tokenize/{year}/{dataset}")
     conda:
         ENV
     threads: 1

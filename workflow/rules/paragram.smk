@@ -1,4 +1,4 @@
-# Paragram models (schema: stsynth.paragram): training, per-dataset cosines, and the studies on
+# Paragram models (schema: stsynth.word_vectors.paragram): training, per-dataset cosines, and the studies on
 # them: unknown words, the gold-threshold sweep, word-vector sources, the synthetic dev check and
 # the cross-lingual MT comparison.
 
@@ -6,15 +6,15 @@
 rule paragram_train:
     """Tune word vectors with the margin loss on a model's paraphrase pairs (epochs 0: raw vectors)."""
     input:
-        unpack(paragram_training_inputs),
+        unpack(get_paragram_training_inputs),
     output:
         model=model_path("{model}"),
         vocabulary=paths.vocabulary_path("{model}"),
         epochs=paths.epochs_path("{model}"),
     log:
-        "logs/paragram/train/{model}.log",
+        paths.log_path("paragram/train/{model}"),
     benchmark:
-        "benchmarks/paragram/train/{model}.tsv"
+        paths.benchmark_path("paragram/train/{model}")
     conda:
         ENV
     threads: PARAGRAM["threads"]
@@ -22,7 +22,7 @@ rule paragram_train:
         mem_mb=4000,
         runtime=attempt_minutes(120),
     params:
-        settings=lambda wc: paragram_model(wc.model),
+        settings=lambda wc: get_paragram_model(wc.model),
     script:
         "../scripts/paragram_train.py"
 
@@ -31,15 +31,15 @@ rule paragram_similarity:
     """A model's cosine of the two sentence vectors of every pair, for every declared dataset in one
     job (a job per dataset would be mostly Python start-up)."""
     input:
-        unpack(paragram_similarity_inputs),
+        unpack(get_paragram_similarity_inputs),
         model=model_path("{model}"),
         vocabulary=paths.vocabulary_path("{model}"),
     output:
         [similarity_path("{model}", d) for d in ALL_DATASETS],
     log:
-        "logs/paragram/similarity/{model}.log",
+        paths.log_path("paragram/similarity/{model}"),
     benchmark:
-        "benchmarks/paragram/similarity/{model}.tsv"
+        paths.benchmark_path("paragram/similarity/{model}")
     conda:
         ENV
     threads: PARAGRAM["threads"]
@@ -54,14 +54,14 @@ rule paragram_unknown_words:
     """Share of test-set tokens outside a model's vocabulary (paper Table 5)."""
     input:
         vocabulary=paths.vocabulary_path("{model}"),
-        tokens=[english_tokens_path(d) for d in datasets_with(role="test")],
+        tokens=[english_tokens_path(d) for d in get_datasets(role="test")],
     output:
         table=paths.paragram_result_path("{model}", "unknown_words.parquet"),
         markdown=paths.paragram_result_path("{model}", "unknown_words.md"),
     log:
-        "logs/paragram/unknown_words/{model}.log",
+        paths.log_path("paragram/unknown_words/{model}"),
     benchmark:
-        "benchmarks/paragram/unknown_words/{model}.tsv"
+        paths.benchmark_path("paragram/unknown_words/{model}")
     conda:
         ENV
     threads: 1
@@ -80,9 +80,9 @@ rule paragram_threshold_sweep:
         table=paths.STUDY_TABLES["threshold_sweep"],
         plot=paths.study_file("threshold_sweep", ".png"),
     log:
-        "logs/paragram/threshold_sweep.log",
+        paths.log_path("paragram/threshold_sweep"),
     benchmark:
-        "benchmarks/paragram/threshold_sweep.tsv"
+        paths.benchmark_path("paragram/threshold_sweep")
     priority: 10  # long and needed by the report only: started early, it runs beside the trainings
     conda:
         ENV
@@ -91,7 +91,7 @@ rule paragram_threshold_sweep:
         mem_mb=4000,
         runtime=attempt_minutes(240),
     params:
-        settings=paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
+        settings=get_paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
         sweep=config["paraphrase_pairs"]["sweep"],
         threshold=plan.sweep_threshold(config),  # the one in use, marked on the plot as the report marks it
     script:
@@ -106,9 +106,9 @@ rule paragram_source_comparison:
         table=paths.STUDY_TABLES["sources"],
         markdown=paths.study_file("sources"),
     log:
-        "logs/paragram/sources.log",
+        paths.log_path("paragram/sources"),
     benchmark:
-        "benchmarks/paragram/sources.tsv"
+        paths.benchmark_path("paragram/sources")
     priority: 10  # needed by the report only: started early, it fills a core
     conda:
         ENV
@@ -132,9 +132,9 @@ rule synthetic_dev_check:
         table=paths.STUDY_TABLES["dev_check"],
         markdown=paths.study_file("dev_check"),
     log:
-        "logs/synthetic/dev_check.log",
+        paths.log_path("synthetic/dev_check"),
     benchmark:
-        "benchmarks/synthetic/dev_check.tsv"
+        paths.benchmark_path("synthetic/dev_check")
     conda:
         ENV
     threads: 1
@@ -167,9 +167,9 @@ if OPTIONAL_RULES["crosslingual_mt_comparison"]:
                 paths.study_file("mt_comparison"), caption="../report/mt_comparison.rst", category="Cross-lingual"
             ),
         log:
-            "logs/crosslingual/mt_comparison.log",
+            paths.log_path("crosslingual/mt_comparison"),
         benchmark:
-            "benchmarks/crosslingual/mt_comparison.tsv"
+            paths.benchmark_path("crosslingual/mt_comparison")
         conda:
             ENV
         threads: 1
@@ -186,7 +186,7 @@ if OPTIONAL_RULES["crosslingual_mt_comparison"]:
 
 
 rule paragram_export:
-    """A paragram model as a sentence-transformers folder (stsynth.export), checked against the
+    """A paragram model as a sentence-transformers folder (stsynth.dcu2016.export), checked against the
     pipeline's cosines on the scored test sets (results/paragram/{model}/export_check)."""
     input:
         model=model_path("{model}"),
@@ -199,9 +199,9 @@ rule paragram_export:
         table=paths.paragram_result_path("{model}", "export_check.parquet"),
         markdown=paths.paragram_result_path("{model}", "export_check.md"),
     log:
-        "logs/paragram/export/{model}.log",
+        paths.log_path("paragram/export/{model}"),
     benchmark:
-        "benchmarks/paragram/export/{model}.tsv"
+        paths.benchmark_path("paragram/export/{model}")
     conda:
         ENV
     threads: PARAGRAM["threads"]

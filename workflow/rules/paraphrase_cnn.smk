@@ -1,4 +1,4 @@
-# Paraphrase embeddings of the SemEval-2017 system (schema: stsynth.paraphrase_cnn): one job per
+# Paraphrase embeddings of the SemEval-2017 system (schema: stsynth.sts2017.paraphrase_cnn): one job per
 # model trains both steps; the paper's step-1 grid (delta x lambda) is a study.
 PE = config["paraphrase_cnn"]
 
@@ -12,9 +12,9 @@ rule paraphrase_cnn_train:
         vocabulary=paths.pe_model_path("{pe_model}", ".vocab.parquet"),
         epochs=paths.pe_model_path("{pe_model}", ".epochs.parquet"),
     log:
-        "logs/paraphrase_cnn/{pe_model}.log",
+        paths.log_path("paraphrase_cnn/{pe_model}"),
     benchmark:
-        "benchmarks/paraphrase_cnn/{pe_model}.tsv"
+        paths.benchmark_path("paraphrase_cnn/{pe_model}")
     priority: 5
     conda:
         ENV
@@ -38,9 +38,9 @@ rule paraphrase_cnn_grid:
         table=paths.STUDY_TABLES["pe_grid"],
         markdown=paths.study_file("pe_grid"),
     log:
-        "logs/paraphrase_cnn/grid.log",
+        paths.log_path("paraphrase_cnn/grid"),
     benchmark:
-        "benchmarks/paraphrase_cnn/grid.tsv"
+        paths.benchmark_path("paraphrase_cnn/grid")
     priority: 10
     conda:
         ENV

@@ -1,18 +1,18 @@
-# Paraphrase pair tables (schema: stsynth.paraphrase_pairs): gold pairs above a threshold
-# (task-internal) and round trips paired with their source sentences (synthetic; stsynth.synthetic).
+# Paraphrase pair tables (schema: stsynth.core.paraphrase_pairs): gold pairs above a threshold
+# (task-internal) and round trips paired with their source sentences (synthetic; stsynth.translation.synthetic).
 
 
 rule gold_paraphrase_pairs:
     """Training pairs of the configured years whose gold score reaches the threshold."""
     input:
-        pairs=lambda wc: [pairs_path(d) for d in gold_filter_datasets(wc.table)],
-        tokens=lambda wc: [english_tokens_path(d) for d in gold_filter_datasets(wc.table)],
+        pairs=lambda wc: [pairs_path(d) for d in get_gold_filter_datasets(wc.table)],
+        tokens=lambda wc: [english_tokens_path(d) for d in get_gold_filter_datasets(wc.table)],
     output:
         paths.paraphrase_table("{table}"),
     log:
-        "logs/paraphrase_pairs/{table}.log",
+        paths.log_path("paraphrase_pairs/{table}"),
     benchmark:
-        "benchmarks/paraphrase_pairs/{table}.tsv"
+        paths.benchmark_path("paraphrase_pairs/{table}")
     wildcard_constraints:
         table="|".join(re.escape(t) for t in config["paraphrase_pairs"]["tables"]),
     conda:
@@ -35,14 +35,14 @@ SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
 rule synthetic_pairs:
     """Round trips of every test set -> one synthetic paraphrase pair table."""
     input:
-        [round_trips_path(d) for d in datasets_with(role="test")],
+        [round_trips_path(d) for d in get_datasets(role="test")],
     output:
         table=paths.paraphrase_table("synthetic"),
         counts=paths.synthetic_counts("synthetic"),
     log:
-        "logs/synthetic_pairs/synthetic.log",
+        paths.log_path("synthetic_pairs/synthetic"),
     benchmark:
-        "benchmarks/synthetic_pairs/synthetic.tsv"
+        paths.benchmark_path("synthetic_pairs/synthetic")
     conda:
         ENV
     threads: 1
@@ -63,9 +63,9 @@ rule synthetic_pairs_of_set:
         table=paths.paraphrase_table("synthetic-{set}"),
         counts=paths.synthetic_counts("synthetic-{set}"),
     log:
-        "logs/synthetic_pairs/synthetic-{set}.log",
+        paths.log_path("synthetic_pairs/synthetic-{set}"),
     benchmark:
-        "benchmarks/synthetic_pairs/synthetic-{set}.tsv"
+        paths.benchmark_path("synthetic_pairs/synthetic-{set}")
     wildcard_constraints:
         set=_alternatives(SYNTHETIC_SETS),
     conda:

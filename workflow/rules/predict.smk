@@ -1,18 +1,18 @@
 # Every run's predictions, one job per run: results/predictions/{run}/{year}/{dataset}.txt for
-# every test set, from the table its stage wrote (config `runs:` -> stsynth.plan.run_source).
+# every test set, from the table its stage wrote (config `runs:` -> stsynth.pipeline.plan.run_source).
 
 
 rule predict:
-    """A run's predictions on every test set (stsynth.predict): baseline, 5 x cosine, or the fusion's."""
+    """A run's predictions on every test set (stsynth.results.predict): baseline, 5 x cosine, or the fusion's."""
     input:
         pairs=[pairs_path(d) for d in TEST_SETS],
         sources=lambda wc: plan.run_sources(RUNS[wc.run], TEST_SETS),
     output:
         [predictions_path("{run}", d) for d in TEST_SETS],
     log:
-        "logs/predict/{run}.log",
+        paths.log_path("predict/{run}"),
     benchmark:
-        "benchmarks/predict/{run}.tsv"
+        paths.benchmark_path("predict/{run}")
     conda:
         ENV
     threads: 1

@@ -1,4 +1,4 @@
-# The reports (stsynth.report): results/report.md + results/report/*.png (`all`: the headline runs) and
+# The reports (stsynth.results.report): results/report.md + results/report/*.png (`all`: the headline runs) and
 # results/studies.md + results/studies/*.png (`studies`: how the settings were chosen), and the
 # captions of `snakemake --report results/report.html`. They read what every stage above wrote.
 
@@ -8,16 +8,16 @@ report: "../report/workflow.rst"
 
 rule model_card:
     """A run's model (paragram export or tuned encoder) released with a model card: base model, training
-    data, loss and settings, the run's scores (stsynth.model_card)."""
+    data, loss and settings, the run's scores (stsynth.results.model_card)."""
     input:
         model=lambda wc: model_card.model_folder(config, wc.card_run),
         scores=paths.scores_path("{card_run}", "parquet"),
     output:
         directory(paths.release_folder("{card_run}")),
     log:
-        "logs/model_card/{card_run}.log",
+        paths.log_path("model_card/{card_run}"),
     benchmark:
-        "benchmarks/model_card/{card_run}.tsv"
+        paths.benchmark_path("model_card/{card_run}")
     wildcard_constraints:
         card_run=_alternatives(CARD_FACTS),
     conda:
@@ -28,8 +28,8 @@ rule model_card:
         runtime=attempt_minutes(5),
     params:
         facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
-        # the named encoder its model was fine-tuned from, and that encoder's files (stsynth.digests)
-        base=lambda wc: card_base(wc.card_run),
+        # the named encoder its model was fine-tuned from, and that encoder's files (stsynth.core.digests)
+        base=lambda wc: get_card_base(wc.card_run),
     script:
         "../scripts/model_card.py"
 
@@ -42,7 +42,7 @@ for _part, _markdown in paths.REPORT_PARTS.items():
         name:
             "report" if _part == "results" else "studies_report"
         input:
-            unpack(lambda wc, part=_part: stsynth_report_plan.plan_files(report_plan(part))),
+            unpack(lambda wc, part=_part: stsynth_report_plan.plan_files(get_report_plan(part))),
             requirements=Path(workflow.basedir) / "requirements.txt",
             published=paths.PUBLISHED_FIGURES,  # the papers' figures the report shows beside ours
         output:
@@ -56,9 +56,9 @@ for _part, _markdown in paths.REPORT_PARTS.items():
                 category="Plots",
             ),
         log:
-            f"logs/{_part}_report.log" if _part != "results" else "logs/report.log",
+            paths.log_path(f"{_part}_report") if _part != "results" else paths.log_path("report"),
         benchmark:
-            f"benchmarks/{_part}_report.tsv" if _part != "results" else "benchmarks/report.tsv"
+            paths.benchmark_path(f"{_part}_report") if _part != "results" else paths.benchmark_path("report")
         conda:
             ENV
         threads: 1
@@ -66,13 +66,13 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             mem_mb=2000,
             runtime=attempt_minutes(15),
         params:
-            plan=lambda wc, part=_part: report_plan(part),
+            plan=lambda wc, part=_part: get_report_plan(part),
             settings=config["report"],
             translate=TRANSLATION_ENGINE,  # engine settings only: the cache path and chunk size do not show
             seeds=stsynth_report_plan.seeds(config),
             threshold=plan.sweep_threshold(config),
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
-            # each named encoder -> its files' identity (stsynth.digests), for the provenance section
-            models=lambda wc: {name: model_identity(name) for name in ENCODER["models"]},
+            # each named encoder -> its files' identity (stsynth.core.digests), for the provenance section
+            models=lambda wc: {name: get_model_identity(name) for name in ENCODER["models"]},
         script:
             "../scripts/report.py"

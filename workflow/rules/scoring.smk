@@ -1,10 +1,10 @@
-# Scores of every run (stsynth.scoring): Pearson and Spearman per test set with gold, the official
+# Scores of every run (stsynth.core.scoring): Pearson and Spearman per test set with gold, the official
 # pair-weighted ALL (with its bootstrap interval), the mean and the pooled ALL; paired bootstrap
 # differences between runs. Everything is computed from the prediction files.
 
 
 rule score_run:
-    """A run's scores on every test set with gold (schema: stsynth.scoring)."""
+    """A run's scores on every test set with gold (schema: stsynth.core.scoring)."""
     input:
         pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
         predictions=lambda wc: [predictions_path(wc.run, d) for d in SCORED_TEST_SETS],
@@ -12,9 +12,9 @@ rule score_run:
         table=paths.scores_path("{run}", "parquet"),
         markdown=paths.scores_path("{run}", "md"),
     log:
-        "logs/scores/{run}.log",
+        paths.log_path("scores/{run}"),
     benchmark:
-        "benchmarks/scores/{run}.tsv"
+        paths.benchmark_path("scores/{run}")
     conda:
         ENV
     threads: 1
@@ -22,16 +22,16 @@ rule score_run:
         mem_mb=1000,
         runtime=attempt_minutes(10),
     params:
-        groups=dataset_groups(),
+        groups=get_dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/score_run.py"
 
 
-# Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.scoring): one job
+# Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.core.scoring): one job
 # for the comparisons between headline runs (`all`), one for those with a study run (`studies`).
 # This loop makes the rules `compare_runs` (headline runs, target all) and `compare_study_runs` (pairs
-# with a study run, target studies), each only when the config has such pairs (stsynth.plan.COMPARISONS).
+# with a study run, target studies), each only when the config has such pairs (stsynth.pipeline.plan.COMPARISONS).
 for _study, (_rule, _name) in plan.COMPARISONS.items():
     if not plan.run_comparisons(config, _study):
         continue
@@ -48,9 +48,9 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             table=paths.scores_path(_name, "parquet"),
             markdown=paths.scores_path(_name, "md"),
         log:
-            f"logs/scores/{_name}.log",
+            paths.log_path(f"scores/{_name}"),
         benchmark:
-            f"benchmarks/scores/{_name}.tsv"
+            paths.benchmark_path(f"scores/{_name}")
         conda:
             ENV
         threads: 1
@@ -59,7 +59,7 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             runtime=attempt_minutes(15),
         params:
             comparisons=plan.run_comparisons(config, _study),
-            groups=dataset_groups(),
+            groups=get_dataset_groups(),
             bootstrap=config["scoring"]["bootstrap"],
         script:
             "../scripts/compare_runs.py"
@@ -75,9 +75,9 @@ rule compare_two_runs:
         table=paths.scores_path("compare/{run}/{against}", "parquet"),
         markdown=paths.scores_path("compare/{run}/{against}", "md"),
     log:
-        "logs/scores/compare/{run}/{against}.log",
+        paths.log_path("scores/compare/{run}/{against}"),
     benchmark:
-        "benchmarks/scores/compare/{run}/{against}.tsv"
+        paths.benchmark_path("scores/compare/{run}/{against}")
     wildcard_constraints:
         against=_alternatives(RUNS),
     conda:
@@ -88,7 +88,7 @@ rule compare_two_runs:
         runtime=attempt_minutes(15),
     params:
         comparisons=lambda wc: [[wc.run, wc.against]],
-        groups=dataset_groups(),
+        groups=get_dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
     script:
         "../scripts/compare_runs.py"
@@ -103,7 +103,7 @@ SEED_STUDY_OTHERS = list(dict.fromkeys(run for pair in SEED_STUDY_PAIRS for run 
 if OPTIONAL_RULES["seed_study"]:
 
     rule seed_study:
-        """The training spread (config seed_study; stsynth.seed_study): each studied run's figures over
+        """The training spread (config seed_study; stsynth.results.seed_study): each studied run's figures over
         its seed runs, and whether the compared pairs keep their sign on every seed."""
         input:
             headline=[paths.scores_path(run) for run in SEED_STUDY],
@@ -114,9 +114,9 @@ if OPTIONAL_RULES["seed_study"]:
             signs=paths.SEED_STUDY_SIGNS,
             markdown=paths.study_file("seed_study"),
         log:
-            "logs/seed_study.log",
+            paths.log_path("seed_study"),
         benchmark:
-            "benchmarks/seed_study.tsv"
+            paths.benchmark_path("seed_study")
         conda:
             ENV
         threads: 1

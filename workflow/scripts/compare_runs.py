@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.paths import predictions_file
-from stsynth.scoring import compare_runs, comparisons_markdown
+from stsynth.core.logs import log_to
+from stsynth.core.paths import predictions_file
+from stsynth.core.scoring import compare_runs, comparisons_markdown
 
 log = log_to(snakemake.log[0])
 pairs = [pd.read_parquet(p) for p in snakemake.input.pairs]

@@ -2,11 +2,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.corpus import verify_copies
-from stsynth.logs import log_to
-from stsynth.mt_quality import comparison, comparison_markdown, read_field
-from stsynth.sentence_model import SentenceModel
-from stsynth.threads import use_threads
+from stsynth.core.corpus import verify_copies
+from stsynth.core.logs import log_to
+from stsynth.translation.mt_quality import comparison, comparison_markdown, read_field
+from stsynth.dcu2016.sentence_model import SentenceModel
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

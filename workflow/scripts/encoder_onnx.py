@@ -1,7 +1,7 @@
-from stsynth.encoder import open_job_encoder
-from stsynth.encoder_onnx import export
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
+from stsynth.encoders.encoder import open_job_encoder
+from stsynth.encoders.onnx_backend import export
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

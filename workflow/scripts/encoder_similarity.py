@@ -2,10 +2,10 @@ import time
 
 import pandas as pd
 
-from stsynth.encoder import batch_size, cosine_table, encoded_lines, open_job_encoder, sentences_of
-from stsynth.logs import log_to
-from stsynth.progress import Progress
-from stsynth.threads import use_threads
+from stsynth.encoders.encoder import batch_size, cosine_table, encoded_lines, open_job_encoder, sentences_of
+from stsynth.core.logs import log_to
+from stsynth.core.progress import Progress
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -13,7 +13,7 @@ encoder, settings = snakemake.params.encoder, snakemake.params.settings
 model, _, _ = open_job_encoder(encoder, snakemake.input.encoder_folder, snakemake.params.model, settings["max_length"],
                             snakemake.config["device"])
 if snakemake.params.backend != "torch":  # the exported transformer runs the forward passes
-    from stsynth.encoder_onnx import use_onnx
+    from stsynth.encoders.onnx_backend import use_onnx
 
     use_onnx(model, snakemake.input.onnx[0], snakemake.threads)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]

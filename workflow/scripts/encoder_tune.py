@@ -1,9 +1,9 @@
 import pandas as pd
 
-from stsynth.encoder import open_job_encoder
-from stsynth.encoder_tuning import train, training_pairs
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
+from stsynth.encoders.encoder import open_job_encoder
+from stsynth.encoders.tuning import train, training_pairs
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

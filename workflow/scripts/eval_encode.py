@@ -3,12 +3,12 @@ import time
 
 import pandas as pd
 
-from stsynth import evaluation
-from stsynth.embedding_cache import EmbeddingCache, encoder_key
-from stsynth.encoder import batch_size, open_job_encoder
-from stsynth.logs import log_to
-from stsynth.progress import Progress
-from stsynth.threads import use_threads
+from stsynth.eval import evaluation
+from stsynth.eval.embedding_cache import EmbeddingCache, encoder_key
+from stsynth.encoders.encoder import batch_size, open_job_encoder
+from stsynth.core.logs import log_to
+from stsynth.core.progress import Progress
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

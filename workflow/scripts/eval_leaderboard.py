@@ -2,10 +2,10 @@ import json
 
 import pandas as pd
 
-from stsynth import evaluation
-from stsynth.logs import log_to
-from stsynth.paths import EVAL_MTEB_CACHE
-from stsynth.plots import plot_leaderboard
+from stsynth.eval import evaluation
+from stsynth.core.logs import log_to
+from stsynth.core.paths import EVAL_MTEB_CACHE
+from stsynth.results.plots import plot_leaderboard
 
 log = log_to(snakemake.log[0])
 facts = {}

@@ -1,8 +1,8 @@
 import json
 
-from stsynth import evaluation
-from stsynth.logs import log_to
-from stsynth.paths import EVAL_MTEB_CACHE
+from stsynth.eval import evaluation
+from stsynth.core.logs import log_to
+from stsynth.core.paths import EVAL_MTEB_CACHE
 
 log = log_to(snakemake.log[0])
 tasks = snakemake.params.tasks

@@ -1,6 +1,6 @@
-from stsynth import evaluation
-from stsynth.logs import log_to
-from stsynth.scoring import score_sets, scores_markdown
+from stsynth.eval import evaluation
+from stsynth.core.logs import log_to
+from stsynth.core.scoring import score_sets, scores_markdown
 
 log = log_to(snakemake.log[0])
 tasks, bootstrap = snakemake.params.tasks, snakemake.params.bootstrap

@@ -1,10 +1,10 @@
 import pandas as pd
 import spacy
 
-from stsynth.events import WordNetAnimacy, pair_documents, parse_corpus, read_bible, run_bible
-from stsynth.lexicon import load_wordnet
-from stsynth.logs import log_to
-from stsynth.tokens import tokenize
+from stsynth.sts2017.events import WordNetAnimacy, pair_documents, parse_corpus, read_bible, run_bible
+from stsynth.core.lexicon import load_wordnet
+from stsynth.core.logs import log_to
+from stsynth.core.tokens import tokenize
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings

@@ -1,9 +1,9 @@
 import pandas as pd
 
-from stsynth.events import skipgram
-from stsynth.logs import log_to
-from stsynth.paths import EVENT_VECTOR_SOURCES
-from stsynth.vectors import WordVectors, write_vectors
+from stsynth.sts2017.events import skipgram
+from stsynth.core.logs import log_to
+from stsynth.core.paths import EVENT_VECTOR_SOURCES
+from stsynth.word_vectors.vectors import WordVectors, write_vectors
 
 log = log_to(snakemake.log[0])
 source = snakemake.wildcards.source

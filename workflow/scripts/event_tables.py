@@ -1,10 +1,10 @@
 import pandas as pd
 import spacy
 
-from stsynth.events import WordNetAnimacy, event_table
-from stsynth.lexicon import load_wordnet
-from stsynth.logs import log_to
-from stsynth.progress import Progress
+from stsynth.sts2017.events import WordNetAnimacy, event_table
+from stsynth.core.lexicon import load_wordnet
+from stsynth.core.logs import log_to
+from stsynth.core.progress import Progress
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings

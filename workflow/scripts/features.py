@@ -3,12 +3,12 @@ import time
 import pandas as pd
 import pyarrow.parquet as pq
 
-from stsynth.features import extract
-from stsynth.keyed import check_aligned
-from stsynth.logs import log_to
-from stsynth.progress import Progress
-from stsynth.threads import use_threads
-from stsynth.vectors import read_vectors
+from stsynth.dcu2016.features import extract
+from stsynth.core.keyed import check_aligned
+from stsynth.core.logs import log_to
+from stsynth.core.progress import Progress
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,5 +1,5 @@
-from stsynth.corpus import ManifestEntry, fetch, mirrors_from, read_manifest
-from stsynth.logs import log_to
+from stsynth.core.corpus import ManifestEntry, fetch, mirrors_from, read_manifest
+from stsynth.core.logs import log_to
 
 log_to(snakemake.log[0])
 corpus = snakemake.config["corpus"]

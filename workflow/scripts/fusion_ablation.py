@@ -2,10 +2,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.fusion import ablation, chosen_parameters, load_split
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.tables import markdown_table
+from stsynth.dcu2016.fusion import ablation, chosen_parameters, load_split
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.core.tables import markdown_table
 
 log = log_to(snakemake.log[0])
 use_threads(1)  # one BLAS thread per process: the rule's threads are its worker processes

@@ -1,10 +1,10 @@
 import numpy as np
 import pandas as pd
 
-from stsynth.fusion import chosen_parameters, export_model, fit, importances, load_split, predict_exported, test_scores
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.plots import plot_importances
+from stsynth.dcu2016.fusion import chosen_parameters, export_model, fit, importances, load_split, predict_exported, test_scores
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.results.plots import plot_importances
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,7 +1,7 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.paraphrase_pairs import gold_filter, gold_pairs
+from stsynth.core.logs import log_to
+from stsynth.core.paraphrase_pairs import gold_filter, gold_pairs
 
 log = log_to(snakemake.log[0])
 tables = [gold_pairs(pd.read_parquet(pairs), pd.read_parquet(tokens), where=tokens)

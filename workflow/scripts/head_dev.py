@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from stsynth.head import dev_search, load_split
-from stsynth.logs import log_to
-from stsynth.tables import markdown_table
-from stsynth.threads import use_threads
+from stsynth.sts2017.head import dev_search, load_split
+from stsynth.core.logs import log_to
+from stsynth.core.tables import markdown_table
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,14 +1,14 @@
 import pandas as pd
 
-from stsynth.digests import files_digest, folder_digest
-from stsynth.logs import log_to
-from stsynth.model_card import model_card, release_folder
+from stsynth.core.digests import files_digest, folder_digest
+from stsynth.core.logs import log_to
+from stsynth.results.model_card import model_card, release_folder
 
 log = log_to(snakemake.log[0])
 run = snakemake.wildcards.card_run
 facts = dict(snakemake.params.facts[run])
 if chosen := facts.pop("chosen_settings", None):  # a head run: the settings its dev search chose, from the head
-    from stsynth.head import load
+    from stsynth.sts2017.head import load
 
     facts["settings"] = {**facts["settings"], **load(chosen)[1]["settings"]}
 model = snakemake.input.model  # a model folder, or a head run's files

@@ -1,8 +1,8 @@
 import pandas as pd
 
-from stsynth import evaluation
-from stsynth.logs import log_to
-from stsynth.paths import RUN_MTEB_CACHE
+from stsynth.eval import evaluation
+from stsynth.core.logs import log_to
+from stsynth.core.paths import RUN_MTEB_CACHE
 
 log = log_to(snakemake.log[0])
 scores, run = pd.read_parquet(snakemake.input[0]), snakemake.wildcards.run

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.paper_tables import sts2017_table1, sts2017_table1_markdown
+from stsynth.core.logs import log_to
+from stsynth.results.paper_tables import sts2017_table1, sts2017_table1_markdown
 
 log = log_to(snakemake.log[0])
 rows = snakemake.params.rows

@@ -2,11 +2,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.export import export_check, to_sentence_transformer
-from stsynth.logs import log_to
-from stsynth.sentence_model import SentenceModel
-from stsynth.tables import markdown_table
-from stsynth.threads import use_threads
+from stsynth.dcu2016.export import export_check, to_sentence_transformer
+from stsynth.core.logs import log_to
+from stsynth.dcu2016.sentence_model import SentenceModel
+from stsynth.core.tables import markdown_table
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,9 +1,9 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.sentence_model import SentenceModel, similarity_table
-from stsynth.vectors import read_vectors
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.dcu2016.sentence_model import SentenceModel, similarity_table
+from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -2,12 +2,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.tables import markdown_rows
-from stsynth.threads import use_threads
-from stsynth.paragram_studies import source_comparison
-from stsynth.sentence_model import dev_set, unlabeled_sentences
-from stsynth.vectors import read_vectors
+from stsynth.core.logs import log_to
+from stsynth.core.tables import markdown_rows
+from stsynth.core.threads import use_threads
+from stsynth.dcu2016.paragram_studies import source_comparison
+from stsynth.dcu2016.sentence_model import dev_set, unlabeled_sentences
+from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,12 +1,12 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.paragram_studies import sweep_thresholds, threshold_sweep
-from stsynth.plots import plot_sweep
-from stsynth.sentence_model import dev_set, unlabeled_sentences
-from stsynth.paraphrase_pairs import gold_pairs
-from stsynth.vectors import read_vectors
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.dcu2016.paragram_studies import sweep_thresholds, threshold_sweep
+from stsynth.results.plots import plot_sweep
+from stsynth.dcu2016.sentence_model import dev_set, unlabeled_sentences
+from stsynth.core.paraphrase_pairs import gold_pairs
+from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

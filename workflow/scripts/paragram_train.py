@@ -1,10 +1,10 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.sentence_model import dev_set, fit, unlabeled_sentences
-from stsynth.paraphrase_pairs import conform, select_pairs
-from stsynth.vectors import merge_vectors, read_vectors
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.dcu2016.sentence_model import dev_set, fit, unlabeled_sentences
+from stsynth.core.paraphrase_pairs import conform, select_pairs
+from stsynth.word_vectors.vectors import merge_vectors, read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.tables import markdown_rows
-from stsynth.sentence_model import unknown_word_table
+from stsynth.core.logs import log_to
+from stsynth.core.tables import markdown_rows
+from stsynth.dcu2016.sentence_model import unknown_word_table
 
 log = log_to(snakemake.log[0])
 words = pd.read_parquet(snakemake.input.vocabulary)["word"].tolist()

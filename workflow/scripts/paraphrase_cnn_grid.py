@@ -1,10 +1,10 @@
 from pathlib import Path
 
-from stsynth.logs import log_to
-from stsynth.paraphrase_cnn import fit, grid_table, load_training_data
-from stsynth.tables import markdown_table
-from stsynth.threads import use_threads
-from stsynth.vectors import read_vectors
+from stsynth.core.logs import log_to
+from stsynth.sts2017.paraphrase_cnn import fit, grid_table, load_training_data
+from stsynth.core.tables import markdown_table
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,7 +1,7 @@
-from stsynth.logs import log_to
-from stsynth.paraphrase_cnn import fit, load_training_data, save
-from stsynth.threads import use_threads
-from stsynth.vectors import merge_vectors, read_vectors
+from stsynth.core.logs import log_to
+from stsynth.sts2017.paraphrase_cnn import fit, load_training_data, save
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import merge_vectors, read_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

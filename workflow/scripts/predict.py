@@ -1,8 +1,8 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.predict import run_predictions
-from stsynth.scoring import write_predictions
+from stsynth.core.logs import log_to
+from stsynth.results.predict import run_predictions
+from stsynth.core.scoring import write_predictions
 
 log = log_to(snakemake.log[0])
 stage = snakemake.params.stage

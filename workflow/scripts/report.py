@@ -1,7 +1,8 @@
 from pathlib import Path
 
-from stsynth.logs import log_to
-from stsynth.report import build_report
+from stsynth.core.logs import log_to
+from stsynth.core.paths import BENCHMARKS
+from stsynth.results.report import build_report
 
 log = log_to(snakemake.log[0])
 markdown_path = Path(snakemake.output.markdown)
@@ -10,7 +11,7 @@ markdown = build_report(
     snakemake.params.plan, snakemake.params.settings, plots_dir,
     link_prefix=plots_dir.relative_to(markdown_path.parent).as_posix(),
     requirements=Path(snakemake.input.requirements).read_text(),
-    translate=snakemake.params.translate, seed_values=snakemake.params.seeds, benchmark_dir="benchmarks",
+    translate=snakemake.params.translate, seed_values=snakemake.params.seeds, benchmark_dir=BENCHMARKS,
     benchmark_patterns=snakemake.params.benchmark_patterns,
     basedir=str(Path(snakemake.input.requirements).parent),  # requirements.txt sits at the checkout's root
     threshold=snakemake.params.threshold, models=snakemake.params.models, log=log)

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.scoring import score_run, scores_markdown
+from stsynth.core.logs import log_to
+from stsynth.core.scoring import score_run, scores_markdown
 
 log = log_to(snakemake.log[0])
 bootstrap = snakemake.params.bootstrap

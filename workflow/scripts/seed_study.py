@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.seed_study import sign_table, spread_markdown, spread_table
+from stsynth.core.logs import log_to
+from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
 log = log_to(snakemake.log[0])
 runs = snakemake.params.runs  # run -> its seed runs

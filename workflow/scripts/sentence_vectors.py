@@ -1,9 +1,10 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.progress import Progress
-from stsynth.sentence_vectors import check_known, encode_pairs, write_table
-from stsynth.threads import use_threads
+from stsynth.core.logs import log_to
+from stsynth.core.progress import Progress
+from stsynth.sts2017.sentence_vectors import encode_pairs
+from stsynth.sts2017.vector_tables import check_known, write_table
+from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.synthetic import dev_check, dev_check_markdown
+from stsynth.core.logs import log_to
+from stsynth.translation.synthetic import dev_check, dev_check_markdown
 
 log = log_to(snakemake.log[0])
 table = dev_check({model: pd.read_parquet(path) for model, path in zip(snakemake.params.models, snakemake.input)})

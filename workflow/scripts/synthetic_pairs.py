@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.synthetic import counts_markdown, synthetic_pairs
+from stsynth.core.logs import log_to
+from stsynth.translation.synthetic import counts_markdown, synthetic_pairs
 
 log = log_to(snakemake.log[0])
 table, counts = synthetic_pairs([pd.read_parquet(path) for path in snakemake.input], snakemake.params.settings)

@@ -1,7 +1,7 @@
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.tokens import token_table
+from stsynth.core.logs import log_to
+from stsynth.core.tokens import token_table
 
 log = log_to(snakemake.log[0])
 translated = pd.read_parquet(snakemake.input[0])

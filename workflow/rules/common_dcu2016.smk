@@ -1,0 +1,40 @@
+# Input functions of paragram.smk and fusion.smk, the DCU-SEManiacs system (stsynth.dcu2016): which
+# files a paragram model's jobs and a fusion run's splits read.
+
+
+def get_paragram_training_inputs(wc):
+    return plan.training_inputs(get_paragram_model(wc.model), ALL_DATASETS)
+
+
+def get_paragram_similarity_inputs(wc):
+    return plan.similarity_inputs(get_paragram_model(wc.model), ALL_DATASETS)
+
+
+FUSION = config["fusion"]
+
+
+def get_fusion_splits(run_name, in_sample=None):
+    return fusion_plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
+
+
+def get_fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
+    """Input function: the files of the named splits of a fusion run (`run`, else the wildcard's),
+    one named input per split (stsynth.dcu2016.fusion_plan.fusion_splits), plus the run's dev table."""
+
+    def inputs(wc):
+        name = run or wc.fusion_run
+        splits = get_fusion_splits(name)
+        files = {split: fusion_plan.split_files(splits[split]) for split in split_names}
+        if in_sample:  # per source read out of fold, the training splits with it in-sample
+            for source in fusion_plan.fold_sources(config, RUNS[name]):
+                files.update(
+                    {
+                        f"{split}_{source}_in_sample": fusion_plan.split_files(entries)
+                        for split, entries in get_fusion_splits(name, in_sample=source).items()
+                    }
+                )
+        if dev:
+            files["dev"] = paths.fusion_path(name, "dev.parquet")
+        return files
+
+    return inputs

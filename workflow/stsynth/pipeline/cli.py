@@ -1,0 +1,115 @@
+"""``stsynth``: the workflow's main targets from the command line (``pip install .`` puts it on PATH).
+
+    stsynth eval -m path/to/model -m BAAI/bge-small-en-v1.5   # zero-shot eval, in runs/eval
+    stsynth eval --overlay config/eval-mpnet.yaml              # an overlay over the protocol's own
+    stsynth all                                                # the results, in this directory
+    stsynth stsb | sts2017 | studies                           # the other protocols, each in its own directory
+
+Each calls Snakemake on the workflow's Snakefile with the same overlays and working directories as the
+Makefile's targets; arguments after ``--`` go to Snakemake as they are (``-- -n``, ``-- --profile
+profiles/slurm``). The workflow is the checkout the command runs in (a folder with ``Snakefile`` and
+``workflow/stsynth``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under
+``{sys.prefix}/share/stsynth``. Corpus mirrors are the config's (``../shared/sts-corpus`` relative to the
+workflow) unless ``STSYNTH_MIRRORS`` names others.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# target -> (working directory, overlays over config.yaml): as the Makefile's targets
+PROTOCOLS = {"all": (".", []), "studies": (".", []), "eval": ("runs/eval", ["config/eval.yaml"]),
+             "stsb": ("runs/stsb", ["config/stsb.yaml"]), "sts2017": ("runs/sts2017", ["config/sts2017.yaml"])}
+SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
+
+
+def is_workflow(folder: Path) -> bool:
+    return (folder / "Snakefile").is_file() and (folder / "workflow" / "stsynth").is_dir()
+
+
+def workflow_root(cwd: Path | None = None, environ=os.environ, prefix: str = sys.prefix) -> Path:
+    """Where the Snakefile is (module docstring: checkout, $STSYNTH_WORKFLOW, the installed copy)."""
+    cwd = Path(cwd or Path.cwd())
+    candidates = [*(p for p in (cwd, *cwd.parents) if is_workflow(p))]
+    if environ.get("STSYNTH_WORKFLOW"):
+        candidates.append(Path(environ["STSYNTH_WORKFLOW"]))
+    candidates += [Path(prefix) / "share" / "stsynth", Path(__file__).resolve().parents[3]]
+    for folder in candidates:
+        if is_workflow(folder):
+            return folder
+    raise SystemExit("stsynth: no workflow found: run it inside a checkout of the project, set STSYNTH_WORKFLOW "
+                     f"to one, or install the package with pip install . (looked in {', '.join(map(str, candidates))})")
+
+
+def model_location(model: str) -> str:
+    """A model given on the command line: an existing folder as an absolute path, anything else as it is
+    (an installed package or a hub name). A path whose folder is missing while its parent is here (a typo)
+    stops the command: Snakemake would read it from the protocol's working directory instead."""
+    from ..encoders.encoder import looks_like_path  # without the workflow's other imports
+
+    path = Path(model)
+    if path.is_dir():
+        return str(path.resolve())
+    if looks_like_path(model):
+        raise SystemExit(f"stsynth: -m {model}: no such folder ({path.parent.resolve()} holds no {path.name}); "
+                         "a hub name is org/name of a model in the local Hugging Face cache")
+    return model
+
+
+def models_overlay(models: list[str], folder: str | Path) -> Path:
+    """The models of eval as a config overlay file in ``folder`` (``eval.models``, written by a YAML writer):
+    a location reaches the workflow exactly as given, where ``--config`` would have Snakemake decode it as
+    YAML (``back\\x41slash`` read as ``backAslash``; quotes, colons and ``#`` cut or refused)."""
+    import yaml
+
+    handle = tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix="stsynth-eval-models-", dir=folder, delete=False)
+    with handle:
+        yaml.safe_dump({"eval": {"models": [model_location(m) for m in models]}}, handle, allow_unicode=True)
+    return Path(handle.name)
+
+
+def snakemake_command(target: str, root: Path, cores: str, models: list[str], directory: str | None,
+                      extra: list[str], overlays: list[str] = (), models_folder: str | Path | None = None) -> list[str]:
+    """The Snakemake command line of a target: its working directory and overlays (:data:`PROTOCOLS`),
+    then ``overlays`` (files, absolute paths: Snakemake runs in the working directory), the models of
+    eval (:func:`model_location`, in an overlay file :func:`models_overlay` writes in ``models_folder``,
+    default the system's temporary folder: the caller deletes it) and ``extra`` arguments. `make eval` and
+    `make bench` call it too."""
+    workdir, protocol_overlays = PROTOCOLS[target]
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
+               "--directory", directory or workdir, "--cores", cores, SNAKEMAKE_TARGET.get(target, target),
+               "--configfile", str(root / "config.yaml"), *(str(root / overlay) for overlay in protocol_overlays),
+               *(str(Path(overlay).resolve()) for overlay in overlays)]
+    if models:
+        command.append(str(models_overlay(models, models_folder or tempfile.gettempdir())))
+    return command + extra
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[: argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(prog="stsynth", description=__doc__.split("\n\n")[0])
+    parser.add_argument("target", choices=list(PROTOCOLS))
+    parser.add_argument("-m", "--model", action="append", default=[],
+                        help="eval: a model folder, installed package or cached hub name (repeatable)")
+    parser.add_argument("--cores", default="all", help="Snakemake --cores (default: all)")
+    parser.add_argument("--directory", help="working directory (default: the protocol's own, as make)")
+    parser.add_argument("--overlay", action="append", default=[],
+                        help="a config overlay after the protocol's own (repeatable)")
+    options = parser.parse_args(argv)
+    if options.model and options.target != "eval":
+        parser.error("-m/--model is for stsynth eval")
+    with tempfile.TemporaryDirectory(prefix="stsynth-") as folder:  # the models' overlay lives while Snakemake runs
+        command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory,
+                                    extra, options.overlay, folder)
+        print("+", " ".join(command), file=sys.stderr)
+        return subprocess.call(command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

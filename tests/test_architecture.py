@@ -94,6 +94,17 @@ def test_the_documented_module_table_is_the_packages_import_graph():
     assert not problems, "docs/architecture.md, Package dependencies:\n" + "\n".join(problems)
 
 
+def test_the_documented_map_is_the_layer_order_the_check_uses():
+    """The map in docs/architecture.md draws LAYERS, and its count of edges between subpackages is the code's."""
+    text = DOC.read_text()
+    drawn = {int(number): re.findall(r"\w+", names.split("  ")[0])
+             for number, names in re.findall(r"^layer (\d)\s+(.*)$", text, flags=re.MULTILINE)}
+    assert [drawn[number] for number in sorted(drawn)] == LAYERS
+    edges = {(m.split(".")[0], i.split(".")[0]) for m, imports in real_imports().items() for i in imports} - {
+        (group, group) for groups in LAYERS for group in groups}
+    assert f"The {len(edges)} edges between subpackages" in text
+
+
 def copy_of_package(tmp_path) -> Path:
     package = tmp_path / "stsynth"
     for path in PACKAGE.rglob("*.py"):
@@ -254,6 +265,23 @@ def test_settings_are_layered_by_one_function():
                                holdout={"fold": 0, "folds": 2})
     assert layered == {"a": 2, "dev_years": [], "b": 4, "seed": 7, "holdout": {"fold": 0, "folds": 2}}
     assert list(layered) == ["a", "dev_years", "b", "seed", "holdout"]  # key order kept: params compare as built
+
+
+def test_the_package_names_no_tree_path_but_in_stsynth_paths():
+    """A string of the package's code (docstrings aside) that starts a path of a built tree is in core.paths, but
+    for core.corpus's CORPUS_COPIES (which paths reads) and the comparison globs of pipeline.reproducibility."""
+    tree = re.compile(r"^(?:resources|results|logs|benchmarks|runs)/")
+    holders = set()
+    for path in PACKAGE.rglob("*.py"):
+        module = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(module)
+                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                      and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+        if any(isinstance(node, ast.Constant) and isinstance(node.value, str) and tree.match(node.value)
+               and id(node) not in docstrings for node in ast.walk(module)):
+            holders.add(str(path.relative_to(REPO)))
+    assert sorted(holders) == ["workflow/stsynth/core/corpus.py", "workflow/stsynth/core/paths.py",
+                               "workflow/stsynth/pipeline/reproducibility.py"], sorted(holders)
 
 
 def test_the_docs_check_takes_every_path_from_stsynth_paths():

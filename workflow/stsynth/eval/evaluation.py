@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.pairs import Dataset
+from ..core.paths import EVAL_MTEB_CACHE, eval_scores_path
 from ..core.scoring import AGGREGATES, pearson, spearman
 from ..core.similarity import cosines
 from ..core.tables import markdown_rows
@@ -462,5 +463,5 @@ def leaderboard_markdown(board: pd.DataFrame) -> str:
             + "\nThe model each encoder read, known by its bytes (SHA-256 over its folder's files, stsynth.core.digests):\n\n"
             + markdown_rows(["encoder", "model files sha256"], [[r["encoder"], r["model_sha256"]]
                                                                 for _, r in board.iterrows()], "ll")
-            + "\nPer set, with 95% bootstrap intervals: results/eval/scores/{encoder}.md; MTEB TaskResult JSON: "
-              "results/eval/mteb/results/.\n")
+            + f"\nPer set, with 95% bootstrap intervals: {eval_scores_path('{encoder}', 'md')}; MTEB TaskResult JSON: "
+              f"{EVAL_MTEB_CACHE}/results/.\n")

@@ -21,9 +21,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..core.paths import PROTOCOL_DIRECTORIES
+
 # target -> (working directory, overlays over config.yaml): as the Makefile's targets
-PROTOCOLS = {"all": (".", []), "studies": (".", []), "eval": ("runs/eval", ["config/eval.yaml"]),
-             "stsb": ("runs/stsb", ["config/stsb.yaml"]), "sts2017": ("runs/sts2017", ["config/sts2017.yaml"])}
+OVERLAYS = {"all": [], "studies": [], "eval": ["config/eval.yaml"], "stsb": ["config/stsb.yaml"],
+            "sts2017": ["config/sts2017.yaml"]}
+PROTOCOLS = {target: (PROTOCOL_DIRECTORIES[target], overlays) for target, overlays in OVERLAYS.items()}
 SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
 
 

@@ -24,8 +24,8 @@ import yaml
 
 from ..eval.evaluation import leaderboard_rows
 from ..translation.mt_quality import comparison_table_markdown
-from ..core.paths import (EVAL_LEADERBOARD, PAPER_TABLES, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, eval_scores_path,
-                          fusion_path, paragram_result_path, scores_path)
+from ..core.paths import (EVAL_LEADERBOARD, PAPER_TABLES, PROTOCOL_DIRECTORIES, SEED_STUDY_SIGNS, STUDY_TABLES,
+                          epochs_path, eval_scores_path, fusion_path, paragram_result_path, scores_path)
 from .paper_tables import sts2017_table1_table_markdown
 from .report_sections import PUBLISHED
 from ..core.scoring import p_value_cell
@@ -33,7 +33,7 @@ from .seed_study import spread_markdown
 from ..core.tables import markdown_rows
 
 DOC_FILES = ("README.md", "docs/results.md")
-TREES = {"all": ".", "sts2017": "runs/sts2017", "stsb": "runs/stsb", "eval": "runs/eval"}  # tree name -> default working directory
+TREES = {name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")}  # tree -> its working directory
 CHECKOUT_CONFIG = Path(__file__).resolve().parents[3] / "config.yaml"
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 

@@ -23,8 +23,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..core import paths
 from ..core.paths import EVENT_VECTOR_SOURCES
 from ..core.tables import markdown_rows
+from ..pipeline import plan
 
 CARD = "README.md"
 
@@ -105,7 +107,7 @@ def model_card(run: str, kind: str, base_model: str, training_data: list[str], l
                 **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
                 "model-index": model_index(run, scores, cosine=prediction is None)}
     usage = usage or ("from sentence_transformers import SentenceTransformer\n"
-                      f'model = SentenceTransformer("results/models/{run}")\n'
+                      f'model = SentenceTransformer("{paths.release_folder(run)}")\n'
                       'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
                       "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
     prediction = f"Prediction = {prediction or '5 × cosine'}"
@@ -151,8 +153,6 @@ LOSSES = {
 def model_folder(config: dict, run: str) -> str | None:
     """The sentence-transformers folder a run scores with, when the pipeline made it: a paragram
     run's export, an encoder run's tuned encoder; None otherwise (a named encoder is not ours)."""
-    from ..core import paths
-    from ..pipeline import plan
     from ..encoders.encoder import is_tuned
 
     entry = config["runs"][run]
@@ -168,7 +168,6 @@ def model_folder(config: dict, run: str) -> str | None:
 def head_release_files(config: dict, run: str) -> list[str]:
     """What a head run scores with, as files the pipeline made: the head, each paraphrase-embedding model
     (with its vocabulary) and each word-vector table its sources average (encoders are named, not ours)."""
-    from ..core import paths
     from ..sts2017.head_plan import run_tables
     from ..pipeline.plan import runs_of
 
@@ -224,7 +223,6 @@ def vector_origin(config: dict, source: str) -> str:
 
 
 def encoder_origin(config: dict, encoder: str) -> str:
-    from ..pipeline import plan
     from ..encoders.encoder import is_tuned
 
     if is_tuned(config, encoder):
@@ -238,8 +236,6 @@ def encoder_origin(config: dict, encoder: str) -> str:
 
 
 def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
-    from ..pipeline import plan
-
     lines = []
     for table in tables:
         if table in config["paraphrase_pairs"]["tables"]:
@@ -255,7 +251,6 @@ def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
 
 def base_encoder(config: dict, run: str) -> str | None:
     """The named encoder a run's released model was fine-tuned from (through tuned starts), or None."""
-    from ..pipeline import plan
     from ..encoders.encoder import is_tuned
 
     entry = config["runs"][run]
@@ -269,8 +264,6 @@ def base_encoder(config: dict, run: str) -> str | None:
 
 def card_facts(config: dict, run: str) -> dict:
     """The keyword arguments of :func:`model_card` but the scores, for a run with a model folder."""
-    from ..pipeline import plan
-
     entry = config["runs"][run]
     if entry["stage"] == "paragram":
         models = plan.paragram_models(config, plan.datasets_of(config))
@@ -282,8 +275,6 @@ def card_facts(config: dict, run: str) -> dict:
                 "loss": LOSSES["paragram"] if settings["epochs"] else "Not trained (0 epochs): the word vectors as they are.",
                 "settings": settings}
     if entry["stage"] == "head":
-        from ..core import paths
-
         head = config["head"]
         years = head.get("train_years") or sorted({d.year for d in plan.select(plan.datasets_of(config), role="train")})
         return {"kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
@@ -296,8 +287,8 @@ def card_facts(config: dict, run: str) -> dict:
                                           f"{head['dev']['validate_years']} (results/head/{run}/dev.md)"},
                 "chosen_settings": paths.head_path(run, "model.safetensors"),  # read by the card's job
                 "prediction": "the head's expected score Σ r·p_r",
-                "usage": ("from stsynth import head, sentence_vectors  # the pipeline's package (workflow/stsynth)\n"
-                          f'model, metadata = head.load("results/models/{run}/model.safetensors")\n'
+                "usage": ("from stsynth.sts2017 import head  # the pipeline's package (workflow/stsynth)\n"
+                          f'model, metadata = head.load("{paths.release_folder(run)}/model.safetensors")\n'
                           "# v1, v2: the sentences' vectors from each source, concatenated in metadata['vectors'] order\n"
                           "score = head.predict(model, v1, v2)  # the run's prediction, 0-5")}
     encoder = plan.run_encoder(config, entry)[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 
 from ..core.pairs import Dataset
-from ..core.paths import (english_pairs_path, english_tokens_path, paraphrase_table, pairs_path,
+from ..core.paths import (corpus_copy, english_pairs_path, english_tokens_path, paraphrase_table, pairs_path,
                           sentence_vectors_path, unknown_vectors_path, vectors_path)
 from ..pipeline.plan import (SENTENCE_VECTOR_PROTOCOLS, Run, layered_settings, runs_of, select,
                              sentence_vector_table)
@@ -40,7 +40,7 @@ def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str
     ppdb = config["vectors"]["ppdb"]["pairs"]
     return {"vectors": vectors_path(settings["vectors"]),
             "pairs": [paraphrase_table(table) for table in settings["pairs"]],
-            "ppdb": [f"resources/corpus/{ppdb}"] if settings["ppdb_pairs"] else [],
+            "ppdb": [corpus_copy(ppdb)] if settings["ppdb_pairs"] else [],
             "gold_pairs": [english_pairs_path(d) for d in gold], "gold_tokens": [english_tokens_path(d) for d in gold],
             "dev_pairs": [english_pairs_path(d) for d in dev], "dev_tokens": [english_tokens_path(d) for d in dev],
             "unknown": list(dict.fromkeys(unknown_vectors_path(d) for d in [*gold, *dev]))

@@ -4,6 +4,10 @@ Zero-vector rule: a pair whose side is the zero vector (a sentence with no known
 nothing is clipped. Sentence-transformers' encoders give L2-normalised embeddings, whose cosine is their dot
 product: :func:`unit_cosines` computes that, and leaves the built encoder tables' floats as they are (dividing
 by norms of 1 ± 1e-7 would move their last digits and every fusion that reads them).
+
+The models' own cosine, differentiable and in torch's float32, is stsynth.word_vectors.paragram.cosine: the paragram
+and PE losses train with it and the paragram similarity tables are written with it (its 1e-12 clamp gives 0 for a
+zero vector too); these float64 functions score what is already encoded.
 """
 from __future__ import annotations
 

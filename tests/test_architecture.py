@@ -23,21 +23,26 @@ def modules_of(package: Path = PACKAGE) -> set[str]:
     return {f"{path.parent.name}.{path.stem}" for path in package.glob("*/*.py") if path.stem != "__init__"}
 
 
-def real_imports(package: Path = PACKAGE, top_level_only: bool = False) -> dict[str, set[str]]:
-    """Module -> the package modules it imports anywhere in its file (relative or ``stsynth.`` imports), or
-    with ``top_level_only`` those imported when the module itself is; all as ``subpackage.module``."""
+def imported_from(node: ast.ImportFrom, group: str) -> str | None:
+    """What a ``from … import`` names inside the package, as ``subpackage[.module]`` (None outside it):
+    ``from .head`` in sts2017 is sts2017.head, ``from ..core import paths`` and ``from stsynth.core`` are core."""
+    if node.level == 0:
+        module = node.module or ""
+        return module.removeprefix("stsynth.") if module.startswith("stsynth.") else None
+    return ".".join([*([group] if node.level == 1 else []), *(node.module.split(".") if node.module else [])])
+
+
+def real_imports(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the package modules it imports anywhere in its file, inside functions too (relative or
+    ``stsynth.`` imports), all as ``subpackage.module``."""
     modules = modules_of(package)
     graph = {}
     for module in modules:
         group = module.split(".")[0]
-        tree = ast.parse((package / f"{module.replace('.', '/')}.py").read_text())
         imported = set()
-        for node in (tree.body if top_level_only else ast.walk(tree)):
-            if isinstance(node, ast.ImportFrom) and (node.level in (1, 2) or (node.module or "").startswith("stsynth.")):
-                dotted = node.module or ""
-                parts = ([group] if node.level == 1 else []) + (dotted.split(".")[1:] if not node.level else
-                                                                 dotted.split(".") if dotted else [])
-                imported |= {".".join(parts)} if len(parts) == 2 else {".".join([*parts, a.name]) for a in node.names}
+        for node in ast.walk(ast.parse((package / f"{module.replace('.', '/')}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and (target := imported_from(node, group)) is not None:
+                imported |= {target} if target.count(".") == 1 else {f"{target}.{alias.name}" for alias in node.names}
             elif isinstance(node, ast.Import):
                 imported |= {".".join(a.name.split(".")[1:3]) for a in node.names if a.name.startswith("stsynth.")}
         graph[module] = (imported & modules) - {module}

@@ -26,7 +26,9 @@ import yaml
 from ..core import paths
 from ..core.paths import EVENT_VECTOR_SOURCES
 from ..core.tables import markdown_rows
+from ..encoders.encoder import is_tuned
 from ..pipeline import plan
+from ..sts2017.head_plan import pe_settings, run_tables
 
 CARD = "README.md"
 
@@ -153,8 +155,6 @@ LOSSES = {
 def model_folder(config: dict, run: str) -> str | None:
     """The sentence-transformers folder a run scores with, when the pipeline made it: a paragram
     run's export, an encoder run's tuned encoder; None otherwise (a named encoder is not ours)."""
-    from ..encoders.encoder import is_tuned
-
     entry = config["runs"][run]
     if entry["stage"] == "paragram":
         return paths.export_folder(entry["model"])
@@ -168,11 +168,8 @@ def model_folder(config: dict, run: str) -> str | None:
 def head_release_files(config: dict, run: str) -> list[str]:
     """What a head run scores with, as files the pipeline made: the head, each paraphrase-embedding model
     (with its vocabulary) and each word-vector table its sources average (encoders are named, not ours)."""
-    from ..sts2017.head_plan import run_tables
-    from ..pipeline.plan import runs_of
-
     files = [paths.head_path(run, "model.safetensors")]
-    for kind, name in run_tables(config, runs_of(config)[run], "final"):
+    for kind, name in run_tables(config, plan.runs_of(config)[run], "final"):
         if kind == "paraphrase_cnn":
             files += [paths.pe_model_path(name), paths.pe_model_path(name, ".vocab.parquet")]
         elif kind in ("mean", "events"):
@@ -182,17 +179,13 @@ def head_release_files(config: dict, run: str) -> list[str]:
 
 def source_lines(config: dict, sources: list[str]) -> list[str]:
     """One line per sentence-vector source of a head run (config sentence_vectors)."""
-    from ..pipeline.plan import sentence_vector_source
-
     lines = []
     for source in sources:
-        kind, value = sentence_vector_source(source, config["sentence_vectors"][source])
+        kind, value = plan.sentence_vector_source(source, config["sentence_vectors"][source])
         final = value["final"] if isinstance(value, dict) else value
         if kind == "encoder":
             lines.append(f"`{source}`: the pooled embedding of encoder {encoder_origin(config, final)}")
         elif kind == "paraphrase_cnn":
-            from ..sts2017.head_plan import pe_settings
-
             pe = pe_settings(config, final)
             lines.append(f"`{source}`: the paraphrase embeddings of model `{final}` (stsynth.sts2017.paraphrase_cnn), "
                          f"initialised from {vector_origin(config, pe['vectors'])}; step 1 on "
@@ -223,8 +216,6 @@ def vector_origin(config: dict, source: str) -> str:
 
 
 def encoder_origin(config: dict, encoder: str) -> str:
-    from ..encoders.encoder import is_tuned
-
     if is_tuned(config, encoder):
         start = plan.tuned_encoder_settings(config, encoder)["start"]
         return f"`{encoder}`, fine-tuned by this pipeline from {encoder_origin(config, start)}"
@@ -251,8 +242,6 @@ def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
 
 def base_encoder(config: dict, run: str) -> str | None:
     """The named encoder a run's released model was fine-tuned from (through tuned starts), or None."""
-    from ..encoders.encoder import is_tuned
-
     entry = config["runs"][run]
     if entry["stage"] != "encoder" or not is_tuned(config, plan.run_encoder(config, entry)[0]):
         return None

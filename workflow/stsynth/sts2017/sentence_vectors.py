@@ -26,8 +26,10 @@ import numpy as np
 import pandas as pd
 
 from ..core.keyed import check_aligned
+from ..encoders.encoder import batch_size, embed, open_job_encoder
 from ..pipeline.plan import SENTENCE_VECTOR_KINDS
-from ..word_vectors.vectors import WordVectors
+from ..word_vectors.vectors import WordVectors, merge_vectors, read_vectors
+from .paraphrase_cnn import load, sentence_vectors, with_words
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +55,6 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
     # unknown: encode (a mean or a paraphrase-embedding model): each set's words the source lacks, in set order
     unknown = list(inputs.get("unknown", []))
     if kind in ("mean", "events"):
-        from ..word_vectors.vectors import merge_vectors, read_vectors
-
         vectors = read_vectors(inputs.vectors)
         column, files = ("tokens", inputs.tokens) if kind == "mean" else ("events", inputs.events)
 
@@ -70,9 +70,6 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
             return v1, v2, empty1 + empty2
         return encode
     if kind == "paraphrase_cnn":
-        from .paraphrase_cnn import load, sentence_vectors, with_words
-        from ..word_vectors.vectors import read_vectors
-
         model, vocabulary, _ = load(inputs.model)
 
         def encode(index, pairs):
@@ -86,8 +83,6 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
             return sentence_vectors(set_model, rows[0]), sentence_vectors(set_model, rows[1]), 0
         return encode
     if kind == "encoder":
-        from ..encoders.encoder import batch_size, embed, open_job_encoder
-
         model, _, _ = open_job_encoder(params.encoder, inputs.encoder_folder, params.model, params.settings["max_length"],
                                     device)
 

@@ -239,3 +239,23 @@ def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path)
     workspace.write_config()
     refused = workspace.snakemake("-n", "results/scores/other.parquet", check=False)
     assert refused.returncode != 0 and "runs.other.predictions" in refused.stdout + refused.stderr
+
+
+@pytest.mark.parametrize("values", [
+    np.round(np.random.default_rng(1).uniform(0, 5, 300), 1),  # gold-like: many ties
+    np.random.default_rng(2).normal(size=300),  # predictions: none
+    np.array([2.5]), np.array([1.0, 1.0, 1.0]),  # one value; all tied
+])
+def test_counted_ranks_are_rankdatas_floats(values):
+    """The bootstrap ranks each resample by counting draws (stsynth.core.scoring.resampled_ranks): the same
+    float64 array as scipy's rankdata of the resampled values, ties averaged, a NaN's row NaN as rankdata's."""
+    from scipy.stats import rankdata
+
+    from stsynth.core.scoring import resampled_ranks
+    index = np.random.default_rng(3).integers(0, len(values), size=(40, len(values)))
+    counted = resampled_ranks(values, index)
+    assert counted.dtype == np.float64
+    np.testing.assert_array_equal(counted, rankdata(values[index], axis=1))
+    with_nan = np.append(values, np.nan)
+    index = np.random.default_rng(4).integers(0, len(with_nan), size=(40, len(with_nan)))
+    np.testing.assert_array_equal(resampled_ranks(with_nan, index), rankdata(with_nan[index], axis=1))

@@ -202,10 +202,23 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, (dx * dy).sum(1) / denominator, np.nan)
 
 
-def _rowwise_spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    from scipy.stats import rankdata
+def resampled_ranks(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata(values[index], axis=1)``: average ranks, ties sharing the mean of their
+    positions (as :func:`spearman`). Counted, not sorted (our own because rankdata's sorts took three
+    quarters of a 10,000-resample bootstrap: 3.9 s -> 0.45 s for 1,500 pairs): every row draws from the same
+    values, so a drawn value's rank is the number of draws below it plus (its own draws + 1) / 2, integers
+    and halves: the same floats as rankdata's."""
+    if np.isnan(values).any():  # rankdata's NaN rule (the row's ranks NaN), not worth repeating
+        from scipy.stats import rankdata
 
-    return _rowwise_pearson(rankdata(x, axis=1), rankdata(y, axis=1))  # average ranks for ties, as spearman()
+        return rankdata(values[index], axis=1)
+    distinct, position = np.unique(values, return_inverse=True)
+    drawn = position.reshape(-1)[index]
+    rows, width = drawn.shape[0], len(distinct)
+    counts = np.bincount((drawn + width * np.arange(rows)[:, None]).ravel(),
+                         minlength=rows * width).reshape(rows, width)
+    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
+    return np.take_along_axis(ranks, drawn, axis=1)
 
 
 def resampled_correlations(key: str, predictions, gold, resamples: int, seed: int,
@@ -220,7 +233,7 @@ def resampled_correlations(key: str, predictions, gold, resamples: int, seed: in
     for start in range(0, resamples, chunk):
         index = rng.integers(0, len(x), size=(min(chunk, resamples - start), len(x)))
         values["pearson"].append(_rowwise_pearson(x[index], y[index]))
-        values["spearman"].append(_rowwise_spearman(x[index], y[index]))
+        values["spearman"].append(_rowwise_pearson(resampled_ranks(x, index), resampled_ranks(y, index)))
     return {metric: np.concatenate(parts) if parts else np.zeros(0) for metric, parts in values.items()}
 
 

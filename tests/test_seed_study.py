@@ -142,6 +142,35 @@ def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
 
     headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
     seeded = {"a": [score_table("a.seed2", {"x": 0.76, "ALL": 0.82})]}
-    block = (f"<!-- generated: {docs.SEED_BLOCK} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
-             f"<!-- end generated: {docs.SEED_BLOCK} -->\n")
-    assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424})}
+    for name in docs.SEED_BLOCKS:
+        block = (f"<!-- generated: {name} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
+                 f"<!-- end generated: {name} -->\n")
+        assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
+
+
+def test_a_head_run_in_the_study_seeds_its_head_and_pe_models_and_keeps_its_word_vectors():
+    """config/sts2017.yaml's study of Table 1: a seeded head run reads the tables of its PE models seeded s
+    (final and dev protocol), the same W2V/EE/paragram tables as its headline run, and its head is seeded s."""
+    from snakemake.utils import update_config
+
+    from stsynth.core.folds import with_seed_models
+    from stsynth.sts2017 import head_plan
+    config = copy.deepcopy(CONFIG)
+    update_config(config, yaml.safe_load((REPO / "config/sts2017.yaml").read_text()))
+    runs = plan.runs_of(config)
+    assert plan.seed_study_runs(config)["pe-ee"] == ["pe-ee.seed2", "pe-ee.seed3", "pe-ee.seed4", "pe-ee.seed5"]
+    seeded, headline = runs["pe-ee.seed3"], runs["pe-ee"]
+    assert seeded.vectors == ("pe.seed3", "ee") and seeded.study and seeded.seed_of == "pe-ee"
+    assert head_plan.run_tables(config, seeded, "final") == [("paraphrase_cnn", "pe.seed3"), ("events", "event-embeddings")]
+    assert head_plan.run_tables(config, seeded, "dev") == [("paraphrase_cnn", "pe-dev.seed3"), ("events", "event-embeddings")]
+    assert head_plan.run_tables(config, runs["w2v.seed3"], "final") == head_plan.run_tables(config, runs["w2v"], "final")
+    points, base = head_plan.head_settings(config, seeded)["points"], head_plan.head_settings(config, headline)["points"]
+    assert [p["seed"] for p in points] == [3] * len(base) and [p["seed"] for p in base] == [1] * len(base)
+    assert [{k: v for k, v in p.items() if k != "seed"} for p in points] == [{k: v for k, v in p.items() if k != "seed"} for p in base]
+    assert head_plan.head_settings(config, runs["pe-ee-official.seed3"])["points"][0]["seed"] == 3  # a preset too
+    pe, pe_seeded = head_plan.pe_settings(config, "pe-dev"), head_plan.pe_settings(config, "pe-dev.seed3")
+    assert pe["seed"] == 1 and pe_seeded == {**pe, "seed": 3}
+    assert ("paraphrase_cnn", "pe.seed3") in head_plan.vector_tables(config)
+    constraint = re.compile(with_seed_models("pe|pe-dev"))
+    assert constraint.fullmatch("pe-dev.seed3") and not constraint.fullmatch("pe.seed3.fold0of2")
+    assert ["pe-ee", "pe"] in plan.seed_study_pairs(config) and ["pe-ee", "fusion-tuned"] not in plan.seed_study_pairs(config)

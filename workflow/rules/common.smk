@@ -24,7 +24,7 @@ from stsynth.core.device import gpus_requested
 from stsynth.core.digests import FileDigests, folder_digest
 from stsynth.encoders.encoder import ENCODER_FEATURES
 from stsynth.dcu2016.features import FEATURES
-from stsynth.core.folds import with_fold_models
+from stsynth.core.folds import with_fold_models, with_seed_models
 from stsynth.pipeline.input_checks import check_inputs, plans_jobs
 from stsynth.core.lexicon import WORDNET_FILES
 from stsynth.core.local_files import check_local_files
@@ -200,7 +200,7 @@ wildcard_constraints:
     run=_alternatives(RUNS),
     fusion_run=_alternatives(run.name for run in RUNS.values() if run.stage == "fusion"),
     model=with_fold_models(_alternatives(PARAGRAM_MODELS)),
-    pe_model=_alternatives(config["paraphrase_cnn"]["models"]),
+    pe_model=with_seed_models(_alternatives(config["paraphrase_cnn"]["models"])),
     head_run=_alternatives(run.name for run in RUNS.values() if run.stage == "head"),
     name="[^/]+",
 

@@ -7,7 +7,7 @@ model only), :func:`with_fold_models` matches them in a wildcard constraint.
 
 ``<model>.seed<s>`` is ``<model>`` with its ``seed`` set to ``s`` (the seed study, stsynth.results.seed_study); its
 fold models are ``<model>.seed<s>.fold<i>of<k>``. :func:`seed_name` builds the name, :func:`seed_model`
-parses one.
+parses one, :func:`with_seed_models` matches them.
 """
 from __future__ import annotations
 
@@ -57,3 +57,9 @@ def base_model(name: str) -> str:
 def with_fold_models(alternatives: str) -> str:
     """A wildcard constraint: one of ``alternatives`` (a regex), or one of its seed or fold models' names."""
     return rf"({alternatives})({SEED_SUFFIX})?({FOLD_SUFFIX})?"
+
+
+def with_seed_models(alternatives: str) -> str:
+    """A wildcard constraint: one of ``alternatives`` (a regex), or one of its seed models' names (a model
+    that has no fold models: a paraphrase-embedding model, a head run's)."""
+    return rf"({alternatives})({SEED_SUFFIX})?"

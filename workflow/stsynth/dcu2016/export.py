@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 
 from ..core.similarity import cosines
@@ -80,7 +81,7 @@ def moses_like_tokens(sentence: str) -> list[str]:
     return re.findall(MOSES_LIKE, sentence.lower())
 
 
-def export_check(transformer, sets) -> "pd.DataFrame":
+def export_check(transformer, sets) -> pd.DataFrame:
     """The exported model against the pipeline, per dataset: ``sets`` are ``(name, pairs, tokens,
     similarity)`` tables (English pair table, its Moses tokens, the model's cosines).
 
@@ -89,8 +90,6 @@ def export_check(transformer, sets) -> "pd.DataFrame":
     whose two sentences are tokenized alike: the modules' own numerical difference), pearson_pipeline
     and pearson_exported float64 (official Pearson of each model's 5 x cosine over the scored pairs).
     """
-    import pandas as pd
-
     from ..core.scoring import correlations
 
     rows = []

@@ -132,8 +132,10 @@ def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
     return (encoder["final"], encoder["dev"]) if isinstance(encoder, dict) else (encoder, encoder)
 
 
-# Stages whose runs the seed study repeats: what they train takes a seed (head runs: not yet).
-SEEDED_STAGES = ("paragram", "paragram-per-set", "encoder", "fusion")
+# Stages whose runs the seed study repeats: what they train takes a seed. A head run's seed reaches the head
+# and its paraphrase-embedding models; its other sources (averaged word vectors: W2V, EE, the paragram
+# stand-ins; an encoder's embeddings) keep their seeds.
+SEEDED_STAGES = ("paragram", "paragram-per-set", "encoder", "fusion", "head")
 
 
 def runs_of(config: dict) -> dict[str, Run]:
@@ -157,14 +159,17 @@ def runs_of(config: dict) -> dict[str, Run]:
 
 def seeded_run(config: dict, run: Run, seed: int) -> Run:
     """``<run>.seed<s>``: the run with every model it trains seeded ``s`` (stsynth.core.folds.seed_name: its
-    paragram models and their folds, its tuned encoders; a fusion run's regressor and dev search too);
-    a study run, never in ``all``. Refused for a run that trains nothing a seed reaches."""
+    paragram models and their folds, its tuned encoders; a fusion run's regressor and dev search too; a head
+    run's head and the paraphrase-embedding sources it reads, ``<source>.seed<s>``); a study run, never in
+    ``all``. Refused for a run that trains nothing a seed reaches."""
     encoder = tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in run.encoder) if run.encoder else None
+    vectors = tuple(seed_name(source, seed) if sentence_vector_source(source, config["sentence_vectors"][source])[0]
+                    == "paraphrase_cnn" else source for source in run.vectors)
     if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
         raise ValueError(f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
                          f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)")
     return replace(run, name=seed_name(run.name, seed), model=seed_name(run.model, seed) if run.model else None,
-                   encoder=encoder, study=True, seed=seed, seed_of=run.name)
+                   encoder=encoder, vectors=vectors, study=True, seed=seed, seed_of=run.name)
 
 
 def headline_runs(config: dict) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 
+from ..core.folds import seed_model, seed_name
 from ..core.pairs import Dataset
 from ..core.paths import (corpus_copy, english_pairs_path, english_tokens_path, paraphrase_table, pairs_path,
                           sentence_vectors_path, unknown_vectors_path, vectors_path)
@@ -22,11 +23,13 @@ from ..pipeline.plan import (SENTENCE_VECTOR_PROTOCOLS, Run, layered_settings, r
 # --- paraphrase-embedding models ------------------------------------------------------------------
 
 def pe_settings(config: dict, name: str) -> dict:
-    """A paraphrase-embedding model's settings: paraphrase_cnn.defaults, then its entry."""
+    """A paraphrase-embedding model's settings: paraphrase_cnn.defaults, then its entry (``<model>.seed<s>``:
+    then seed s, a head run's seed study)."""
     section = config["paraphrase_cnn"]
-    if name not in section["models"]:
+    base, seed = seed_model(name)
+    if base not in section["models"]:
         raise KeyError(f"{name!r} is not a paraphrase-embedding model (paraphrase_cnn.models)")
-    return layered_settings(section["defaults"], section["models"][name])
+    return layered_settings(section["defaults"], section["models"][base], seed=seed)
 
 
 def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
@@ -62,9 +65,14 @@ def head_runs(config: dict) -> list[Run]:
 
 
 def run_tables(config: dict, run: Run, protocol: str) -> list[tuple[str, str]]:
-    """(kind, model) of each source of a head run, in the run's order, under a protocol."""
-    sources = config["sentence_vectors"]
-    return [sentence_vector_table(source, sources[source], protocol) for source in run.vectors]
+    """(kind, model) of each source of a head run, in the run's order, under a protocol; a seed study's
+    ``<source>.seed<s>`` (a paraphrase-embedding source) reads the tables of its models seeded s."""
+    tables = []
+    for source in run.vectors:
+        base, seed = seed_model(source)
+        kind, model = sentence_vector_table(base, config["sentence_vectors"][base], protocol)
+        tables.append((kind, seed_name(model, seed)))
+    return tables
 
 
 def vector_tables(config: dict) -> list[tuple[str, str]]:
@@ -121,8 +129,10 @@ def head_settings(config: dict, run: Run) -> dict:
     (False for a preset: its epochs are fixed)."""
     head = config["head"]
     if run.preset:
-        return {"points": [layered_settings(head["defaults"], head["presets"][run.preset])], "choose_epochs": False}
+        return {"points": [layered_settings(head["defaults"], head["presets"][run.preset], seed=run.seed)],
+                "choose_epochs": False}
     grid = head["grid"]
     keys = list(grid)
-    points = [layered_settings(head["defaults"], dict(zip(keys, values))) for values in itertools.product(*(grid[k] for k in keys))]
+    points = [layered_settings(head["defaults"], dict(zip(keys, values)), seed=run.seed)
+              for values in itertools.product(*(grid[k] for k in keys))]
     return {"points": points, "choose_epochs": True}

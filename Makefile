@@ -32,7 +32,8 @@ stsb: env
 
 # The SemEval-2017 protocol (config/sts2017.yaml over config.yaml: train 2012-2015, choose on 2016, test on
 # STS 2017 track 5): the 2017 paraphrase/event-embedding system with its Table 1, and the 2016 system, in
-# its own working directory. sts2017-studies: how its settings were chosen (the PE grid, ...), there.
+# its own working directory. sts2017-studies: how its settings were chosen (the PE grid, ...) and Table 1's
+# seed study, there.
 STS2017_DIR ?= runs/sts2017
 STS2017 = $(VENV)/bin/snakemake --directory $(STS2017_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml --cores $(CORES)
 sts2017: env

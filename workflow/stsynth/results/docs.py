@@ -476,7 +476,7 @@ NAMED = re.compile(r"`([^`]+)`")
 PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
 
 
-def tolerances(texts: list[str]) -> dict[str, dict[str, float]]:
+def tolerances(texts: list[str]) -> dict[str, dict]:
     """Run -> how far its figures may differ from the doc's and still be the same result, for an ALL
     (``"ALL"``: SEED_WIDTHS times the largest seed sd of its ALLs) and for a test set's figure (``"sets"``: of
     its sets), and the ``"block"`` they come from, read from the committed seed-study blocks, so a fresh clone's
@@ -506,7 +506,7 @@ def within(old: str, new: str, tolerance: float) -> bool:
     return all(abs(value(a) - value(b)) <= tolerance + unit(a) + 1e-12 for a, b in pairs)
 
 
-def tolerance_of(names, allowed: dict[str, dict[str, float]], level: str) -> tuple[float, list[str]]:
+def tolerance_of(names, allowed: dict[str, dict], level: str) -> tuple[float, list[str]]:
     """The tolerance of a figure (``level`` ALL, or sets: a line of every test set's figure) naming these
     runs: the sum of theirs (a difference of two runs moves with both), and the runs that have one."""
     runs = [name for name in dict.fromkeys(names) if name in allowed]
@@ -538,7 +538,7 @@ def first_difference(old: str, new: str) -> str:
     return f"the doc has {old.strip()!r}, the build gives {new.strip()!r}"
 
 
-def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict[str, float]] | None = None) -> Outcome:
+def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict] | None = None) -> Outcome:
     """Every mark of ``text`` (the file ``path``) rendered from ``trees``, with what differs and what is not built.
     Inline figures first: they never span lines, so the blocks' line numbers stay those of the file.
     ``allowed`` (:func:`tolerances`): a figure or table line naming a run the seed study repeated may differ

@@ -6,9 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.sts2017.events import (PARSE_SCHEMA, EventError, WordNetAnimacy, chains, corpus_tables, event_table, events_of,
-                                    mentions, pair_documents, pair_parse, parse_sides, parsed_pairs, read_bible, run_bible,
-                                    skipgram)
+from stsynth.sts2017.events import (EventError, WordNetAnimacy, chains, event_table, events_of, mentions, pair_documents,
+                                    read_bible, run_bible, skipgram)
 from stsynth.core.lexicon import build_wordnet, load_wordnet
 
 from test_features import WORDNET_SOURCE
@@ -52,55 +51,22 @@ def test_event_tokens_of_hand_written_sentences(parse, text, expected):
 def test_chains_follow_an_entity_and_keep_co_arguments_apart(parse):
     doc, animacy = parse[0]("Jim was hungry. He ate a sub. The sub was cold. She gave him a book.")
     found = mentions(doc, animacy, WEAK)
-    grouped = [[doc[m.token].text for m in chain] for chain in chains(found)]
+    grouped = [[doc[m.token].text for m in chain] for chain in chains(doc, found)]
     assert grouped == [["Jim", "He", "him"], ["sub", "sub"], ["She"], ["book"]]
-    assert [m.event for m in chains(found)[0]] == ["hungry|subj|animate", "eat|subj|animate", "give|iobj|animate"]
+    assert [m.event for m in chains(doc, found)[0]] == ["hungry|subj|animate", "eat|subj|animate", "give|iobj|animate"]
     # beyond the window, a pronoun starts its own chain
     far = parse[0]("Jim slept. The sun rose. The sun set. The sun rose. He ate.")[0]
-    assert [[far[m.token].text for m in c] for c in chains(mentions(far, animacy, WEAK), window=1)][-1] == ["He"]
+    assert [[far[m.token].text for m in c] for c in chains(far, mentions(far, animacy, WEAK), window=1)][-1] == ["He"]
 
 
 def test_event_table_is_row_aligned_with_its_pairs(parse):
     _, nlp, animacy = parse
     pairs = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2],
                           "s1": ["A man is playing a guitar.", ""], "s2": ["A man plays the guitar.", "Dogs run."]})
-    table = event_table(pairs, parse_sides(nlp, pairs, animacy, WEAK))
+    table = event_table(nlp, pairs, animacy, WEAK)
     assert list(table["line"]) == [1, 2] and list(table.columns) == ["year", "dataset", "line", "events1", "events2"]
     assert list(table["events1"][0]) == list(table["events2"][0]) == ["play|subj|animate", "play|obj|inanimate"]
     assert list(table["events1"][1]) == [] and list(table["events2"][1]) == ["run|subj|animate"]
-
-
-def test_the_corpus_reads_a_pair_from_its_sides_parses_as_one_document(parse, tmp_path):
-    """A pair's chains and sentences, from the parses of its sides (event_tables' pair parse, through Parquet),
-    are those of the two parsed sides joined into one document: token, governor and sentence shifted."""
-    from spacy.tokens import Doc
-
-    _, nlp, animacy = parse
-    pairs = pd.DataFrame({"year": [2012] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
-                          "s1": ["Jim ate.", "The cat slept. It woke.", ""],
-                          "s2": ["He slept.", "She gave him a book.", ""]})
-    sides = parse_sides(nlp, pairs, animacy, WEAK)
-    pair_parse(pairs, sides).to_parquet(tmp_path / "x.parse.parquet", schema=PARSE_SCHEMA, index=False)
-    table = pd.read_parquet(tmp_path / "x.parse.parquet")
-    assert list(table["line"]) == [1, 1, 2, 2, 2] and list(table["sentence"]) == [0, 1, 0, 1, 2]
-    documents = pair_documents([pairs])
-    tokenize = str.split
-    chain_table, sentence_table = corpus_tables(None, documents, parsed_pairs(documents, [table], "x.parse.parquet"),
-                                                animacy, WEAK, tokenize)
-    # a governor index not shifted past s1 would make "He" a co-argument of Jim's "ate" and start a chain
-    assert [list(events) for events in chain_table[chain_table["document"] == 0]["events"]] == \
-        [["eat|subj|animate", "sleep|subj|animate"]]
-    for number in (0, 1):
-        joined = Doc.from_docs([nlp(pairs["s1"][number]), nlp(pairs["s2"][number])])
-        expected = [[m.event for m in chain] for chain in chains(mentions(joined, animacy, WEAK))]
-        assert [list(e) for e in chain_table[chain_table["document"] == number]["events"]] == expected
-        assert [list(t) for t in sentence_table[sentence_table["document"] == number]["tokens"]] == \
-            [tokenize(sentence.text) for sentence in joined.sents]
-    assert 2 not in set(chain_table["document"]) | set(sentence_table["document"])  # two empty sentences: nothing
-    with pytest.raises(EventError, match="1 pairs have no pair parse .*2012/x/2"):
-        parsed_pairs(documents, [table[table["line"] != 2]], "x.parse.parquet")
-    with pytest.raises(EventError, match="x.parse.parquet: the pair parse has 1 pairs the pair tables lack .*2012/x/1"):
-        parsed_pairs(pair_documents([pairs[pairs["line"] > 1]]), [table], "x.parse.parquet")
 
 
 BIBLE = "\nGenesis 1\n\n  1 In the beginning God created the heaven.\n  2 And the earth was void.\n\nGenesis 2\n\n  1 Thus the heavens were finished.\n"

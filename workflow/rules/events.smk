@@ -9,20 +9,16 @@ EVENT_PAIR_SETS = (
 
 rule event_tables:
     """The event tokens of every s1 and s2 of every declared dataset (English sides; es-en translated),
-    in one job: loading the parser and WordNet takes longer than most datasets. The sets of
-    events.corpus.pair_years also get their parse as the event corpus's two-sentence documents: each
-    sentence is parsed once, here, for both."""
+    in one job: loading the parser and WordNet takes longer than most datasets."""
     input:
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
         wordnet=f"{WORDNET_DIR}/lexnames",
     output:
-        tables=[paths.events_path(d) for d in ALL_DATASETS],
-        parses=[paths.event_parse_path(d) for d in EVENT_PAIR_SETS],
+        [paths.events_path(d) for d in ALL_DATASETS],
     log:
         paths.log_path("events/tables"),
     benchmark:
         paths.benchmark_path("events/tables")
-    priority: 20  # the event corpus waits for it
     conda:
         ENV
     threads: 1
@@ -31,19 +27,16 @@ rule event_tables:
         runtime=attempt_minutes(30),
     params:
         settings={key: EVENTS[key] for key in ("parser", "weak_verbs")},
-        corpus_pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],  # the inputs whose parses are written
         nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
     script:
         "../scripts/event_tables.py"
 
 
 rule event_corpus:
-    """The event corpus (the King James Bible's chapters, parsed here, and the pairs of events.corpus.pair_years
-    as two-sentence documents, from their parse by event_tables): its entity chains of event tokens and its
-    Moses-tokenized sentences."""
+    """The event corpus (the King James Bible's chapters, and the pairs of events.corpus.pair_years as
+    two-sentence documents) parsed: its entity chains of event tokens and its Moses-tokenized sentences."""
     input:
         pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],
-        parses=[paths.event_parse_path(d) for d in EVENT_PAIR_SETS],
         wordnet=f"{WORDNET_DIR}/lexnames",
         program=lambda wc: get_checked_programs("events"),  # no file: the bible program checked while planning
     output:
@@ -54,7 +47,7 @@ rule event_corpus:
         paths.log_path("events/corpus"),
     benchmark:
         paths.benchmark_path("events/corpus")
-    priority: 20  # the longest job of the event stage: started early
+    priority: 20  # the longest job of the event stage, on nothing but the parser: started early
     conda:
         ENV
     threads: 1

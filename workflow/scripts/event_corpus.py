@@ -1,8 +1,7 @@
 import pandas as pd
 import spacy
 
-from stsynth.sts2017.events import (PAIR_SOURCE, WordNetAnimacy, corpus_tables, pair_documents, parsed_pairs, read_bible,
-                                    run_bible)
+from stsynth.sts2017.events import WordNetAnimacy, pair_documents, parse_corpus, read_bible, run_bible
 from stsynth.core.lexicon import load_wordnet
 from stsynth.core.logs import log_to
 from stsynth.core.tokens import tokenize
@@ -16,7 +15,7 @@ if corpus["kjv"]:
     log.info("kjv: %d chapters", len(parts[-1]))
 if snakemake.input.pairs:
     parts.append(pair_documents([pd.read_parquet(path) for path in snakemake.input.pairs]))
-    log.info("pairs of %s: %d documents (their parses from the event tables)", corpus["pair_years"], len(parts[-1]))
+    log.info("pairs of %s: %d documents", corpus["pair_years"], len(parts[-1]))
 documents = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 if documents.empty:
     raise ValueError("events.corpus: no document (kjv is null and pair_years is empty): the event embeddings "
@@ -24,11 +23,9 @@ if documents.empty:
 documents["document"] = range(len(documents))
 documents = documents.astype({"document": "int32"})
 documents.to_parquet(snakemake.output.documents, index=False)
-parses = parsed_pairs(documents, [pd.read_parquet(path) for path in snakemake.input.parses],
-                      ", ".join(snakemake.input.parses))
-nlp = spacy.load(settings["parser"]) if (documents["source"] != PAIR_SOURCE).any() else None
-chains, sentences = corpus_tables(nlp, documents, parses, WordNetAnimacy(load_wordnet(snakemake.params.nltk_data)),
-                                  set(settings["weak_verbs"]), lambda text: tokenize(text, **snakemake.params.tokenize),
-                                  settings["coreference_window"], settings["batch_size"])
+nlp = spacy.load(settings["parser"])
+chains, sentences = parse_corpus(nlp, documents, WordNetAnimacy(load_wordnet(snakemake.params.nltk_data)),
+                                 set(settings["weak_verbs"]), lambda text: tokenize(text, **snakemake.params.tokenize),
+                                 settings["coreference_window"], settings["batch_size"])
 chains.to_parquet(snakemake.output.chains, index=False)
 sentences.to_parquet(snakemake.output.sentences, index=False)

@@ -1,7 +1,7 @@
 import pandas as pd
 import spacy
 
-from stsynth.sts2017.events import PARSE_SCHEMA, WordNetAnimacy, event_table, pair_parse, parse_sides
+from stsynth.sts2017.events import WordNetAnimacy, event_table
 from stsynth.core.lexicon import load_wordnet
 from stsynth.core.logs import log_to
 from stsynth.core.progress import Progress
@@ -11,16 +11,11 @@ settings = snakemake.params.settings
 nlp = spacy.load(settings["parser"])
 noun_animacy = WordNetAnimacy(load_wordnet(snakemake.params.nltk_data))
 weak_verbs = set(settings["weak_verbs"])
-# the event corpus's pair sets: their parses written too, so that the corpus does not parse them again
-parse_outputs = dict(zip(snakemake.params.corpus_pairs, snakemake.output.parses, strict=True))
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 with Progress(log, f"event tokens of {len(tables)} datasets", sum(map(len, tables)), "pairs") as progress:
-    for path, pairs, output in zip(snakemake.input.pairs, tables, snakemake.output.tables, strict=True):
-        sides = parse_sides(nlp, pairs, noun_animacy, weak_verbs)
-        table = event_table(pairs, sides)
+    for path, pairs, output in zip(snakemake.input.pairs, tables, snakemake.output, strict=True):
+        table = event_table(nlp, pairs, noun_animacy, weak_verbs)
         table.to_parquet(output, index=False)
-        if path in parse_outputs:
-            pair_parse(pairs, sides).to_parquet(parse_outputs[path], schema=PARSE_SCHEMA, index=False)
         sentences = 2 * len(table)
         with_events = int((table["events1"].map(len) > 0).sum() + (table["events2"].map(len) > 0).sum())
         log.info("%s: %d sentences, %d with an event token (%.1f%%), %d event tokens", path, sentences, with_events,

@@ -102,8 +102,6 @@ tokens_path = _per_dataset("resources/pairs", ".tokens.parquet")
 round_trips_path = _per_dataset("resources/round_trips")
 features_path = _per_dataset("resources/features")
 events_path = _per_dataset("resources/events", doc="The event tokens of a dataset's sentences (stsynth.sts2017.events).")
-event_parse_path = _per_dataset("resources/events", ".parse.parquet",
-                                doc="The parse of an event-corpus pair set's pairs as two-sentence documents (stsynth.sts2017.events).")
 
 
 def translated_path(d: Dataset, suffix: str = ".parquet") -> str:

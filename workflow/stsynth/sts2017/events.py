@@ -38,12 +38,6 @@ Tables:
 * Event table (``resources/events/{year}/{dataset}.parquet``, row-aligned with the pair table):
   ``year`` int16, ``dataset`` string, ``line`` int32, ``events1``, ``events2`` list<string> (the event
   tokens of s1 and of s2, in text order).
-* Pair parse (``resources/events/{year}/{dataset}.parse.parquet``, only the sets of
-  ``events.corpus.pair_years``; written by the event-table job so that the corpus never parses a pair
-  again): one row per sentence of the pair as a two-sentence document (s1's sentences, then s2's, each
-  side parsed alone as in the event table): ``year`` int16, ``dataset`` string, ``line`` int32,
-  ``sentence`` int32, ``text`` string, ``mentions`` list<struct> of the sentence's mentions, each
-  :class:`Mention`'s fields (``token`` and ``governor`` index the pair document's tokens).
 * Corpus chains (``resources/events/corpus/chains.parquet``): ``document`` int32, ``chain`` int32,
   ``events`` list<string>.
 * Corpus sentences (``resources/events/corpus/sentences.parquet``, the W2V baseline's training
@@ -59,12 +53,11 @@ import re
 import subprocess
 import zlib
 from collections import Counter
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from ..core.progress import Progress
 
@@ -155,48 +148,28 @@ def predicate(governor, weak_verbs) -> str | None:
 
 @dataclass(frozen=True)
 class Mention:
-    """One argument of a predicate, with what the chains heuristic reads of it: its event token's parts,
-    its token and governing verb (indices in the document), its sentence (index in the document), and
-    the token's part of speech, lowercased form, lowercased lemma and grammatical number."""
+    """One argument of a predicate: the token and its governing verb (indices in the doc) and its event
+    token's parts."""
     token: int
     governor: int
     predicate: str
     dependency: str
     animacy: str
-    sentence: int
-    pos: str
-    lower: str
-    lemma: str
-    number: str
 
     @property
     def event(self) -> str:
         return f"{self.predicate.replace(' ', '_')}|{self.dependency}|{self.animacy}"
 
-    def shifted(self, tokens: int, sentences: int) -> Mention:
-        """The mention in a document that puts ``tokens`` tokens and ``sentences`` sentences before it."""
-        return replace(self, token=self.token + tokens, governor=self.governor + tokens,
-                       sentence=self.sentence + sentences)
-
-
-MENTION_FIELDS = [field.name for field in fields(Mention)]
-
 
 def mentions(doc, noun_animacy, weak_verbs) -> list[Mention]:
     """Every entity mention of a parsed doc with its event token, in text order."""
     found = []
-    sentence_of = {}
-    for number, sentence in enumerate(doc.sents):
-        for token in sentence:
-            sentence_of[token.i] = number
 
     def add(argument, governor, dependency):
         if argument.pos_ not in MENTION_POS:
             return
         if (text := predicate(governor, weak_verbs)) is not None:
-            found.append(Mention(argument.i, governor.i, text, dependency, animacy(argument, noun_animacy),
-                                 sentence_of[argument.i], argument.pos_, argument.lower_, argument.lemma_.lower(),
-                                 _number(argument)))
+            found.append(Mention(argument.i, governor.i, text, dependency, animacy(argument, noun_animacy)))
 
     for token in doc:
         if token.dep_ in DEPENDENCIES:
@@ -222,24 +195,29 @@ def _number(token) -> str:
     return "Plur" if token.tag_ in ("NNS", "NNPS") else "Sing"
 
 
-def chains(found: list[Mention], window: int = 3) -> list[list[Mention]]:
-    """A document's mentions (in text order) grouped into entities by the heuristic of the module docstring."""
+def chains(doc, found: list[Mention], window: int = 3) -> list[list[Mention]]:
+    """A document's mentions grouped into entities by the heuristic of the module docstring."""
+    sentence_of = {}
+    for number, sentence in enumerate(doc.sents):
+        for token in sentence:
+            sentence_of[token.i] = number
     groups: list[list[Mention]] = []
     by_key: dict[tuple, int] = {}
     last: list[tuple[int, str, str]] = []  # per chain: sentence, number and animacy of its last mention
     genders: list[str | None] = []  # per chain: the gender a pronoun gave it
     for mention in found:
-        text, pronoun = mention.lower, mention.pos == "PRON"
+        token = doc[mention.token]
+        text = token.lower_
         chain = None
-        if pronoun and text in PERSON_PRONOUNS:
+        if token.pos_ == "PRON" and text in PERSON_PRONOUNS:
             key = ("person", PERSON_PRONOUNS[text])
             chain = by_key.get(key)
-        elif pronoun and text in THIRD_PERSON:
+        elif token.pos_ == "PRON" and text in THIRD_PERSON:
             number, wanted, gender = THIRD_PERSON[text]
             key = None
             for index in range(len(groups) - 1, -1, -1):
                 sentence, chain_number, chain_animacy = last[index]
-                if mention.sentence - sentence > window:
+                if sentence_of[token.i] - sentence > window:
                     continue
                 if any(other.governor == mention.governor for other in groups[index]):
                     continue  # co-arguments of one predicate are different entities ("she gave him")
@@ -249,25 +227,25 @@ def chains(found: list[Mention], window: int = 3) -> list[list[Mention]]:
                                                or (wanted == "inanimate" and chain_animacy == "unknown")):
                     chain = index
                     break
-        elif pronoun:
+        elif token.pos_ == "PRON":
             key = None
         else:
-            key = ("noun", mention.lemma)
+            key = ("noun", token.lemma_.lower())
             chain = by_key.get(key)
         if chain is None:
             groups.append([])
             last.append((0, "", ""))
             genders.append(None)
             chain = len(groups) - 1
-        if pronoun and text in THIRD_PERSON and THIRD_PERSON[text][2]:
+        if token.pos_ == "PRON" and text in THIRD_PERSON and THIRD_PERSON[text][2]:
             genders[chain] = THIRD_PERSON[text][2]
         if key is not None:
             by_key[key] = chain
         groups[chain].append(mention)
-        if not pronoun or last[chain][1] == "":
-            last[chain] = (mention.sentence, mention.number, mention.animacy)
+        if token.pos_ != "PRON" or last[chain][1] == "":
+            last[chain] = (sentence_of[token.i], _number(token), mention.animacy)
         else:
-            last[chain] = (mention.sentence, last[chain][1], last[chain][2])
+            last[chain] = (sentence_of[token.i], last[chain][1], last[chain][2])
     return groups
 
 
@@ -313,118 +291,49 @@ def run_bible(executable: str, passages: str, width: int = 100000) -> str:
     return result.stdout
 
 
-PAIR_SOURCE = "pairs"  # the documents of pair_documents, read from the pair parse instead of parsed again
-PARSE_SCHEMA = pa.schema([("year", pa.int16()), ("dataset", pa.string()), ("line", pa.int32()),
-                          ("sentence", pa.int32()), ("text", pa.string()),
-                          ("mentions", pa.list_(pa.struct([(name, pa.int32() if name in ("token", "governor", "sentence")
-                                                             else pa.string()) for name in MENTION_FIELDS])))])
-
-
-@dataclass(frozen=True)
-class ParsedSide:
-    """One sentence of a pair (s1 or s2) parsed alone: its mentions, its sentences' texts, its length in tokens."""
-    mentions: list[Mention]
-    sentences: list[str]
-    tokens: int
-
-
-def parse_sides(nlp, pairs: pd.DataFrame, noun_animacy, weak_verbs, batch_size: int = 256) -> dict[str, list[ParsedSide]]:
-    """Every s1 and every s2 of an English pair table, parsed one sentence at a time."""
-    return {column: [ParsedSide(mentions(doc, noun_animacy, weak_verbs), [s.text for s in doc.sents], len(doc))
-                     for doc in nlp.pipe([str(s) for s in pairs[column]], batch_size=batch_size)]
-            for column in ("s1", "s2")}
-
-
-def event_table(pairs: pd.DataFrame, sides: dict[str, list[ParsedSide]]) -> pd.DataFrame:
-    """The event tokens of every s1 and s2 of an English pair table (schema: module docstring)."""
-    return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                         "line": pairs["line"].to_numpy(),
-                         "events1": [[m.event for m in side.mentions] for side in sides["s1"]],
-                         "events2": [[m.event for m in side.mentions] for side in sides["s2"]]}).astype(
-        {"year": "int16", "dataset": "string", "line": "int32"})
-
-
-def pair_parse(pairs: pd.DataFrame, sides: dict[str, list[ParsedSide]]) -> pd.DataFrame:
-    """Each pair as the two-sentence document of :func:`pair_documents`, from its sides' parses: the event
-    corpus's chains and sentences of the pair without a second parse (schema: module docstring; write it
-    with ``schema=PARSE_SCHEMA``)."""
-    rows = []
-    for year, dataset, line, first, second in zip(pairs["year"], pairs["dataset"], pairs["line"], sides["s1"], sides["s2"]):
-        found = first.mentions + [m.shifted(first.tokens, len(first.sentences)) for m in second.mentions]
-        for number, text in enumerate(first.sentences + second.sentences):
-            rows.append({"year": int(year), "dataset": str(dataset), "line": int(line), "sentence": number, "text": text,
-                         "mentions": [vars(m) for m in found if m.sentence == number]})
-    return pd.DataFrame(rows, columns=PARSE_SCHEMA.names)
-
-
-def _title(year, dataset, line) -> str:
-    return f"{year}/{dataset}/{line}"  # pair_documents' title of a pair
-
-
-def pair_documents(tables: list[pd.DataFrame], source: str = PAIR_SOURCE) -> pd.DataFrame:
+def pair_documents(tables: list[pd.DataFrame], source: str = "pairs") -> pd.DataFrame:
     """Each pair of English pair tables as a two-sentence document (s1, then s2; the gold is never read)."""
-    rows = [(_title(t["year"].iat[0], t["dataset"].iat[0], line), f"{s1}\n{s2}")
+    rows = [(f"{t['year'].iat[0]}/{t['dataset'].iat[0]}/{line}", f"{s1}\n{s2}")
             for t in tables for line, s1, s2 in zip(t["line"], t["s1"], t["s2"])]
     return pd.DataFrame({"source": source, "document": np.arange(len(rows), dtype=np.int32),
                          "title": [title for title, _ in rows], "text": [text for _, text in rows]}).astype(
         {"source": "string", "title": "string", "text": "string"})
 
 
-def parsed_pairs(documents: pd.DataFrame, parses: list[pd.DataFrame], where: str) -> dict[str, list[tuple[str, list[Mention]]]]:
-    """Title -> (text, mentions) per sentence, of every pair document (source PAIR_SOURCE) from the pair
-    parses. A pair document with text and no parse, or a parse of no pair document, is an error: the
-    parse tables and the pair tables come from different builds."""
-    found: dict[str, list[tuple[str, list[Mention]]]] = {}
-    for table in parses:
-        for year, dataset, line, text, sentence_mentions in zip(table["year"], table["dataset"], table["line"],
-                                                                table["text"], table["mentions"]):
-            found.setdefault(_title(year, dataset, line), []).append(
-                (str(text), [Mention(**mention) for mention in sentence_mentions]))
-    pairs = documents[documents["source"] == PAIR_SOURCE]
-    titles = set(pairs["title"])
-    if stray := sorted(set(found) - titles):
-        raise EventError(f"{where}: the pair parse has {len(stray)} pairs the pair tables lack (first: {stray[0]}): "
-                         "rebuild the event tables")
-    if missing := [title for title, text in zip(pairs["title"], pairs["text"]) if text.strip() and title not in found]:
-        raise EventError(f"{where}: {len(missing)} pairs have no pair parse (first: {missing[0]}): rebuild the event tables")
-    return found
-
-
-def corpus_tables(nlp, documents: pd.DataFrame, parses: dict[str, list[tuple[str, list[Mention]]]], noun_animacy,
-                  weak_verbs, tokenize, window: int = 3, batch_size: int = 64) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Chains of event tokens and Moses-tokenized sentences of every document (schemas: module docstring):
-    a pair document's from its parse (:func:`parsed_pairs`), any other's (the KJV's chapters) parsed here."""
+def parse_corpus(nlp, documents: pd.DataFrame, noun_animacy, weak_verbs, tokenize, window: int = 3,
+                 batch_size: int = 64) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chains of event tokens and Moses-tokenized sentences of every document (schemas: module docstring)."""
     chain_rows, sentence_rows = [], []
-
-    def add(number: int, sentences: list[tuple[str, list[Mention]]]):
-        found = [mention for _, sentence_mentions in sentences for mention in sentence_mentions]
-        for index, chain in enumerate(chains(found, window)):
-            chain_rows.append((number, index, [m.event for m in chain]))
-        for index, (text, _) in enumerate(sentences):
-            if tokens := tokenize(text):
-                sentence_rows.append((number, index, tokens))
-
-    to_parse = documents[documents["source"] != PAIR_SOURCE]
-    texts = [text.replace("\n", " ") for text in to_parse["text"]]
-    with Progress(log, f"parsing {len(to_parse)} documents", len(to_parse), "documents") as progress:
-        for number, doc in zip(to_parse["document"], nlp.pipe(texts, batch_size=batch_size) if texts else []):
-            found = mentions(doc, noun_animacy, weak_verbs)
-            add(int(number), [(sentence.text, [m for m in found if m.sentence == index])
-                              for index, sentence in enumerate(doc.sents)])
-            progress.advance()
-    pairs = documents[documents["source"] == PAIR_SOURCE]
-    with Progress(log, f"chains of {len(pairs)} parsed pairs", len(pairs), "documents") as progress:
-        for number, title in zip(pairs["document"], pairs["title"]):
-            add(int(number), parses.get(title, []))  # none: a pair of two empty sentences
-            progress.advance()
+    progress = Progress(log, f"parsing {len(documents)} documents", len(documents), "documents")
+    texts = [text.replace("\n", " ") for text in documents["text"]]
+    for number, doc in zip(documents["document"], nlp.pipe(texts, batch_size=batch_size)):
+        found = mentions(doc, noun_animacy, weak_verbs)
+        for index, chain in enumerate(chains(doc, found, window)):
+            chain_rows.append((int(number), index, [m.event for m in chain]))
+        for index, sentence in enumerate(doc.sents):
+            tokens = tokenize(sentence.text)
+            if tokens:
+                sentence_rows.append((int(number), index, tokens))
+        progress.advance()
+    progress.finish()
     chain_table = pd.DataFrame(chain_rows, columns=["document", "chain", "events"]).astype(
-        {"document": "int32", "chain": "int32"}).sort_values(["document", "chain"], kind="stable", ignore_index=True)
+        {"document": "int32", "chain": "int32"})
     sentence_table = pd.DataFrame(sentence_rows, columns=["document", "sentence", "tokens"]).astype(
-        {"document": "int32", "sentence": "int32"}).sort_values(["document", "sentence"], kind="stable", ignore_index=True)
+        {"document": "int32", "sentence": "int32"})
     log.info("corpus: %d documents, %d sentences, %d chains, %d event tokens (%d chains of 2 or more)",
              len(documents), len(sentence_table), len(chain_table), int(chain_table["events"].map(len).sum()),
              int((chain_table["events"].map(len) > 1).sum()))
     return chain_table, sentence_table
+
+
+def event_table(nlp, pairs: pd.DataFrame, noun_animacy, weak_verbs, batch_size: int = 256) -> pd.DataFrame:
+    """The event tokens of every s1 and s2 of an English pair table (schema: module docstring)."""
+    sides = [[events_of(doc, noun_animacy, weak_verbs) for doc in nlp.pipe([str(s) for s in pairs[column]],
+                                                                           batch_size=batch_size)]
+             for column in ("s1", "s2")]
+    return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
+                         "line": pairs["line"].to_numpy(), "events1": sides[0], "events2": sides[1]}).astype(
+        {"year": "int16", "dataset": "string", "line": "int32"})
 
 
 # --- skip-gram (EE, and the W2V baseline on the corpus's words) ------------------------------------

@@ -13,6 +13,7 @@ from stsynth.dcu2016 import fusion_plan
 from stsynth.pipeline import plan
 from stsynth.pipeline.config_checks import ConfigError, check_config
 from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
+from stsynth.core.paths import EVENT_VECTOR_SOURCES
 from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -136,6 +137,15 @@ def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, run
         check_config(config, manifest, {"encoder", "encoder_token_f1"})
 
 
+def test_the_config_check_refuses_the_skipgram_seed_of_the_headline_runs():
+    config = copy.deepcopy(CONFIG)
+    config["seed_study"] = {"seeds": [2, 3], "runs": ["fusion"]}
+    config["events"]["skipgram"]["seed"] = 3
+    manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
+    with pytest.raises(ConfigError, match="seed_study.seeds\\[1\\]: 3 is a seed the headline runs use .*events.skipgram.seed"):
+        check_config(config, manifest, {"encoder", "encoder_token_f1"})
+
+
 def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
     """stsynth.results.docs parses the seed-study block's rows: the writer's format and the reader's stay one."""
     from stsynth.results import docs
@@ -148,9 +158,10 @@ def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
         assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
 
 
-def test_a_head_run_in_the_study_seeds_its_head_and_pe_models_and_keeps_its_word_vectors():
+def test_a_head_run_in_the_study_seeds_its_head_pe_models_and_skipgram_vectors_and_keeps_the_paragram_vectors():
     """config/sts2017.yaml's study of Table 1: a seeded head run reads the tables of its PE models seeded s
-    (final and dev protocol), the same W2V/EE/paragram tables as its headline run, and its head is seeded s."""
+    (final and dev protocol) and of its skip-gram vectors seeded s (EE, W2V), the same paragram stand-ins'
+    tables as its headline run, and its head is seeded s."""
     from snakemake.utils import update_config
 
     from stsynth.core.folds import with_seed_models
@@ -160,10 +171,13 @@ def test_a_head_run_in_the_study_seeds_its_head_and_pe_models_and_keeps_its_word
     runs = plan.runs_of(config)
     assert plan.seed_study_runs(config)["pe-ee"] == ["pe-ee.seed2", "pe-ee.seed3", "pe-ee.seed4", "pe-ee.seed5"]
     seeded, headline = runs["pe-ee.seed3"], runs["pe-ee"]
-    assert seeded.vectors == ("pe.seed3", "ee") and seeded.study and seeded.seed_of == "pe-ee"
-    assert head_plan.run_tables(config, seeded, "final") == [("paraphrase_cnn", "pe.seed3"), ("events", "event-embeddings")]
-    assert head_plan.run_tables(config, seeded, "dev") == [("paraphrase_cnn", "pe-dev.seed3"), ("events", "event-embeddings")]
-    assert head_plan.run_tables(config, runs["w2v.seed3"], "final") == head_plan.run_tables(config, runs["w2v"], "final")
+    assert seeded.vectors == ("pe.seed3", "ee.seed3") and seeded.study and seeded.seed_of == "pe-ee"
+    assert head_plan.run_tables(config, seeded, "final") == [("paraphrase_cnn", "pe.seed3"), ("events", "event-embeddings.seed3")]
+    assert head_plan.run_tables(config, seeded, "dev") == [("paraphrase_cnn", "pe-dev.seed3"), ("events", "event-embeddings.seed3")]
+    assert head_plan.run_tables(config, runs["w2v.seed3"], "final") == [("mean", "word2vec.seed3")]
+    assert head_plan.run_tables(config, runs["paragram-xxl.seed3"], "final") == \
+        head_plan.run_tables(config, runs["paragram-xxl"], "final") == [("mean", "ppdb-paragram-minilm-static")]
+    assert re.fullmatch(with_seed_models("|".join(EVENT_VECTOR_SOURCES)), "word2vec.seed3")  # rule event_embeddings
     points, base = head_plan.head_settings(config, seeded)["points"], head_plan.head_settings(config, headline)["points"]
     assert [p["seed"] for p in points] == [3] * len(base) and [p["seed"] for p in base] == [1] * len(base)
     assert [{k: v for k, v in p.items() if k != "seed"} for p in points] == [{k: v for k, v in p.items() if k != "seed"} for p in base]

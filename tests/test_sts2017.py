@@ -3,12 +3,14 @@ event embeddings, the W2V baseline, averaged word vectors, the regression head),
 paper's, repeatable to the byte; bad input refused before any job."""
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TRAIN_PAIRS, TinyDataset, Workspace, make_workspace
 from stsynth.sts2017 import head
+from stsynth.word_vectors.vectors import read_vectors
 from test_provenance import planned_jobs
 
 TRACK5 = [("A person is on a team.", "A person plays on a team.", 4.2),
@@ -113,16 +115,19 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     assert changed == []
     for path, table in epochs_before.items():
         pd.testing.assert_frame_equal(pd.read_parquet(path).drop(columns="seconds"), table)
-    # the seed study of a head run (config/sts2017.yaml's seed_study): its head and PE models retrained with
-    # seed 2, the event embeddings it averages kept; nothing of the headline run rebuilt
+    # the seed study of a head run (config/sts2017.yaml's seed_study): its head, PE models and event embeddings
+    # retrained with seed 2 on the same event corpus; nothing of the headline run rebuilt
     work.write_config({"seed_study": {"seeds": [2], "runs": ["pe-ee"]}})
     work.snakemake("results/seed_study/spread.parquet")
     for model in ("pe", "pe-dev"):
         assert (root / f"resources/models/{model}.seed2.pe.safetensors").read_bytes() != \
             kept[root / f"resources/models/{model}.pe.safetensors"]
-    assert not list(root.glob("resources/vectors/*seed*")) and not list(root.glob("resources/sentence_vectors/events/*seed*"))
+    assert [path.name for path in root.glob("resources/vectors/*seed*")] == ["event-embeddings.seed2.parquet"]
+    ee, ee_seeded = (read_vectors(root / f"resources/vectors/{name}.parquet") for name in ("event-embeddings", "event-embeddings.seed2"))
+    assert ee_seeded.words == ee.words and not np.array_equal(ee_seeded.matrix, ee.matrix)
+    assert not list(root.glob("resources/events/**/*seed*"))  # one event corpus and one set of event tables
     seeded_head = head.load(root / "results/head/pe-ee.seed2/model.safetensors")[1]
-    assert seeded_head["vectors"] == ["pe.seed2", "ee"] and seeded_head["settings"]["seed"] == 2
+    assert seeded_head["vectors"] == ["pe.seed2", "ee.seed2"] and seeded_head["settings"]["seed"] == 2
     assert head.load(root / "results/head/pe-ee/model.safetensors")[1]["settings"]["seed"] == 1
     spread = pd.read_parquet(root / "results/seed_study/spread.parquet")
     assert set(spread["run"]) == {"pe-ee"} and (spread["seeds"] == 2).all()

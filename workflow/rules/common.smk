@@ -24,7 +24,7 @@ from stsynth.core.device import gpus_requested
 from stsynth.core.digests import FileDigests, folder_digest
 from stsynth.encoders.encoder import ENCODER_FEATURES
 from stsynth.dcu2016.features import FEATURES
-from stsynth.core.folds import with_fold_models, with_seed_models
+from stsynth.core.folds import seed_model, with_fold_models, with_seed_models
 from stsynth.pipeline.input_checks import check_inputs, plans_jobs
 from stsynth.core.lexicon import WORDNET_FILES
 from stsynth.core.local_files import check_local_files

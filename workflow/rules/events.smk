@@ -64,9 +64,10 @@ rule event_corpus:
 
 rule event_embeddings:
     """Skip-gram on the corpus: its event chains (event-embeddings, the EE) or its sentences (word2vec,
-    the W2V baseline), as a word-vector table (schema: stsynth.word_vectors.vectors)."""
+    the W2V baseline), as a word-vector table (schema: stsynth.word_vectors.vectors); <source>.seed<s>
+    with skip-gram seed s."""
     input:
-        lambda wc: paths.EVENT_CORPUS[paths.EVENT_VECTOR_SOURCES[wc.source]],
+        lambda wc: paths.EVENT_CORPUS[paths.EVENT_VECTOR_SOURCES[seed_model(wc.source)[0]]],
     output:
         paths.vectors_path("{source}"),
     log:
@@ -74,7 +75,7 @@ rule event_embeddings:
     benchmark:
         paths.benchmark_path("events/{source}")
     wildcard_constraints:
-        source="|".join(paths.EVENT_VECTOR_SOURCES),
+        source=with_seed_models("|".join(paths.EVENT_VECTOR_SOURCES)),  # <source>.seed<s>: a head run's seed study
     conda:
         ENV
     threads: 1
@@ -82,6 +83,6 @@ rule event_embeddings:
         mem_mb=2000,
         runtime=attempt_minutes(30),
     params:
-        settings=EVENTS["skipgram"],
+        settings=EVENTS["skipgram"],  # a seeded source (<source>.seed<s>) takes its seed from its name
     script:
         "../scripts/event_embeddings.py"

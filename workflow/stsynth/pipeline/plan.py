@@ -41,7 +41,7 @@ from dataclasses import dataclass, fields, replace
 from ..encoders.encoder import is_tuned, job_inputs
 from ..core.folds import fold_model, fold_names, seed_model, seed_name
 from ..core.pairs import Dataset
-from ..core.paths import (encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
+from ..core.paths import (EVENT_VECTOR_SOURCES, encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
                           paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
@@ -132,9 +132,9 @@ def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
     return (encoder["final"], encoder["dev"]) if isinstance(encoder, dict) else (encoder, encoder)
 
 
-# Stages whose runs the seed study repeats: what they train takes a seed. A head run's seed reaches the head
-# and its paraphrase-embedding models; its other sources (averaged word vectors: W2V, EE, the paragram
-# stand-ins; an encoder's embeddings) keep their seeds.
+# Stages whose runs the seed study repeats: what they train takes a seed. A head run's seed reaches the head,
+# its paraphrase-embedding models and the skip-gram vectors it averages (EE, W2V); its other sources (the
+# paragram stand-ins' word vectors, an encoder's embeddings) keep their seeds.
 SEEDED_STAGES = ("paragram", "paragram-per-set", "encoder", "fusion", "head")
 
 
@@ -160,16 +160,22 @@ def runs_of(config: dict) -> dict[str, Run]:
 def seeded_run(config: dict, run: Run, seed: int) -> Run:
     """``<run>.seed<s>``: the run with every model it trains seeded ``s`` (stsynth.core.folds.seed_name: its
     paragram models and their folds, its tuned encoders; a fusion run's regressor and dev search too; a head
-    run's head and the paraphrase-embedding sources it reads, ``<source>.seed<s>``); a study run, never in
-    ``all``. Refused for a run that trains nothing a seed reaches."""
+    run's head and the sources it reads that :func:`seeded_source` names, ``<source>.seed<s>``); a study run,
+    never in ``all``. Refused for a run that trains nothing a seed reaches."""
     encoder = tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in run.encoder) if run.encoder else None
-    vectors = tuple(seed_name(source, seed) if sentence_vector_source(source, config["sentence_vectors"][source])[0]
-                    == "paraphrase_cnn" else source for source in run.vectors)
+    vectors = tuple(seed_name(source, seed) if seeded_source(config, source) else source for source in run.vectors)
     if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
         raise ValueError(f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
                          f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)")
     return replace(run, name=seed_name(run.name, seed), model=seed_name(run.model, seed) if run.model else None,
                    encoder=encoder, vectors=vectors, study=True, seed=seed, seed_of=run.name)
+
+
+def seeded_source(config: dict, source: str) -> bool:
+    """Whether a head run's seed reaches a sentence-vector source: a paraphrase-embedding model's, or a
+    mean over skip-gram vectors of the event corpus (EE, W2V: ``<vectors>.seed<s>``, rule event_embeddings)."""
+    kind, value = sentence_vector_source(source, config["sentence_vectors"][source])
+    return kind == "paraphrase_cnn" or (kind in ("events", "mean") and value in EVENT_VECTOR_SOURCES)
 
 
 def headline_runs(config: dict) -> list[str]:

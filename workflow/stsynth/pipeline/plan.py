@@ -41,8 +41,8 @@ from dataclasses import dataclass, fields, replace
 from ..encoders.encoder import is_tuned, job_inputs
 from ..core.folds import fold_model, fold_names, seed_model, seed_name
 from ..core.pairs import Dataset
-from ..core.paths import (EVENT_VECTOR_SOURCES, encoder_path, english_pairs_path, english_tokens_path, fusion_path, head_path, pairs_path,
-                          paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
+from ..core.paths import (EVENT_VECTOR_SOURCES, encoder_path, english_pairs_path, english_tokens_path, fusion_path,
+                          head_path, pairs_path, paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"

@@ -61,5 +61,5 @@ def with_fold_models(alternatives: str) -> str:
 
 def with_seed_models(alternatives: str) -> str:
     """A wildcard constraint: one of ``alternatives`` (a regex), or one of its seed models' names (a model
-    that has no fold models: a paraphrase-embedding model, a head run's)."""
+    that has no fold models: a paraphrase-embedding model, a head run's, the skip-gram vectors EE and W2V)."""
     return rf"({alternatives})({SEED_SUFFIX})?"

@@ -66,7 +66,7 @@ def head_runs(config: dict) -> list[Run]:
 
 def run_tables(config: dict, run: Run, protocol: str) -> list[tuple[str, str]]:
     """(kind, model) of each source of a head run, in the run's order, under a protocol; a seed study's
-    ``<source>.seed<s>`` (a paraphrase-embedding source) reads the tables of its models seeded s."""
+    ``<source>.seed<s>`` (plan.seeded_source: PE, EE, W2V) reads the tables of its models seeded s."""
     tables = []
     for source in run.vectors:
         base, seed = seed_model(source)

@@ -94,14 +94,16 @@ def test_the_real_bible_program():
 
 
 @pytest.mark.subprocess
-def test_pair_documents_and_a_repeatable_skipgram():
+def test_pair_documents_and_a_repeatable_skipgram(caplog):
     pairs = pd.DataFrame({"year": [2012] * 2, "dataset": ["x"] * 2, "line": [1, 2], "s1": ["A b.", "C d."],
                           "s2": ["E f.", "G h."], "gold": [5.0, 1.0]})
     documents = pair_documents([pairs])
     assert list(documents["title"]) == ["2012/x/1", "2012/x/2"] and documents["text"][0] == "A b.\nE f."
     sentences = [["a", "b", "c"], ["b", "c", "d"], ["a", "c"]] * 10
     settings = {"dimension": 5, "window": 2, "negative": 2, "min_count": 2, "sample": 0.0, "epochs": 2, "seed": 4}
-    words, matrix = skipgram(sentences, settings, "toy")
+    with caplog.at_level("INFO", logger="stsynth.sts2017.events"):
+        words, matrix = skipgram(sentences, settings, "toy")
+    assert "toy: skip-gram: done, 2/2 epochs" in caplog.text  # the job's progress counts epochs
     again = skipgram(sentences, settings, "toy")
     assert sorted(words) == ["a", "b", "c", "d"] and words == again[0]
     np.testing.assert_array_equal(matrix, again[1])

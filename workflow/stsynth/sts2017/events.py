@@ -348,6 +348,14 @@ def skipgram(sentences: list[list[str]], settings: dict, what: str):
     """gensim Word2Vec, skip-gram with negative sampling, one worker (the same vectors on every run):
     settings dimension, window, negative, min_count, sample, epochs, seed. Returns (words, matrix)."""
     from gensim.models import Word2Vec
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class EpochProgress(CallbackAny2Vec):  # an epoch is a step of the job's progress (gensim's lines give no time left)
+        def __init__(self, progress: Progress):
+            self.progress = progress
+
+        def on_epoch_end(self, model):
+            self.progress.advance()
 
     sentences = [list(s) for s in sentences if len(s)]
     if not sentences:
@@ -357,9 +365,11 @@ def skipgram(sentences: list[list[str]], settings: dict, what: str):
     if max(counts.values()) < settings["min_count"]:
         raise EventError(f"{what}: no token occurs {settings['min_count']} times (events.skipgram.min_count): "
                          "nothing to embed")
-    model = Word2Vec(sentences, vector_size=settings["dimension"], window=settings["window"], sg=1, hs=0,
-                     negative=settings["negative"], min_count=settings["min_count"], sample=settings["sample"],
-                     epochs=settings["epochs"], seed=settings["seed"], workers=1, hashfxn=_stable_hash)
+    with Progress(log, f"{what}: skip-gram", settings["epochs"], "epochs") as progress:
+        model = Word2Vec(sentences, vector_size=settings["dimension"], window=settings["window"], sg=1, hs=0,
+                         negative=settings["negative"], min_count=settings["min_count"], sample=settings["sample"],
+                         epochs=settings["epochs"], seed=settings["seed"], workers=1, hashfxn=_stable_hash,
+                         callbacks=[EpochProgress(progress)])
     words = list(model.wv.index_to_key)
     log.info("%s: %d tokens occur at least %d times", what, len(words), settings["min_count"])
     return words, np.asarray(model.wv.vectors, dtype=np.float32)

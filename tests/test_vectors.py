@@ -1,4 +1,5 @@
 """Word-vector sources: every loader on a tiny file the test writes, and the uniform table."""
+import shutil
 import zipfile
 
 import numpy as np
@@ -127,6 +128,19 @@ def test_minilm_static_encodes_each_word_alone(tiny_encoder):
     np.testing.assert_allclose(together[2], alone[0], atol=1e-5)  # padding in a batch changes nothing
     vectors, _ = minilm_static(words, tiny_encoder, pca_components=3)
     assert vectors.dim == 3 and vectors.provenance["pca_components"] == 3 and vectors.words == words
+
+
+def test_the_vectors_files_are_the_same_bytes_wherever_the_model_folder_lies(tiny_encoder, tmp_path):
+    """Two clones open the encoder from two venvs: the tables they write (provenance included) must not differ."""
+    moved = tmp_path / "elsewhere" / "model"
+    shutil.copytree(tiny_encoder, moved)
+    for folder, name in ((tiny_encoder, "a"), (moved, "b")):
+        vocabulary, projection = minilm_static(["cat", "the", "runs"], folder, pca_components=2)
+        write_vectors(vocabulary, tmp_path / f"{name}.parquet")
+        unknown, = unknown_word_vectors(vocabulary, projection, [["dog"]], folder, 256)
+        write_vectors(unknown, tmp_path / f"{name}.unknown.parquet")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    assert (tmp_path / "a.unknown.parquet").read_bytes() == (tmp_path / "b.unknown.parquet").read_bytes()
 
 
 def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny_encoder, tmp_path):

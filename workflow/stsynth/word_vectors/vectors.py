@@ -263,7 +263,8 @@ def minilm_static(words: list[str], model_dir: str | Path, pca_components: int =
     encoded = encode_words(words, model_dir, batch_size)
     projection, summary = pca_fit(encoded, pca_components)
     projection = projection or Projection.identity(encoded.shape[1])
-    return WordVectors(words, projection.apply(encoded), source, {"encoder": str(model_dir), **summary}), projection
+    # no folder path in the provenance: it differs between clones; the job adds the model's package and sha256
+    return WordVectors(words, projection.apply(encoded), source, summary), projection
 
 
 def unknown_words(vocabulary: WordVectors, token_tables: list[pd.DataFrame]) -> list[list[str]]:
@@ -286,7 +287,7 @@ def unknown_word_vectors(vocabulary: WordVectors, projection: Projection, words_
     row = {word: i for i, word in enumerate(unknown)}
     log.info("%d words unknown to %s in %d sets, encoded", len(unknown), vocabulary.source, len(words_per_set))
     return [WordVectors(words, vectors[[row[w] for w in words]].reshape(len(words), vectors.shape[1]),
-                        f"{vocabulary.source}:unknown", {"vocabulary": vocabulary.source, "encoder": str(model_dir)})
+                        f"{vocabulary.source}:unknown", {"vocabulary": vocabulary.source})
             for words in words_per_set]
 
 

@@ -193,7 +193,11 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
 def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tuned_encoder():
     tables = fusion_plan.encoder_table_sets(CONFIG, DATASETS)
     assert list(tables) == ["minilm", "minilm-sts", "minilm-task-internal", "minilm-synthetic",
-                            "minilm-sts-synthetic", "minilm-sts-cosine-lr5e-5-dev"]
+                            "minilm-sts-synthetic", "minilm-sts-cosine-lr5e-5-dev",  # then the seed study's:
+                            *(f"{tuned}.seed{s}" for tuned in ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
+                              for s in (2, 3, 4, 5))]
+    # a seeded encoder encodes what its unseeded one does
+    assert tables["minilm-sts.seed3"] == tables["minilm-sts"]
     assert [d for d, _ in tables["minilm"]] == DATASETS
     assert [d for d, _ in tables["minilm-synthetic"]] == list(TEST.values())
     # every line of a test set (its predictions), the scored lines of a set that is only fitted and scored

@@ -42,7 +42,7 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     assert all_jobs["encoder_tune"] == 2
     study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))
     seeded = [run for runs in plan.seed_study_runs(workspace.config).values() for run in runs]
-    assert len(seeded) == 5 * 4  # the seed study: five runs, four seeds besides the headline's
+    assert len(seeded) == 7 * 4  # the seed study: seven runs, four seeds besides the headline's
     # and the headline scores its table reads (here unbuilt): the runs it repeats, and those no seed reaches
     read = set(plan.seed_study_runs(workspace.config)) | {run for pair in plan.seed_study_pairs(workspace.config)
                                                           for run in pair}

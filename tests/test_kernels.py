@@ -33,8 +33,18 @@ def test_a_variable_the_user_set_is_kept_and_named(monkeypatch):
     assert environ == {**X86_64_V3, "OPENBLAS_CORETYPE": "SkylakeX"}
     assert note.endswith("; kept as set: OPENBLAS_CORETYPE=SkylakeX")
     environ = {}
-    pin_kernels("native", environ)
-    assert environ == {}
+    assert pin_kernels("native", environ).startswith("kernels: native (") and environ == {}
+
+
+def test_native_names_the_kernel_variables_the_environment_sets_anyway(monkeypatch):
+    # Some machines set OPENBLAS_CORETYPE for every program; under `native` OpenBLAS then does not choose.
+    monkeypatch.setattr("stsynth.core.threads.cpu_flags", lambda: AVX2_CPU)
+    monkeypatch.setattr("platform.machine", lambda: "x86_64")
+    environ = {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_L2_SIZE": "512"}
+    note = pin_kernels("native", environ)
+    assert environ == {"OPENBLAS_CORETYPE": "Haswell", "OPENBLAS_L2_SIZE": "512"}
+    assert note.endswith("; set in the environment, so kept: OPENBLAS_CORETYPE=Haswell")
+    assert "set in the environment" not in pin_kernels("x86-64-v3", {"OPENBLAS_CORETYPE": "Haswell"})
 
 
 def test_cpu_flags_come_from_cpuinfo(tmp_path):

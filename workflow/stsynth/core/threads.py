@@ -61,12 +61,19 @@ def kernel_environment(kernels: str, machine: str | None = None, flags: set[str]
 
 def pin_kernels(kernels: str, environ=os.environ) -> str:
     """Set the pins for the jobs this process starts (they inherit its environment); a variable the user
-    set already is kept. Returns the line to log."""
+    set already is kept. Returns the line to log: it names every kept variable, and where nothing is
+    pinned (``native``, or a CPU without the family) every kernel variable the environment sets anyway
+    (some machines set OPENBLAS_CORETYPE for all programs), since that library then does not choose."""
     pins, note = kernel_environment(kernels)
     kept = [name for name, value in pins.items() if environ.get(name, value) != value]
     for name, value in pins.items():
         environ.setdefault(name, value)
-    return note + (f"; kept as set: {', '.join(f'{k}={environ[k]}' for k in kept)}" if kept else "")
+    preset = [name for name in X86_64_V3 if name in environ and name not in pins]
+    if kept:
+        note += f"; kept as set: {', '.join(f'{k}={environ[k]}' for k in kept)}"
+    if preset:
+        note += f"; set in the environment, so kept: {', '.join(f'{k}={environ[k]}' for k in preset)}"
+    return note
 
 
 def use_threads(count: int) -> None:

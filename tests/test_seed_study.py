@@ -11,7 +11,7 @@ import yaml
 from conftest import REPO
 from stsynth.dcu2016 import fusion_plan
 from stsynth.pipeline import plan
-from stsynth.pipeline.config_checks import ConfigError, check_config
+from stsynth.pipeline.config_checks import VECTOR_BASES, ConfigError, check_config
 from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
 from stsynth.core.paths import EVENT_VECTOR_SOURCES
 from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
@@ -161,10 +161,10 @@ def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
         assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
 
 
-def test_a_head_run_in_the_study_seeds_its_head_pe_models_and_skipgram_vectors_and_keeps_the_paragram_vectors():
+def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_ppdb_tuned_vectors():
     """config/sts2017.yaml's study of Table 1: a seeded head run reads the tables of its PE models seeded s
-    (final and dev protocol) and of its skip-gram vectors seeded s (EE, W2V), the same paragram stand-ins'
-    tables as its headline run, and its head is seeded s."""
+    (final and dev protocol, each starting from the PPDB-tuned vectors seeded s), of its skip-gram vectors
+    seeded s (EE, W2V) and of the paragram stand-ins' PPDB tuning seeded s, and its head is seeded s."""
     from snakemake.utils import update_config
 
     from stsynth.core.folds import with_seed_models
@@ -178,15 +178,27 @@ def test_a_head_run_in_the_study_seeds_its_head_pe_models_and_skipgram_vectors_a
     assert head_plan.run_tables(config, seeded, "final") == [("paraphrase_cnn", "pe.seed3"), ("events", "event-embeddings.seed3")]
     assert head_plan.run_tables(config, seeded, "dev") == [("paraphrase_cnn", "pe-dev.seed3"), ("events", "event-embeddings.seed3")]
     assert head_plan.run_tables(config, runs["w2v.seed3"], "final") == [("mean", "word2vec.seed3")]
-    assert head_plan.run_tables(config, runs["paragram-xxl.seed3"], "final") == \
-        head_plan.run_tables(config, runs["paragram-xxl"], "final") == [("mean", "ppdb-paragram-minilm-static")]
+    assert head_plan.run_tables(config, runs["paragram-xxl"], "final") == [("mean", "ppdb-paragram-minilm-static")]
+    assert head_plan.run_tables(config, runs["paragram-xxl.seed3"], "final") == [("mean", "ppdb-paragram-minilm-static.seed3")]
+    assert head_plan.run_tables(config, runs["paragram-small.seed3"], "dev") == [("mean", "ppdb-paragram-glove-6b-50d.seed3")]
+    # the seeded mean treats unknown words as its source's entry says (paragram-xxl: encode), and its vectors
+    # are tuned with seed 3 (pair subset and trainer), all else as configured (rule vectors_ppdb_paragram)
+    assert head_plan.mean_unknown(config, "ppdb-paragram-minilm-static.seed3") == "encode"
+    assert head_plan.mean_unknown(config, "ppdb-paragram-glove-6b-50d.seed3") == "skip"
+    ppdb = config["vectors"]["ppdb"]
+    assert plan.ppdb_vector_settings(config, "minilm-static") == ppdb
+    assert plan.ppdb_vector_settings(config, "minilm-static.seed3") == {**ppdb, "trainer": {**ppdb["trainer"], "seed": 3}}
+    assert re.fullmatch(with_seed_models("|".join(VECTOR_BASES)), "glove-6b-50d.seed3")
     assert re.fullmatch(with_seed_models("|".join(EVENT_VECTOR_SOURCES)), "word2vec.seed3")  # rule event_embeddings
     points, base = head_plan.head_settings(config, seeded)["points"], head_plan.head_settings(config, headline)["points"]
     assert [p["seed"] for p in points] == [3] * len(base) and [p["seed"] for p in base] == [1] * len(base)
     assert [{k: v for k, v in p.items() if k != "seed"} for p in points] == [{k: v for k, v in p.items() if k != "seed"} for p in base]
     assert head_plan.head_settings(config, runs["pe-ee-official.seed3"])["points"][0]["seed"] == 3  # a preset too
     pe, pe_seeded = head_plan.pe_settings(config, "pe-dev"), head_plan.pe_settings(config, "pe-dev.seed3")
-    assert pe["seed"] == 1 and pe_seeded == {**pe, "seed": 3}
+    assert pe["seed"] == 1 and pe["vectors"] == "ppdb-paragram-minilm-static"
+    assert pe_seeded == {**pe, "seed": 3, "vectors": "ppdb-paragram-minilm-static.seed3"}
+    assert head_plan.pe_inputs(config, pe_seeded, plan.datasets_of(config))["vectors"] == "resources/vectors/ppdb-paragram-minilm-static.seed3.parquet"
+    assert head_plan.pe_settings(config, "pe-minilm-static.seed3")["vectors"] == "minilm-static"  # untrained: no seed
     assert ("paraphrase_cnn", "pe.seed3") in head_plan.vector_tables(config)
     constraint = re.compile(with_seed_models("pe|pe-dev"))
     assert constraint.fullmatch("pe-dev.seed3") and not constraint.fullmatch("pe.seed3.fold0of2")

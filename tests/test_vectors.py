@@ -89,6 +89,25 @@ def test_ppdb_lexicon_and_tuning_brings_paraphrases_closer(tmp_path):
     np.testing.assert_array_equal(tuned.matrix[words.index("tree")], base.matrix[words.index("tree")])
 
 
+def test_a_seed_studys_ppdb_tuning_takes_its_seed():
+    """ppdb-paragram-<base>.seed<s> (a seeded head run's paragram stand-in, a seeded PE model's start): the
+    settings rule vectors_ppdb_paragram gives its script seed the pair subset and the training."""
+    from stsynth.pipeline.plan import ppdb_vector_settings
+    config = {"vectors": {"ppdb": {"pairs": "ppdb/x.txt", "max_pairs": 3, "trainer": {
+        "delta": 0.4, "lambda": 0.0, "optimizer": "adam", "learning_rate": 0.05, "batch_size": 2,
+        "negatives": "random", "mix_max_probability": 0.5, "epochs": 3, "seed": 1}}}}
+    words = ["big", "large", "huge", "small", "little", "cat", "dog", "tree"]
+    base = WordVectors(words, np.random.default_rng(0).normal(size=(len(words), 6)), "minilm-static")
+    pairs = [("big", "large"), ("big", "huge"), ("small", "little"), ("cat", "dog"), ("dog", "tree")]
+
+    def tuned(name):  # as workflow/scripts/vectors_ppdb.py calls it
+        settings = ppdb_vector_settings(config, name)
+        return ppdb_paragram(base, pairs, settings["trainer"], settings["max_pairs"], seed=settings["trainer"]["seed"]).matrix
+    np.testing.assert_array_equal(tuned("minilm-static"), tuned("minilm-static"))
+    np.testing.assert_array_equal(tuned("minilm-static"), tuned("minilm-static.seed1"))
+    assert not np.array_equal(tuned("minilm-static"), tuned("minilm-static.seed2"))
+
+
 def test_corpus_vocabulary_keeps_first_seen_order():
     table = pd.DataFrame({"tokens1": [["a", "b"], ["c"]], "tokens2": [["b", "d"], []]})
     assert corpus_vocabulary([table], ["d", "e"]) == ["a", "b", "c", "d", "e"]

@@ -95,9 +95,10 @@ rule vectors_unknown_words:
 
 
 rule vectors_ppdb_paragram:
-    """A base source tuned with the paragram margin loss on PPDB lexical paraphrase pairs."""
+    """A base source tuned with the paragram margin loss on PPDB lexical paraphrase pairs (`<base>.seed<s>`:
+    with seed s, for a seed study's run)."""
     input:
-        base=paths.vectors_path("{base}"),
+        base=lambda wc: paths.vectors_path(seed_model(wc.base)[0]),
         ppdb=paths.corpus_copy(config["vectors"]["ppdb"]["pairs"]),
     output:
         paths.vectors_path("ppdb-paragram-{base}"),
@@ -106,7 +107,7 @@ rule vectors_ppdb_paragram:
     benchmark:
         paths.benchmark_path("vectors/ppdb-paragram-{base}")
     wildcard_constraints:
-        base="|".join(VECTOR_BASES),
+        base=with_seed_models("|".join(VECTOR_BASES)),
     conda:
         ENV
     threads: config["vectors"]["threads"]
@@ -114,6 +115,6 @@ rule vectors_ppdb_paragram:
         mem_mb=6000,
         runtime=attempt_minutes(240),
     params:
-        settings=config["vectors"]["ppdb"],
+        settings=lambda wc: plan.ppdb_vector_settings(config, wc.base),
     script:
         "../scripts/vectors_ppdb.py"

@@ -154,7 +154,8 @@ def vectors_path(source: str) -> str:
 
 # The word-vector source whose words `unknown: encode` can encode, and the sources whose vocabulary is its.
 ENCODABLE_SOURCE = "minilm-static"
-ENCODABLE_SOURCES = (ENCODABLE_SOURCE, f"ppdb-paragram-{ENCODABLE_SOURCE}")
+PPDB_TUNED = "ppdb-paragram-"  # ppdb-paragram-<base>: a base source tuned on PPDB lexical pairs (rule vectors_ppdb_paragram)
+ENCODABLE_SOURCES = (ENCODABLE_SOURCE, f"{PPDB_TUNED}{ENCODABLE_SOURCE}")
 
 
 def projection_path(source: str) -> str:

@@ -41,8 +41,9 @@ from dataclasses import dataclass, fields, replace
 from ..encoders.encoder import is_tuned, job_inputs
 from ..core.folds import fold_model, fold_names, seed_model, seed_name
 from ..core.pairs import Dataset
-from ..core.paths import (EVENT_VECTOR_SOURCES, encoder_path, english_pairs_path, english_tokens_path, fusion_path,
-                          head_path, pairs_path, paraphrase_table, similarity_path, unknown_vectors_path, vectors_path)
+from ..core.paths import (EVENT_VECTOR_SOURCES, PPDB_TUNED, encoder_path, english_pairs_path, english_tokens_path,
+                          fusion_path, head_path, pairs_path, paraphrase_table, similarity_path, unknown_vectors_path,
+                          vectors_path)
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
@@ -133,8 +134,9 @@ def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
 
 
 # Stages whose runs the seed study repeats: what they train takes a seed. A head run's seed reaches the head,
-# its paraphrase-embedding models and the skip-gram vectors it averages (EE, W2V); its other sources (the
-# paragram stand-ins' word vectors, an encoder's embeddings) keep their seeds.
+# its paraphrase-embedding models (and the PPDB tuning of their initial vectors), the skip-gram vectors it
+# averages (EE, W2V) and the PPDB tuning of the word vectors it averages (the paragram stand-ins); an
+# encoder's embeddings keep theirs.
 SEEDED_STAGES = ("paragram", "paragram-per-set", "encoder", "fusion", "head")
 
 
@@ -172,10 +174,13 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
 
 
 def seeded_source(config: dict, source: str) -> bool:
-    """Whether a head run's seed reaches a sentence-vector source: a paraphrase-embedding model's, or a
-    mean over skip-gram vectors of the event corpus (EE, W2V: ``<vectors>.seed<s>``, rule event_embeddings)."""
+    """Whether a head run's seed reaches a sentence-vector source: a paraphrase-embedding model's, a mean
+    over skip-gram vectors of the event corpus (EE, W2V: ``<vectors>.seed<s>``, rule event_embeddings), or a
+    mean over PPDB-tuned word vectors (the paragram stand-ins: ``ppdb-paragram-<base>.seed<s>``, rule
+    vectors_ppdb_paragram)."""
     kind, value = sentence_vector_source(source, config["sentence_vectors"][source])
-    return kind == "paraphrase_cnn" or (kind in ("events", "mean") and value in EVENT_VECTOR_SOURCES)
+    return kind == "paraphrase_cnn" or (kind in ("events", "mean") and value in EVENT_VECTOR_SOURCES) or (
+        kind == "mean" and value.startswith(PPDB_TUNED))
 
 
 def headline_runs(config: dict) -> list[str]:
@@ -274,13 +279,16 @@ def paragram_models(config: dict, datasets: list[Dataset]) -> dict[str, dict]:
 def layered_settings(*layers: dict, seed: int | None = None, holdout: dict | None = None) -> dict:
     """The one way a model's or run's settings are resolved: each layer's keys over the layers before it
     (defaults, then a preset or grid point, then the entry's own keys), then a seed model's seed
-    (``<model>.seed<s>``) and a fold model's holdout (``<model>.fold<i>of<k>``, which reads no per-epoch dev
-    scores: nothing reads them of a fold model, whose cosines are only read out of fold)."""
+    (``<model>.seed<s>``: PPDB-tuned word vectors it starts from are tuned with that seed too,
+    ``ppdb-paragram-<base>.seed<s>``) and a fold model's holdout (``<model>.fold<i>of<k>``, which reads no
+    per-epoch dev scores: nothing reads them of a fold model, whose cosines are only read out of fold)."""
     settings = {}
     for layer in layers:
         settings.update(layer)
     if seed is not None:
         settings["seed"] = seed
+        if str(settings.get("vectors", "")).startswith(PPDB_TUNED):
+            settings["vectors"] = seed_name(settings["vectors"], seed)
     if holdout:
         settings.update(holdout=holdout, dev_years=[])
     return settings
@@ -371,6 +379,14 @@ def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
     return {"vectors": [vectors_path(s) for s in config["paragram"]["compare_sources"]["sources"]],
             "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
             "pairs": [pairs_path(d) for d in sets], "tokens": [english_tokens_path(d) for d in sets]}
+
+
+def ppdb_vector_settings(config: dict, base: str) -> dict:
+    """The settings that tune word-vector source ``base`` on PPDB lexical pairs (``vectors.ppdb``); a seed
+    study's ``<base>.seed<s>`` (``ppdb-paragram-<base>.seed<s>``: read by a seeded model or mean) with seed s
+    for the pair subset and the trainer."""
+    settings, seed = config["vectors"]["ppdb"], seed_model(base)[1]
+    return settings if seed is None else {**settings, "trainer": {**settings["trainer"], "seed": seed}}
 
 
 # --- encoders ---------------------------------------------------------------------------------

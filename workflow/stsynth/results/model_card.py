@@ -24,7 +24,8 @@ import pandas as pd
 import yaml
 
 from ..core import paths
-from ..core.paths import EVENT_VECTOR_SOURCES
+from ..core.folds import seed_model
+from ..core.paths import EVENT_VECTOR_SOURCES, PPDB_TUNED
 from ..core.tables import markdown_rows
 from ..encoders.encoder import is_tuned
 from ..pipeline import plan
@@ -199,11 +200,13 @@ def source_lines(config: dict, sources: list[str]) -> list[str]:
 
 def vector_origin(config: dict, source: str) -> str:
     """What a word-vector source is made from, each stand-in for the papers' resources named."""
-    if source.startswith("ppdb-paragram-"):
-        base = source.removeprefix("ppdb-paragram-")
+    source, seed = seed_model(source)
+    if source.startswith(PPDB_TUNED):
+        base = source.removeprefix(PPDB_TUNED)
         ppdb = config["vectors"]["ppdb"]
         return (f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
-                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})")
+                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']}"
+                + (f", seed {seed})" if seed is not None else ")"))
     if source in EVENT_VECTOR_SOURCES:
         corpus = config["events"]["corpus"]
         parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (

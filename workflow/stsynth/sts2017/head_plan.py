@@ -66,7 +66,8 @@ def head_runs(config: dict) -> list[Run]:
 
 def run_tables(config: dict, run: Run, protocol: str) -> list[tuple[str, str]]:
     """(kind, model) of each source of a head run, in the run's order, under a protocol; a seed study's
-    ``<source>.seed<s>`` (plan.seeded_source: PE, EE, W2V) reads the tables of its models seeded s."""
+    ``<source>.seed<s>`` (plan.seeded_source: PE, EE, W2V, the paragram stand-ins) reads the tables of its
+    models or vectors seeded s."""
     tables = []
     for source in run.vectors:
         base, seed = seed_model(source)
@@ -88,9 +89,11 @@ def tables_of_kind(config: dict, kind: str) -> list[str]:
 def mean_unknown(config: dict, source: str) -> str:
     """How the mean table of a word-vector source treats a word the source lacks (``skip`` or ``encode``):
     the ``unknown`` of the sentence_vectors entries that average it (one table per source, so they must
-    agree: stsynth.pipeline.config_checks refuses entries that do not)."""
+    agree: stsynth.pipeline.config_checks refuses entries that do not); a seed study's
+    ``<source>.seed<s>`` as its source."""
+    base = seed_model(source)[0]
     return next((entry.get("unknown", "skip") for entry in config["sentence_vectors"].values()
-                 if entry.get("mean") == source), "skip")
+                 if entry.get("mean") == base), "skip")
 
 
 def sentence_vector_unknown_inputs(config: dict, kind: str, name: str, datasets: list[Dataset]) -> list[str]:

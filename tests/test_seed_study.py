@@ -140,12 +140,14 @@ def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, run
         check_config(config, manifest, {"encoder", "encoder_token_f1"})
 
 
-def test_the_config_check_refuses_the_skipgram_seed_of_the_headline_runs():
+@pytest.mark.parametrize("section, key", [("events", "skipgram"), ("vectors", "ppdb")])
+def test_the_config_check_refuses_the_skipgram_and_ppdb_seeds_of_the_headline_runs(section, key):
     config = copy.deepcopy(CONFIG)
     config["seed_study"] = {"seeds": [2, 3], "runs": ["fusion"]}
-    config["events"]["skipgram"]["seed"] = 3
+    (config[section][key]["trainer"] if key == "ppdb" else config[section][key])["seed"] = 3
     manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
-    with pytest.raises(ConfigError, match="seed_study.seeds\\[1\\]: 3 is a seed the headline runs use .*events.skipgram.seed"):
+    with pytest.raises(ConfigError, match="seed_study.seeds\\[1\\]: 3 is a seed the headline runs use .*events.skipgram.seed, "
+                                          "vectors.ppdb.trainer.seed"):
         check_config(config, manifest, {"encoder", "encoder_token_f1"})
 
 

@@ -375,12 +375,13 @@ def check_seed_study(c: Checks) -> None:
     tuning = c.config.get("encoder", {}).get("tuning", {})
     default_preset = paragram.get("presets", {}).get(paragram.get("defaults", {}).get("preset"), {})
     used = {c.config.get("fusion", {}).get("seed"), tuning.get("defaults", {}).get("seed"), default_preset.get("seed"),
-            c.config.get("events", {}).get("skipgram", {}).get("seed")} - {None}
+            c.config.get("events", {}).get("skipgram", {}).get("seed"),
+            c.config.get("vectors", {}).get("ppdb", {}).get("trainer", {}).get("seed")} - {None}
     for i, seed in enumerate(study.get("seeds", [])):
         if seed in used:
             c.problems.append(f"seed_study.seeds[{i}]: {seed} is a seed the headline runs use (fusion.seed, the "
-                              "default paragram preset's, encoder.tuning.defaults', events.skipgram.seed): its runs "
-                              "would repeat them")
+                              "default paragram preset's, encoder.tuning.defaults', events.skipgram.seed, "
+                              "vectors.ppdb.trainer.seed): its runs would repeat them")
     for i, run in enumerate(study.get("runs", [])):
         where = f"seed_study.runs[{i}]"
         c.need_run(where, run)

@@ -31,3 +31,18 @@ def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
         path.write_text(f"s\th:m:s\n{seconds}\t0:00:40\n")
     assert rule_job_times(tmp_path) == [("paragram_train", "paragram", 1, 40.5), ("(no log entry)", "", 1, 9.0),
                                         ("predict", "predict", 1, 2.0)]
+
+
+def test_the_protocol_steps_run_makes_command_in_the_copy(tmp_path):
+    """Steps sts2017 and eval time `make sts2017` / `make eval` as the Makefile gives them, in the scratch copy:
+    the protocol's working directory and overlays of the copy, target all for sts2017."""
+    from bench import protocol_command
+    args = protocol_command("sts2017", tmp_path, "2")
+    assert args[args.index("--directory") + 1] == str(tmp_path / "runs/sts2017")
+    assert args[args.index("--snakefile") + 1] == str(tmp_path / "Snakefile")
+    assert args[args.index("--cores") + 1] == "2" and "all" in args
+    configs = args[args.index("--configfile") + 1:]
+    assert configs == [str(tmp_path / "config.yaml"), str(tmp_path / "config/sts2017.yaml")]
+    evaluated = protocol_command("eval", tmp_path, "2", "second.yaml")
+    assert evaluated[evaluated.index("--directory") + 1] == str(tmp_path / "runs/eval") and "eval" in evaluated
+    assert evaluated[-1] == str(tmp_path / "second.yaml")

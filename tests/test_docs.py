@@ -138,7 +138,7 @@ def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tre
 
     rows: list[str] = []
     assert check_docs(built_tree, rows) is True
-    assert rows[0].startswith("| check-docs on the cold build: FAILED |")
+    assert rows[0].startswith("| check-docs on the cold all build: FAILED |")
     assert "README.md:" in capsys.readouterr().err
 
 

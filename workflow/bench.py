@@ -9,11 +9,13 @@ Steps (``--steps``, default all of them, in this order):
 4. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
 5. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
 6. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns);
-7. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
+7. ``sts2017``: ``make sts2017``'s command (the SemEval-2017 protocol, config/sts2017.yaml, in its own
+   working directory runs/sts2017) on a fresh copy, nothing built, then ``make check-docs`` on that tree;
+8. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
    fresh copy, nothing built;
-8. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
+9. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
    what runs, and that the first encoder's encoding job is not among it;
-9. ``encoding``: sentences per second of all-MiniLM-L6-v2 (and all-mpnet-base-v2 where `make mpnet`
+10. ``encoding``: sentences per second of all-MiniLM-L6-v2 (and all-mpnet-base-v2 where `make mpnet`
    assembled it) through each ``encoder.backend`` (torch, onnx, onnx-int8), in this process, one
    thread as a similarity job runs (median of 3 on the same sentences), and each backend's largest
    cosine difference to torch.
@@ -183,7 +185,8 @@ class MemoryPeak:
         return f"{(self.peak - self.base) / 2**30:.1f} GiB ({self.peak / 2**30:.1f} GiB in use at peak)"
 
 
-STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "eval", "eval-encoder", "encoding")
+STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "sts2017", "eval", "eval-encoder",
+         "encoding")
 ENCODING_SENTENCES = 600  # distinct sentences of STS Benchmark test (their file order) per measurement
 ENCODING_RUNS = 3
 
@@ -240,12 +243,12 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
     return rows
 
 
-def eval_command(tree: Path, cores: str, *overlays: str) -> list[str]:
-    """`make eval`'s command (stsynth.pipeline.cli's) in a copy, as snakemake arguments: its own working directory
-    runs/eval, config/eval.yaml, then ``overlays`` (files of the copy)."""
+def protocol_command(target: str, tree: Path, cores: str, *overlays: str) -> list[str]:
+    """`make <target>`'s command (stsynth.pipeline.cli's: eval, sts2017, stsb) in a copy, as snakemake arguments:
+    the protocol's own working directory in the copy and its overlays, then ``overlays`` (files of the copy)."""
     from stsynth.pipeline import cli
 
-    command = cli.snakemake_command("eval", tree, cores, [], str(tree / cli.PROTOCOLS["eval"][0]), [],
+    command = cli.snakemake_command(target, tree, cores, [], str(tree / cli.PROTOCOLS[target][0]), [],
                                     [str(tree / overlay) for overlay in overlays])
     return command[command.index("snakemake") + 1:]
 
@@ -269,15 +272,15 @@ def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
     return seconds, jobs_done(output), memory.cell()
 
 
-def check_docs(built: Path, rows: list[str]) -> bool:
-    """`make check-docs` on the cold build (before later steps change it): every generated figure of
-    README.md and docs/ against that tree's tables. Returns whether it failed."""
+def check_docs(built: Path, rows: list[str], tree: str = "all") -> bool:
+    """`make check-docs` on a cold build (before later steps change it): every generated figure of README.md
+    and docs/ that quotes tree ``tree`` (all, sts2017) against that build's tables. Returns whether it failed."""
     result = subprocess.run([sys.executable, str(REPO / "workflow" / "docs.py"), "--check", "--docs-root", str(REPO),
-                             "--tree", f"all={built}"], capture_output=True, text=True)
+                             "--tree", f"{tree}={built}"], capture_output=True, text=True)
     sys.stderr.write(result.stderr)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
-    rows.append(f"| check-docs on the cold build: {'passed' if result.returncode == 0 else 'FAILED'} | "
-                f"`python workflow/docs.py --check` | {summary} | — | — |")
+    rows.append(f"| check-docs on the cold {tree} build: {'passed' if result.returncode == 0 else 'FAILED'} | "
+                f"`python workflow/docs.py --check --tree {tree}=...` | {summary} | — | — |")
     print(rows[-1], file=sys.stderr)
     return result.returncode != 0
 
@@ -360,14 +363,24 @@ def main() -> None:
         row(f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
             f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
 
+    protocol_times = None
+    if "sts2017" in steps:
+        protocol = fresh_copy(scratch, "sts2017")
+        row("`make sts2017`, cold (the SemEval-2017 protocol, runs/sts2017)",
+            f"snakemake --cores {cores} all ... config/sts2017.yaml",
+            timed(protocol, *protocol_command("sts2017", protocol, cores), env=env))
+        protocol_tree = protocol / "runs" / "sts2017"
+        protocol_times = rule_job_times(protocol_tree)
+        docs_failed |= check_docs(protocol_tree, rows, "sts2017")
     if "eval" in steps or "eval-encoder" in steps:
         evaluated = fresh_copy(scratch, "eval")
         row("`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)", f"snakemake --cores {cores} eval ...",
-            timed(evaluated, *eval_command(evaluated, cores), env=env))
+            timed(evaluated, *protocol_command("eval", evaluated, cores), env=env))
     if "eval-encoder" in steps:
         (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
         with MemoryPeak() as memory:
-            seconds, output = snakemake(evaluated, *eval_command(evaluated, cores, "second-encoder.yaml"), env=env)
+            seconds, output = snakemake(evaluated, *protocol_command("eval", evaluated, cores, "second-encoder.yaml"),
+                                        env=env)
         encoded = re.findall(r"rule eval_encode:\n(?:    .*\n)*?    wildcards: encoder=(\S+)", output)
         if encoded != ["minilm-query"]:
             sys.exit(f"eval-encoder: the encoding jobs were {encoded}, not the second encoder's alone")
@@ -387,11 +400,13 @@ def main() -> None:
         print("\n".join(encoding))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
+    if protocol_times is not None:
+        print_job_times(protocol_tree, "Job time per rule, cold `make sts2017`", protocol_times)
     from stsynth.results.provenance import workflow_commit
 
     print(f"\nMachine: {machine()}; commit {workflow_commit(str(REPO))}")
     if docs_failed:
-        sys.exit("check-docs failed on the cold build: README.md or docs/ quote figures the build does not give")
+        sys.exit("check-docs failed on a cold build: README.md or docs/ quote figures the build does not give")
 
 
 if __name__ == "__main__":

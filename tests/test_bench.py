@@ -15,6 +15,12 @@ localrule paragram_train:
 rule predict:
     jobid: 4
     benchmark: benchmarks/predict/baseline.tsv
+rule encoder_similarity_minilm:
+    jobid: 5
+    benchmark: benchmarks/encoder_similarity/minilm.tsv
+localrule report:
+    jobid: 6
+    benchmark: benchmarks/report.tsv
 """
 
 
@@ -24,13 +30,20 @@ def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
     (tmp_path / "workflow/rules").mkdir(parents=True)
     (tmp_path / "workflow/rules/paragram.smk").write_text("rule paragram_train:\n    input: 'x'\n")
     (tmp_path / "workflow/rules/predict.smk").write_text("rule predict:\n    input: 'y'\n")
+    # rules made in a loop (`rule:` then `name:`), as encoder.smk and report.smk make theirs
+    (tmp_path / "workflow/rules/encoder.smk").write_text(
+        "for _e in E:\n\n    rule:\n        name:\n            f\"encoder_similarity_{_e}\"\n        input: 'z'\n")
+    (tmp_path / "workflow/rules/report.smk").write_text(
+        "for _p in P:\n\n    rule:\n        name:\n            \"report\" if _p == 1 else \"studies_report\"\n")
     for relative, seconds in [("paragram/train/raw.tsv", 40.5), ("predict/baseline.tsv", 2.0),
-                              ("stale/old.tsv", 9.0)]:
+                              ("stale/old.tsv", 9.0), ("encoder_similarity/minilm.tsv", 30.0), ("report.tsv", 1.0)]:
         path = tmp_path / "benchmarks" / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"s\th:m:s\n{seconds}\t0:00:40\n")
-    assert rule_job_times(tmp_path) == [("paragram_train", "paragram", 1, 40.5), ("(no log entry)", "", 1, 9.0),
-                                        ("predict", "predict", 1, 2.0)]
+    assert rule_job_times(tmp_path) == [("paragram_train", "paragram", 1, 40.5),
+                                        ("encoder_similarity_minilm", "encoder", 1, 30.0),
+                                        ("(no log entry)", "", 1, 9.0), ("predict", "predict", 1, 2.0),
+                                        ("report", "report", 1, 1.0)]
 
 
 def test_the_protocol_steps_run_makes_command_in_the_copy(tmp_path):

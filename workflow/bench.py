@@ -113,8 +113,16 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     rules = workdir / "workflow" / "rules"
     if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
         rules = Path(__file__).resolve().parent / "rules"
-    stage_of = {name: path.stem for path in rules.glob("*.smk")
-                for name in re.findall(r"^\s*rule (\w+):", path.read_text(), re.M)}
+    stage_of, prefixes = {}, {}
+    for path in rules.glob("*.smk"):
+        text = path.read_text()
+        stage_of |= {name: path.stem for name in re.findall(r"^\s*rule (\w+):", text, re.M)}
+        for named in re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M):  # rules made in a loop: `rule:`, `name:`
+            stage_of |= {name: path.stem for name in re.findall(r'(?<!f)"(\w+)"', named)}
+            prefixes |= {prefix: path.stem for prefix in re.findall(r'f"(\w+?)\{', named)}
+
+    def stage(rule: str) -> str:
+        return stage_of.get(rule) or next((stem for prefix, stem in prefixes.items() if rule.startswith(prefix)), "")
     totals: dict[str, list] = {}
     for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()
@@ -124,7 +132,7 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
         entry = totals.setdefault(rule, [0, 0.0])
         entry[0] += 1
         entry[1] += float(lines[1].split("\t")[0])
-    return sorted(((rule, stage_of.get(rule, ""), jobs, seconds) for rule, (jobs, seconds) in totals.items()),
+    return sorted(((rule, stage(rule), jobs, seconds) for rule, (jobs, seconds) in totals.items()),
                   key=lambda row: -row[3])
 
 

@@ -14,6 +14,7 @@ from snakemake.api import SnakemakeApi
 from snakemake.settings.enums import Quietness
 from snakemake.settings.types import OutputSettings, ResourceSettings
 
+from bench import names_loop_rule
 from conftest import REPO, run_snakemake
 
 # Rules that only collect targets.
@@ -48,9 +49,7 @@ def declared_threads(rule) -> bool:
     lines = Path(rule.snakefile).read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line)), None)
     if start is None:  # a rule a loop defines: `rule:`, then `name: f"<prefix>{...}"` or a literal among names
-        named = next(i for i, line in enumerate(lines)
-                     if ((prefix := re.search(r'f"(\w+)\{', line)) and rule.name.startswith(prefix.group(1)))
-                     or f'"{rule.name}"' in line)
+        named = next(i for i, line in enumerate(lines) if names_loop_rule(line, rule.name))
         start = max(i for i in range(named) if re.match(r"\s*rule\s*:", lines[i]))
     for line in lines[start + 1:]:
         if line.strip() and not line.startswith((" ", "\t")):

@@ -93,6 +93,14 @@ def jobs_done(output: str) -> int:
     return sum(1 for rule in re.findall(r"Finished jobid: \d+ \(Rule: (\w+)\)", output) if rule != "all")
 
 
+def names_loop_rule(line: str, rule: str) -> bool:
+    """Whether a line of a rule file names ``rule`` the way a rule made in a loop is named (`rule:`, then `name:`
+    with an f-string whose literal prefix the name starts with, or a quoted literal among names); the
+    conventions test finds such a rule's block by it too."""
+    prefix = re.search(r'f"(\w+)\{', line)
+    return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line
+
+
 def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     """(rule, stage = its rule file, jobs, job seconds) from the tree's benchmark files, largest first.
 
@@ -113,16 +121,13 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     rules = workdir / "workflow" / "rules"
     if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
         rules = Path(__file__).resolve().parent / "rules"
-    stage_of, prefixes = {}, {}
-    for path in rules.glob("*.smk"):
-        text = path.read_text()
-        stage_of |= {name: path.stem for name in re.findall(r"^\s*rule (\w+):", text, re.M)}
-        for named in re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M):  # rules made in a loop: `rule:`, `name:`
-            stage_of |= {name: path.stem for name in re.findall(r'(?<!f)"(\w+)"', named)}
-            prefixes |= {prefix: path.stem for prefix in re.findall(r'f"(\w+?)\{', named)}
+    texts = {path.stem: path.read_text() for path in rules.glob("*.smk")}
 
     def stage(rule: str) -> str:
-        return stage_of.get(rule) or next((stem for prefix, stem in prefixes.items() if rule.startswith(prefix)), "")
+        """The rule file that defines ``rule``: `rule <name>:`, or a `name:` line of a rule made in a loop."""
+        return next((stem for stem, text in texts.items() if re.search(rf"^\s*rule {rule}:", text, re.M)
+                     or any(names_loop_rule(line, rule) for line in re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M))),
+                    "")
     totals: dict[str, list] = {}
     for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()

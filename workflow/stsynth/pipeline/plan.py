@@ -287,7 +287,7 @@ def layered_settings(*layers: dict, seed: int | None = None, holdout: dict | Non
         settings.update(layer)
     if seed is not None:
         settings["seed"] = seed
-        if str(settings.get("vectors", "")).startswith(PPDB_TUNED):
+        if settings.get("vectors", "").startswith(PPDB_TUNED):
             settings["vectors"] = seed_name(settings["vectors"], seed)
     if holdout:
         settings.update(holdout=holdout, dev_years=[])

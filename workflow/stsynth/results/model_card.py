@@ -24,7 +24,6 @@ import pandas as pd
 import yaml
 
 from ..core import paths
-from ..core.folds import seed_model
 from ..core.paths import EVENT_VECTOR_SOURCES, PPDB_TUNED
 from ..core.tables import markdown_rows
 from ..encoders.encoder import is_tuned
@@ -200,13 +199,11 @@ def source_lines(config: dict, sources: list[str]) -> list[str]:
 
 def vector_origin(config: dict, source: str) -> str:
     """What a word-vector source is made from, each stand-in for the papers' resources named."""
-    source, seed = seed_model(source)
     if source.startswith(PPDB_TUNED):
         base = source.removeprefix(PPDB_TUNED)
         ppdb = config["vectors"]["ppdb"]
         return (f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
-                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']}"
-                + (f", seed {seed})" if seed is not None else ")"))
+                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})")
     if source in EVENT_VECTOR_SOURCES:
         corpus = config["events"]["corpus"]
         parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (

@@ -1,5 +1,8 @@
 """workflow/bench.py: job time per rule from a built tree's benchmark files and Snakemake's logs."""
+import os
 import sys
+
+import pytest
 
 from conftest import REPO
 
@@ -59,3 +62,29 @@ def test_the_protocol_steps_run_makes_command_in_the_copy(tmp_path):
     evaluated = protocol_command("eval", tmp_path, "2", "second.yaml")
     assert evaluated[evaluated.index("--directory") + 1] == str(tmp_path / "runs/eval") and "eval" in evaluated
     assert evaluated[-1] == str(tmp_path / "second.yaml")
+
+
+@pytest.mark.subprocess
+def test_a_bench_step_reports_snakemakes_step_count_while_it_runs(tmp_path, monkeypatch, caplog):
+    """A cold build is half an hour without a line of its own: the bench logs done/total, rate and time left
+    from Snakemake's step count (here a fake Snakemake; a line per step), and keeps the output for the caller."""
+    import logging
+    import subprocess
+
+    import bench
+    script = tmp_path / "fake.py"
+    script.write_text("import sys\nprint('Job stats:')\nprint('total        3')\n"
+                      "for i in (1, 2, 3):\n    print(f'{i} of 3 steps ({i * 33}%) done', file=sys.stderr)\n")
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(bench.subprocess, "Popen", lambda command, **kwargs: real_popen(
+        [sys.executable, str(script)], **kwargs))
+    monkeypatch.setenv("STSYNTH_PROGRESS_SECONDS", "0")
+    with caplog.at_level(logging.INFO, logger="stsynth.bench"):
+        seconds, output = bench.snakemake(tmp_path, "--cores", "2", "all", env=dict(os.environ))
+        bench.snakemake(tmp_path, "-n", "all", env=dict(os.environ))
+    assert "3 of 3 steps" in output and seconds > 0
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages[0] == f"snakemake in {tmp_path}: 3 steps to do"
+    assert any(message.startswith(f"snakemake in {tmp_path}: 2/3 steps (67%)") and "left" in message for message in messages)
+    assert messages[-1].startswith(f"snakemake in {tmp_path}: done, 3/3 steps")
+    assert len([m for m in messages if m.endswith("steps to do")]) == 1  # the dry run reports nothing

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import logging
 import os
 import platform
 import re
@@ -48,6 +49,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "workflow"))  # the stsynth package
+LOG = logging.getLogger("stsynth.bench")  # progress of the steps, to stderr (main)
 
 
 def copy_checkout(target: Path) -> None:
@@ -71,13 +73,28 @@ def mirrors_env(config: dict) -> str:
 
 
 def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
-    started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env,
-                            capture_output=True, text=True)
-    seconds = time.perf_counter() - started
-    if result.returncode != 0:
-        sys.exit(f"snakemake {' '.join(args)} failed in {workdir}:\n{result.stderr[-4000:]}")
-    return seconds, result.stdout + result.stderr
+    """(wall seconds, Snakemake's output) of one command. While it runs, a build's step count goes to stderr
+    as done/total, rate and time left at least every 20 s (stsynth.core.progress), so a half-hour step of
+    `make bench` is not silent; a dry run (``-n``) reports nothing."""
+    from stsynth.core.progress import Progress
+
+    started, lines, progress = time.perf_counter(), [], None
+    with subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as process:
+        for line in process.stdout:
+            lines.append(line)
+            if "-n" in args:
+                continue
+            if progress is None and (planned := re.match(r"total\s+(\d+)$", line)):  # Snakemake's job stats
+                progress = Progress(LOG, f"snakemake in {workdir}", int(planned.group(1)), "steps")
+            if progress and (counted := re.match(r"(\d+) of \d+ steps", line)):
+                progress.advance(int(counted.group(1)) - progress.done)
+    if progress:
+        progress.finish()
+    seconds, output = time.perf_counter() - started, "".join(lines)
+    if process.returncode != 0:
+        sys.exit(f"snakemake {' '.join(args)} failed in {workdir}:\n{output[-4000:]}")
+    return seconds, output
 
 
 def jobs_pending(workdir: Path, env: dict) -> int:
@@ -312,6 +329,7 @@ def main() -> None:
     parser.add_argument("--summarize", type=Path, metavar="TREE",
                         help="only print the job time per rule of an already built tree")
     args = parser.parse_args()
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s")
     if args.summarize:
         print_job_times(args.summarize, "Job time per rule")
         return

@@ -142,7 +142,7 @@ def test_on_the_2016_protocol_no_training_job_reads_a_test_sentence_but_the_synt
 
 
 @pytest.mark.workflow
-def test_on_the_2017_protocol_no_training_job_reads_track_5_but_the_synthetic_family_nor_the_event_corpus_a_dev_sentence(
+def test_on_the_2017_protocol_only_the_synthetic_family_reads_track_5_and_the_event_corpus_no_dev_sentence(
         tmp_path):
     jobs, datasets = plan(tmp_path / "overlay", "sts2017.yaml")
     found = readers(jobs, datasets)

@@ -138,13 +138,15 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     rules = workdir / "workflow" / "rules"
     if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
         rules = Path(__file__).resolve().parent / "rules"
-    texts = {path.stem: path.read_text() for path in rules.glob("*.smk")}
+    # per rule file, once: the names of its `rule <name>:` blocks and the `name:` lines of rules made in a loop
+    named = {path.stem: (set(re.findall(r"^\s*rule (\w+):", text, re.M)),
+                         re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M))
+             for path in rules.glob("*.smk") for text in [path.read_text()]}
 
     def stage(rule: str) -> str:
         """The rule file that defines ``rule``: `rule <name>:`, or a `name:` line of a rule made in a loop."""
-        return next((stem for stem, text in texts.items() if re.search(rf"^\s*rule {rule}:", text, re.M)
-                     or any(names_loop_rule(line, rule) for line in re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M))),
-                    "")
+        return next((stem for stem, (plain, loop_names) in named.items()
+                     if rule in plain or any(names_loop_rule(line, rule) for line in loop_names)), "")
     totals: dict[str, list] = {}
     for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()

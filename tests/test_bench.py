@@ -1,13 +1,11 @@
-"""workflow/bench.py: job time per rule from a built tree's benchmark files and Snakemake's logs."""
+"""workflow/tools/bench.py: job time per rule from a built tree's benchmark files and Snakemake's logs."""
 import os
 import sys
 
 import pytest
+from bench import rule_job_times
 
 from conftest import REPO
-
-sys.path.insert(0, str(REPO / "workflow"))
-from bench import rule_job_times  # noqa: E402
 
 LOG = """[Mon Nov 23 16:43:12 2026]
 localrule paragram_train:

@@ -1,4 +1,4 @@
-"""`make docs` / `make check-docs` (stsynth.results.docs, workflow/docs.py): the figures of README.md and docs/
+"""`make docs` / `make check-docs` (workflow/tools/docs.py and its doc_* modules): the figures of README.md and docs/
 are written from a built tree, and a figure changed by one digit fails the check, naming file, line and
 both values."""
 import shutil
@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.results import docs
+import doc_blocks
+import doc_marks
+import doc_tree
+
 from stsynth.results.report_sections import PUBLISHED
 
 REPO = Path(__file__).resolve().parent.parent
-SETS = {"en": docs.EN_SETS, "es-en": docs.ES_EN_SETS}
+SETS = {"en": doc_blocks.EN_SETS, "es-en": doc_blocks.ES_EN_SETS}
 
 
 def score_table(run: str, rng: np.random.Generator) -> pd.DataFrame:
@@ -36,9 +39,9 @@ def built_tree(tmp_path) -> Path:
     rng = np.random.default_rng(7)
     root = tmp_path / "tree"
     (root / "results/scores").mkdir(parents=True)
-    for run in dict.fromkeys([*docs.HEADLINE_2016, *docs.RUNS_2016]):
+    for run in dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_blocks.RUNS_2016]):
         score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
-    runs = list(dict.fromkeys([*docs.HEADLINE_2016, *docs.RUNS_2016]))
+    runs = list(dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_blocks.RUNS_2016]))
     named = {("synthetic", "task-internal"): (0.0213, 0.001), ("fusion", "task-internal"): (0.0288, 0.0)}
     pairs = [((run, against), *named.get((run, against), (0.01, 0.5))) for run in runs for against in runs if run != against]
     comparisons = [{"run": run, "against": against, "metric": metric, "track": track, "group": "2016", "pairs": 200,
@@ -51,7 +54,7 @@ def built_tree(tmp_path) -> Path:
 
 def docs_command(docs_root: Path, tree: Path, *args: str) -> subprocess.CompletedProcess:
     missing = docs_root / "nothing-built"
-    return subprocess.run([sys.executable, str(REPO / "workflow/docs.py"), "--docs-root", str(docs_root),
+    return subprocess.run([sys.executable, str(REPO / "workflow/tools/docs.py"), "--docs-root", str(docs_root),
                            "--tree", f"all={tree}", "--tree", f"sts2017={missing}", "--tree", f"stsb={missing}", *args],
                           capture_output=True, text=True)
 
@@ -60,7 +63,7 @@ def docs_command(docs_root: Path, tree: Path, *args: str) -> subprocess.Complete
 def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(built_tree, tmp_path):
     checkout = tmp_path / "checkout"
     (checkout / "docs").mkdir(parents=True)
-    for name in docs.DOC_FILES:
+    for name in doc_tree.DOC_FILES:
         shutil.copy(REPO / name, checkout / name)
     written = docs_command(checkout, built_tree)
     assert written.returncode == 0, written.stderr
@@ -82,12 +85,12 @@ def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(
 
 
 def test_an_inline_figure_is_checked_and_a_missing_tree_is_said_not_built(built_tree):
-    trees = docs.trees_of({"all": built_tree, "sts2017": built_tree / "absent", "stsb": built_tree / "absent"})
+    trees = doc_tree.trees_of({"all": built_tree, "sts2017": built_tree / "absent", "stsb": built_tree / "absent"})
     text = ("gain <!-- fig: all:compare:synthetic:task-internal:en -->+0.0213 [+0.0113, +0.0313], p 0.001<!-- /fig -->\n"
             "old <!-- fig: all:diff:fusion:task-internal:en -->+0.0300<!-- /fig -->\n"
             "<!-- fig: sts2017:score:pe:en:ALL -->0.8256<!-- /fig -->\n"
             "<!-- fig: all:score:fusoin:en:ALL -->0.7661<!-- /fig --> <!-- fig: all:diff:fusion:fusoin:en -->+0.25<!-- /fig -->\n")
-    outcome = docs.render(text, "notes.md", trees)
+    outcome = doc_marks.render(text, "notes.md", trees)
     assert outcome.differences[0] == ("notes.md:2: figure all:diff:fusion:task-internal:en: the doc has +0.0300, "
                                       "the build gives +0.0288")
     # a run or a pair the build does not have is a difference, not "not built" (a typo must not hide)
@@ -101,39 +104,26 @@ def test_an_inline_figure_is_checked_and_a_missing_tree_is_said_not_built(built_
 def test_an_unknown_block_is_refused_naming_file_and_line(built_tree):
     text = "intro\n<!-- generated: no-such-table -->\n<!-- end generated: no-such-table -->\n"
     with pytest.raises(ValueError, match=r"notes.md:2: unknown generated block 'no-such-table'"):
-        docs.render(text, "notes.md", docs.trees_of({"all": built_tree}))
+        doc_marks.render(text, "notes.md", doc_tree.trees_of({"all": built_tree}))
 
 
 def test_prose_figures_outside_marks_are_counted():
     text = ("a .713 b\n<!-- generated: x -->\n0.7344\n<!-- end generated: x -->\n"
             "<!-- fig: all:score:a:en:ALL -->0.1234<!-- /fig --> and 2016 and 0.52\n0.5133 here\n")
-    assert docs.unmarked_lines(text) == [1, 6]
+    assert doc_marks.unmarked_lines(text) == [1, 6]
 
 
 def test_rank_among_the_2016_participants_leaves_out_late_runs_and_the_baseline():
     runs = PUBLISHED["participants_en"]["runs"]
-    assert docs.would_rank(0.9, runs) == (1, 112)
-    assert docs.would_rank(0.71701, runs) == (30, 112)  # DCU-SEManiacs Fusion: RunRank 30 in the task paper
-    assert docs.would_rank(0.84562, PUBLISHED["participants_es_en"]["runs"]) == (5, 26)  # DCU run2: rank 5
-
-
-def test_the_dcu_runs_in_the_task_paper_agree_with_the_dcu_paper_table_2_but_one_typo():
-    task = {row["system"]: row for row in PUBLISHED["participants_en"]["runs"]}
-    printed = PUBLISHED["dcu_tables"]["table2"]
-    mismatches = []
-    for run, name in printed["task_names"].items():
-        for dataset, value in printed["rows"][run].items():
-            official = float(task[f"DCU-SEManiacs {name}"][dataset])
-            if abs(official - float(value)) > 0.0006:
-                mismatches.append((run, dataset, value, task[f"DCU-SEManiacs {name}"][dataset]))
-    assert mismatches == [("synthetic", "headlines", ".687", "0.72227")]  # the footnoted typo
+    assert doc_blocks.would_rank(0.9, runs) == (1, 112)
+    assert doc_blocks.would_rank(0.71701, runs) == (30, 112)  # DCU-SEManiacs Fusion: RunRank 30 in the task paper
+    assert doc_blocks.would_rank(0.84562, PUBLISHED["participants_es_en"]["runs"]) == (5, 26)  # DCU run2: rank 5
 
 
 @pytest.mark.subprocess
 def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tree, capsys):
     """`make bench` checks the checkout's docs against the tree it built: here a tree whose figures
     differ from the README's, so the row says FAILED and the differing line is named."""
-    sys.path.insert(0, str(REPO / "workflow"))
     from bench import check_docs
 
     rows: list[str] = []
@@ -146,10 +136,10 @@ def test_a_models_dev_figure_is_its_last_epoch_or_its_best(built_tree):
     (built_tree / "resources/models").mkdir(parents=True)
     pd.DataFrame({"epoch": [0, 1, 2], "dev_ALL": [0.70, 0.75, 0.74]}).to_parquet(
         built_tree / "resources/models/m-dev.epochs.parquet")
-    trees = docs.trees_of({"all": built_tree})
-    assert docs.figure("all:epoch-dev:m-dev:ALL", trees) == "0.7400"
-    assert docs.figure("all:epoch-dev:m-dev:ALL:best", trees) == "0.7500 after epoch 1"
-    outcome = docs.render("x <!-- fig: all:epoch-dev:m-dev:2015_images -->0.8<!-- /fig -->\n", "notes.md", trees)
+    trees = doc_tree.trees_of({"all": built_tree})
+    assert doc_blocks.figure("all:epoch-dev:m-dev:ALL", trees) == "0.7400"
+    assert doc_blocks.figure("all:epoch-dev:m-dev:ALL:best", trees) == "0.7500 after epoch 1"
+    outcome = doc_marks.render("x <!-- fig: all:epoch-dev:m-dev:2015_images -->0.8<!-- /fig -->\n", "notes.md", trees)
     assert "notes.md:1: figure all:epoch-dev:m-dev:2015_images:" in outcome.differences[0]  # no such column
 
 
@@ -167,17 +157,17 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
     """issue 43: check-docs reads each studied run's tolerance (3 × its largest seed sd: of its ALLs for an ALL,
     of its sets for a set's figure) from the committed seed-study block, so a fresh clone's check on another
     machine has it; untouched runs stay exact."""
-    allowed = docs.tolerances([SEED_BLOCK])
+    allowed = doc_marks.tolerances([SEED_BLOCK])
     assert allowed == {"fusion": pytest.approx({"ALL": 0.006, "sets": 0.009, "block": "seed-study-2016"}),
                        "synthetic": pytest.approx({"ALL": 0.003, "sets": 0.003, "block": "seed-study-2016"})}
     # the 2017 protocol's block (Table 1's head runs) adds its runs; a run in both takes the larger spread
     block_2017 = SEED_BLOCK.replace("2016", "2017").replace("`synthetic`", "`pe`").replace("0.0020", "0.0040", 1)
-    both = docs.tolerances([SEED_BLOCK, block_2017])
+    both = doc_marks.tolerances([SEED_BLOCK, block_2017])
     assert both["pe"] == pytest.approx({"ALL": 0.003, "sets": 0.003, "block": "seed-study-2017"})
     assert both["fusion"] == pytest.approx({"ALL": 0.012, "sets": 0.012, "block": "seed-study-2017"})
     assert both["synthetic"] == allowed["synthetic"]
-    trees = docs.trees_of({"all": built_tree})
-    tree = docs.Tree("all", built_tree)
+    trees = doc_tree.trees_of({"all": built_tree})
+    tree = doc_tree.Tree("all", built_tree)
     fusion = f"{tree.score('fusion', 'en', 'ALL')['pearson']:.4f}"
     near, far = f"{float(fusion) + 0.005:.4f}", f"{float(fusion) + 0.007:.4f}"
     one_set = f"{tree.score('fusion', 'en', 'headlines')['pearson']:.4f}"
@@ -188,7 +178,7 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
             "d <!-- fig: all:diff:fusion:synthetic:en -->+0.0180<!-- /fig -->\n"
             # one set's figure moves with the sets' spread
             f"e <!-- fig: all:score:fusion:en:headlines -->{float(one_set) + 0.008:.4f}<!-- /fig -->\n")
-    outcome = docs.render(text, "notes.md", trees, allowed)
+    outcome = doc_marks.render(text, "notes.md", trees, allowed)
     assert [line.split(": the doc")[0] for line in outcome.differences] == [
         "notes.md:2: figure all:score:fusion:en:ALL", "notes.md:3: figure all:score:baseline:en:ALL"]
     assert outcome.tolerated[:2] == [
@@ -197,21 +187,21 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
         "notes.md:4: figure all:diff:fusion:synthetic:en: the doc has +0.0180, the build gives +0.0100: within 3 × "
         "the seed sd of fusion, synthetic (0.0090; block seed-study-2016)"]
     assert outcome.tolerated[2].startswith("notes.md:5: figure all:score:fusion:en:headlines") and "(0.0090;" in outcome.tolerated[2]
-    assert not docs.render(text, "notes.md", trees).tolerated  # no seed block, no tolerance
+    assert not doc_marks.render(text, "notes.md", trees).tolerated  # no seed block, no tolerance
 
 
 def test_a_table_line_naming_a_studied_run_may_move_within_its_tolerance():
-    assert docs.within("| `fusion` | 0.7665 | +0.0020 |", "| `fusion` | 0.7650 | −0.0010 |", 0.003)
-    assert not docs.within("| `fusion` | 0.7665 |", "| `fusion` | 0.7600 |", 0.003)
-    assert not docs.within("| `fusion` | 0.7665 | yes |", "| `fusion` | 0.7665 | **no** |", 0.01)  # text differs
-    assert docs.within("+0.0221 [+0.0090, +0.0352], p 0.001", "+0.0231 [+0.0100, +0.0362], p < 0.001", 0.002)
-    assert docs.within("0.76", "0.765", 0.0)  # half a unit of the doc's last digit: rounding, not a difference
+    assert doc_marks.within("| `fusion` | 0.7665 | +0.0020 |", "| `fusion` | 0.7650 | −0.0010 |", 0.003)
+    assert not doc_marks.within("| `fusion` | 0.7665 |", "| `fusion` | 0.7600 |", 0.003)
+    assert not doc_marks.within("| `fusion` | 0.7665 | yes |", "| `fusion` | 0.7665 | **no** |", 0.01)  # text differs
+    assert doc_marks.within("+0.0221 [+0.0090, +0.0352], p 0.001", "+0.0231 [+0.0100, +0.0362], p < 0.001", 0.002)
+    assert doc_marks.within("0.76", "0.765", 0.0)  # half a unit of the doc's last digit: rounding, not a difference
 
 
 def test_a_runs_description_reads_the_config_it_was_built_with():
     import yaml
 
-    from stsynth.results.docs import headline_2016_runs
+    from doc_blocks import headline_2016_runs
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     assert "STS 2012–2015 pairs with gold ≥ 3.8" in headline_2016_runs(config)["task-internal"]

@@ -268,7 +268,9 @@ def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace
 
 def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
     """docs/results.md's eval-mteb block and the README's leaderboard, written from an eval tree."""
-    from stsynth.results import docs
+    import doc_blocks
+    import doc_tree
+
     from stsynth.core.paths import EVAL_LEADERBOARD, eval_scores_path
 
     def pooled(task, pearson, spearman, pairs):
@@ -282,12 +284,12 @@ def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
     board = pd.DataFrame([{"encoder": "minilm", "model": "sentence-transformers/all-MiniLM-L6-v2",
                            "STS15 main": 0.8538962, "STS15 ALL": 0.84, "mean": 0.8538962}])
     board.to_parquet(tmp_path / EVAL_LEADERBOARD["table"])
-    tree = docs.trees_of({"eval": tmp_path})["eval"]
-    table = docs.eval_mteb(tree)
+    tree = doc_tree.trees_of({"eval": tmp_path})["eval"]
+    table = doc_blocks.eval_mteb(tree)
     assert "| all-MiniLM-L6-v2 | STS15 | 3000 | 0.847361 / 0.853896 | 0.847361 / 0.853896 | 0.000000 |" in table
     assert "| all-MiniLM-L6-v2 | STS14 | 3750 | 0.810000 / 0.760000 | not readable here |  |" in table
-    assert "| minilm | sentence-transformers/all-MiniLM-L6-v2 | 0.8539 | 0.8539 |" in docs.eval_leaderboard(tree)
-    assert docs.mteb_difference(-0.0000752) == "−0.000075"
+    assert "| minilm | sentence-transformers/all-MiniLM-L6-v2 | 0.8539 | 0.8539 |" in doc_blocks.eval_leaderboard(tree)
+    assert doc_blocks.mteb_difference(-0.0000752) == "−0.000075"
 
 
 def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():

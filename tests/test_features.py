@@ -211,8 +211,6 @@ def test_real_wordnet_tagger_and_extract(nltk_data):
 
 
 HASH_SEED_SCRIPT = """
-import sys
-sys.path.insert(0, sys.argv[1])
 from stsynth.dcu2016.features import Resources, Side, pair_features
 words = [f"w{i}" for i in range(40)]
 ic = {w: 0.1 + i / 7 for i, w in enumerate(words)}  # sums of these depend on their order
@@ -231,8 +229,7 @@ def test_features_do_not_depend_on_string_hashing():
     import subprocess
     import sys
 
-    from conftest import REPO
-    outputs = {subprocess.run([sys.executable, "-c", HASH_SEED_SCRIPT, str(REPO / "workflow")], check=True,
+    outputs = {subprocess.run([sys.executable, "-c", HASH_SEED_SCRIPT], check=True,
                               capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
                for seed in range(6)}
     assert len(outputs) == 1, outputs

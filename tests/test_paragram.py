@@ -157,10 +157,10 @@ def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     from safetensors import safe_open
     with safe_open(str(tmp_path / "m.safetensors"), framework="pt") as handle:
         assert list(handle.metadata()) == ["stsynth"]
-    resave = ("import sys; sys.path.insert(0, sys.argv[1]); from stsynth.dcu2016.sentence_model import SentenceModel; "
-              "SentenceModel.load(sys.argv[2]).save(sys.argv[3])")
+    resave = ("import sys; from stsynth.dcu2016.sentence_model import SentenceModel; "
+              "SentenceModel.load(sys.argv[1]).save(sys.argv[2])")
     for copy in range(3):
-        subprocess.run([sys.executable, "-c", resave, str(REPO / "workflow"), str(tmp_path / "m.safetensors"),
+        subprocess.run([sys.executable, "-c", resave, str(tmp_path / "m.safetensors"),
                         str(tmp_path / f"m{copy}.safetensors")], check=True)
         assert (tmp_path / f"m{copy}.safetensors").read_bytes() == (tmp_path / "m.safetensors").read_bytes()
     # The removed component is orthogonal to every sentence vector.

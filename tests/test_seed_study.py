@@ -152,15 +152,16 @@ def test_the_config_check_refuses_the_skipgram_and_ppdb_seeds_of_the_headline_ru
 
 
 def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
-    """stsynth.results.docs parses the seed-study block's rows: the writer's format and the reader's stay one."""
-    from stsynth.results import docs
+    """The docs check (workflow/tools/doc_marks.py) parses the seed-study block's rows: the writer's format and
+    the reader's stay one."""
+    import doc_marks
 
     headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
     seeded = {"a": [score_table("a.seed2", {"x": 0.76, "ALL": 0.82})]}
-    for name in docs.SEED_BLOCKS:
+    for name in doc_marks.SEED_BLOCKS:
         block = (f"<!-- generated: {name} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
                  f"<!-- end generated: {name} -->\n")
-        assert docs.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
+        assert doc_marks.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
 
 
 def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_ppdb_tuned_vectors():

@@ -1,5 +1,5 @@
 """A real cluster run: the pipeline through ``--profile profiles/slurm`` on a throwaway single-node
-Slurm (tests/slurm/cluster.py), scored identically to a local run.
+Slurm (tests/slurm_cluster.py), scored identically to a local run.
 
 Opt-in, since it starts root daemons: ``STSYNTH_SLURM_TEST=1 .venv/bin/pytest tests/test_slurm.py``
 (``.ci/run`` sets the variable). Needs root, the Debian packages slurm-wlm and munge, and the real
@@ -29,8 +29,7 @@ import yaml
 
 from conftest import REPO, merge, run_snakemake
 
-sys.path.insert(0, str(Path(__file__).parent / "slurm"))
-from cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster  # noqa: E402
+from slurm_cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster
 
 SWITCH = "STSYNTH_SLURM_TEST"
 # Run -> rules whose jobs must go through Slurm (seen by the job comment the executor sets).

@@ -339,7 +339,6 @@ def test_missing_marian_model_says_how_to_configure(tmp_path):
 
 KILLED_TRANSLATION = """
 import sys, time
-sys.path.insert(0, {workflow!r})
 from stsynth.translation.translate import translate_cached
 from stsynth.translation.cache import TranslationCache
 
@@ -363,7 +362,7 @@ def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
 
     from conftest import REPO
     cache_path = tmp_path / "cache.sqlite"
-    script = KILLED_TRANSLATION.format(workflow=str(REPO / "workflow"), cache=str(cache_path))
+    script = KILLED_TRANSLATION.format(cache=str(cache_path))
     child = subprocess.Popen([sys.executable, "-c", script])
     deadline = time.monotonic() + 60
     stored = 0

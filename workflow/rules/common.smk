@@ -9,8 +9,6 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow"))  # the stsynth package, for these helpers
-
 from stsynth.core import paths
 from stsynth.encoders import encoder
 from stsynth.pipeline import input_checks, plan, snakemake_startup
@@ -42,11 +40,6 @@ from stsynth.core.paths import (
     similarity_path,
     tokens_path,
     tuned_encoder_folder,
-)
-
-# Workflow scripts import the stsynth package from workflow/ (also inside conda envs and cluster jobs).
-os.environ.update(
-    PYTHONPATH=os.pathsep.join(filter(None, [str(Path(workflow.basedir) / "workflow"), os.environ.get("PYTHONPATH")]))
 )
 
 DATASETS_LOCK = paths.DATASETS_LOCK

@@ -31,7 +31,7 @@ SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
 
 
 def is_workflow(folder: Path) -> bool:
-    return (folder / "Snakefile").is_file() and (folder / "workflow" / "stsynth").is_dir()
+    return (folder / "Snakefile").is_file() and (folder / "workflow" / "rules").is_dir()
 
 
 def workflow_root(cwd: Path | None = None, environ=os.environ, prefix: str = sys.prefix) -> Path:

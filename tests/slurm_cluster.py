@@ -17,7 +17,7 @@ Why the odd settings:
 
 Also usable by hand, to try ``--profile profiles/slurm`` against a live cluster::
 
-    python tests/slurm/cluster.py /tmp/slurm-state -- snakemake --profile profiles/slurm ...
+    python tests/slurm_cluster.py /tmp/slurm-state -- snakemake --profile profiles/slurm ...
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 SLURM_CONF = Path("/etc/slurm/slurm.conf")
-MARKER = "# Written by stsynth tests/slurm/cluster.py; removed when its cluster stops.\n"
+MARKER = "# Written by stsynth tests/slurm_cluster.py; removed when its cluster stops.\n"
 MIN_JOB_AGE = 900  # > the longest test run, so squeue still lists every job of it
 # Program -> the Debian package to install for it (slurm-wlm pulls slurmctld, slurmd, slurm-client).
 PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurm-wlm",

@@ -2,7 +2,7 @@
 CosineSimilarityLoss, lr 5e-5, batch 32) for a few steps with each named encoder, and the time a full
 epoch of its gold pairs would take.
 
-    python workflow/bench_tuning.py TREE [ENCODER=path ...] [--model minilm-sts] [--pairs 1280] [--threads 2]
+    python workflow/tools/bench_tuning.py TREE [ENCODER=path ...] [--model minilm-sts] [--pairs 1280] [--threads 2]
 
 TREE: a built tree (its resources/pairs/2012-2015 tables are the gold pairs). Each ENCODER=path is a
 model folder (default: all-MiniLM-L6-v2 from its package). Prints steps/s per encoder.
@@ -10,20 +10,17 @@ model folder (default: all-MiniLM-L6-v2 from its package). Prints steps/s per en
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import pandas as pd
+import yaml
 
-import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
+from stsynth.encoders.encoder import encoder_directory, load_encoder
+from stsynth.encoders.tuning import train, training_pairs
+from stsynth.pipeline.plan import tuned_encoder_settings
 
-from stsynth.encoders.encoder import encoder_directory, load_encoder  # noqa: E402
-from stsynth.encoders.tuning import train, training_pairs  # noqa: E402
-from stsynth.pipeline.plan import tuned_encoder_settings  # noqa: E402
-
-CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
 
 
 def main() -> None:

@@ -24,10 +24,10 @@ Prints Markdown: wall time, jobs and peak memory of every step (memory in use ma
 every second, above what was in use before the step), job time per rule of the cold build (from the
 rules' benchmark files), and the machine. Usage::
 
-    python workflow/bench.py [--cores 2] [--readme-cores 8] [--steps cold,noop] [--scratch DIR]
-    python workflow/bench.py --built TREE --steps noop,studies,dataset,threshold
+    python workflow/tools/bench.py [--cores 2] [--readme-cores 8] [--steps cold,noop] [--scratch DIR]
+    python workflow/tools/bench.py --built TREE --steps noop,studies,dataset,threshold
                                  # steps 3-6 on a tree built earlier by step 1 at this commit
-    python workflow/bench.py --summarize TREE   # job time per rule of any built tree
+    python workflow/tools/bench.py --summarize TREE   # job time per rule of any built tree
 """
 from __future__ import annotations
 
@@ -47,8 +47,7 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "workflow"))  # the stsynth package
+REPO = Path(__file__).resolve().parents[2]  # the checkout (this file: workflow/tools/bench.py)
 LOG = logging.getLogger("stsynth.bench")  # progress of the steps, to stderr (main)
 
 
@@ -307,12 +306,12 @@ def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
 def check_docs(built: Path, rows: list[str], tree: str = "all") -> bool:
     """`make check-docs` on a cold build (before later steps change it): every generated figure of README.md
     and docs/ that quotes tree ``tree`` (all, sts2017) against that build's tables. Returns whether it failed."""
-    result = subprocess.run([sys.executable, str(REPO / "workflow" / "docs.py"), "--check", "--docs-root", str(REPO),
+    result = subprocess.run([sys.executable, str(REPO / "workflow" / "tools" / "docs.py"), "--check", "--docs-root", str(REPO),
                              "--tree", f"{tree}={built}"], capture_output=True, text=True)
     sys.stderr.write(result.stderr)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
     rows.append(f"| check-docs on the cold {tree} build: {'passed' if result.returncode == 0 else 'FAILED'} | "
-                f"`python workflow/docs.py --check --tree {tree}=...` | {summary} | — | — |")
+                f"`python workflow/tools/docs.py --check --tree {tree}=...` | {summary} | — | — |")
     print(rows[-1], file=sys.stderr)
     return result.returncode != 0
 

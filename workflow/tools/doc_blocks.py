@@ -1,114 +1,28 @@
-"""Figures in README.md and docs/ written from a built tree, and checked against it, so none goes stale.
+"""What each generated block and inline figure of README.md and docs/ holds, written from a built tree.
 
-Two kinds of marked text in the Markdown files (``DOC_FILES``):
+Two kinds of marked text in the Markdown files (``doc_tree.DOC_FILES``):
 
 * a block, ``<!-- generated: NAME ... -->`` ... ``<!-- end generated: NAME -->``, whose body
   ``BLOCKS[NAME]`` writes from the tree's own tables (``make docs``);
 * an inline figure in prose, ``<!-- fig: KEY -->VALUE<!-- /fig -->``, whose VALUE ``figure(KEY)`` writes
   (KEY = ``tree:kind:arguments``, kinds in ``FIGURE_KINDS``).
 
-``make check-docs`` renders both again and names the file, line and both values of every figure that
-differs. A block or figure whose tree lacks its files (the STS 2017 protocol not built, ``make
-studies`` not run, ...) is left as it is and listed as not checked. Paper figures come from
-``published_figures.yaml``, never from the Markdown.
+Paper figures come from ``published_figures.yaml``, never from the Markdown.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import pandas as pd
-import yaml
+from doc_tree import TABLE1_FILE, NotInBuild, Tree, ci, difference, paper, signed
 
-from ..eval.evaluation import leaderboard_rows
-from ..translation.mt_quality import comparison_table_markdown
-from ..core.paths import (EVAL_LEADERBOARD, PAPER_TABLES, PROTOCOL_DIRECTORIES, SEED_STUDY_SIGNS, STUDY_TABLES,
-                          epochs_path, eval_scores_path, fusion_path, paragram_result_path, scores_path)
-from .paper_tables import sts2017_table1_table_markdown
-from .report_sections import PUBLISHED
-from ..core.scoring import p_value_cell
-from .seed_study import spread_markdown
-from ..core.tables import markdown_rows
-
-DOC_FILES = ("README.md", "docs/results.md")
-TREES = {name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")}  # tree -> its working directory
-CHECKOUT_CONFIG = Path(__file__).resolve().parents[3] / "config.yaml"
-TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
-
-BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
-FIGURE = re.compile(r"<!-- fig: (?P<key>.+?) -->(?P<value>.*?)<!-- /fig -->")
-NUMBER = re.compile(r"[−+-]?\d*\.\d+|\d+")
-DECIMAL = re.compile(r"(?<![\w.])\d?\.\d{3,}\b")
-
-
-class NotBuilt(Exception):
-    """A file a block or figure reads does not exist in its tree: the mark is left as it is."""
-
-
-class NotInBuild(Exception):
-    """The file exists but has no row for what the mark names (a renamed run, a typo): a difference."""
-
-
-@dataclass
-class Tree:
-    """One built working directory: its tables, read once."""
-    name: str
-    root: Path
-    _cache: dict = field(default_factory=dict)
-
-    def table(self, relpath: str) -> pd.DataFrame:
-        if relpath not in self._cache:
-            path = self.root / relpath
-            if not path.exists():
-                raise NotBuilt(f"{path} (tree {self.name})")
-            self._cache[relpath] = pd.read_parquet(path)
-        return self._cache[relpath]
-
-    def config(self) -> dict:
-        """The config the tree was built with: its own config.yaml (a checkout's `make all`), else that of
-        the checkout this code is in (a tree built elsewhere with `--directory`)."""
-        path = self.root / "config.yaml"
-        return yaml.safe_load((path if path.exists() else CHECKOUT_CONFIG).read_text())
-
-    def scores(self, run: str) -> pd.DataFrame:
-        return self.table(scores_path(run))
-
-    def score(self, run: str, track: str, dataset: str) -> pd.Series:
-        table = self.scores(run)
-        rows = table[(table["track"] == track) & (table["dataset"] == dataset)]
-        if len(rows) != 1:
-            raise NotInBuild(f"{self.root}/{scores_path(run)} has {len(rows)} rows for {track} {dataset}")
-        return rows.iloc[0]
-
-    def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
-        table = self.table(scores_path("comparisons"))
-        rows = table[(table["run"] == run) & (table["against"] == against) & (table["track"] == track)
-                     & (table["metric"] == metric)]
-        if len(rows) != 1:
-            raise NotInBuild(f"{self.root}/{scores_path('comparisons')} has no {run} − {against} ({track}, {metric})")
-        return rows.iloc[0]
-
-
-# --- formatting: one place for how a figure is written --------------------------------------------
-
-def ci(row: pd.Series, metric: str = "pearson") -> str:
-    return f"{row[metric]:.4f} [{row[f'{metric}_ci_low']:.3f}, {row[f'{metric}_ci_high']:.3f}]"
-
-
-def signed(value: float, digits: int = 4) -> str:
-    return f"{value:+.{digits}f}".replace("-", "−")
-
-
-def difference(row: pd.Series) -> str:
-    return f"{signed(row['difference'])} [{signed(row['ci_low'])}, {signed(row['ci_high'])}], p {p_value_cell(row['p_value'])}"
-
-
-def paper(value) -> str:
-    """A published figure as printed."""
-    return "" if value is None else str(value)
-
+from stsynth.core.paths import EVAL_LEADERBOARD, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, eval_scores_path, fusion_path, paragram_result_path, scores_path
+from stsynth.core.tables import markdown_rows
+from stsynth.eval.evaluation import leaderboard_rows
+from stsynth.results.paper_tables import sts2017_table1_table_markdown
+from stsynth.results.report_sections import PUBLISHED
+from stsynth.results.seed_study import spread_markdown
+from stsynth.translation.mt_quality import comparison_table_markdown
 
 # --- inline figures ------------------------------------------------------------------------------
 
@@ -156,7 +70,7 @@ def years_span(years: list) -> str:
 
 def headline_2016_runs(config: dict) -> dict[str, str]:
     """run -> what it is (README), the task-internal pairs' years and threshold read from the tree's config."""
-    from ..pipeline.plan import gold_table_settings
+    from stsynth.pipeline.plan import gold_table_settings
 
     gold = gold_table_settings(config, "task-internal")
     return {run: what.format(years=years_span(gold["years"]), threshold=gold["threshold"])
@@ -466,156 +380,3 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
 }
 
 
-# --- the tolerance of training-dependent figures -----------------------------------------------------
-
-SEED_BLOCKS = ("seed-study-2016", "seed-study-2017")  # each protocol's seed study (2017: Table 1's head runs)
-SEED_WIDTHS = 3  # a figure of a run the seed study repeats may move by this many seed sds between builds
-SEED_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \| [^|]+ \| "
-                      r"(?P<set_sd>\d*\.\d+) \|", re.M)
-NAMED = re.compile(r"`([^`]+)`")
-PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
-
-
-def tolerances(texts: list[str]) -> dict[str, dict]:
-    """Run -> how far its figures may differ from the doc's and still be the same result, for an ALL
-    (``"ALL"``: SEED_WIDTHS times the largest seed sd of its ALLs) and for a test set's figure (``"sets"``: of
-    its sets), and the ``"block"`` they come from, read from the committed seed-study blocks, so a fresh clone's
-    check has them before `make studies` has run. A run the seed study did not repeat has none: its figures
-    must be exact. A run in two protocols' studies gets the larger."""
-    found: dict[str, dict] = {}
-    for text in texts:
-        for block in BLOCK.finditer(text):
-            if block["name"] in SEED_BLOCKS:
-                for row in SEED_ROW.finditer(block["body"]):
-                    run = found.setdefault(row["run"], {"ALL": 0.0, "sets": 0.0, "block": block["name"]})
-                    if SEED_WIDTHS * float(row["sd"]) > run["ALL"]:
-                        run.update(ALL=SEED_WIDTHS * float(row["sd"]), block=block["name"])
-                    run["sets"] = max(run["sets"], SEED_WIDTHS * float(row["set_sd"]), run["ALL"])
-    return found
-
-
-def within(old: str, new: str, tolerance: float) -> bool:
-    """The same text but for numbers, each within ``tolerance`` (plus half a unit of its last printed digit);
-    a p value printed as a bound ("p < 0.001") counts as that number."""
-    old, new = old.replace("< ", ""), new.replace("< ", "")
-    if NUMBER.sub("#", old) != NUMBER.sub("#", new):
-        return False
-    pairs = list(zip(NUMBER.findall(old), NUMBER.findall(new)))
-    value = lambda number: float(number.replace("−", "-"))
-    unit = lambda number: 0.5 * 10 ** -len(number.partition(".")[2])
-    return all(abs(value(a) - value(b)) <= tolerance + unit(a) + 1e-12 for a, b in pairs)
-
-
-def tolerance_of(names, allowed: dict[str, dict], level: str) -> tuple[float, list[str]]:
-    """The tolerance of a figure (``level`` ALL, or sets: a line of every test set's figure) naming these
-    runs: the sum of theirs (a difference of two runs moves with both), and the runs that have one."""
-    runs = [name for name in dict.fromkeys(names) if name in allowed]
-    return sum(allowed[run][level] for run in runs), runs
-
-
-# --- writing and checking -------------------------------------------------------------------------
-
-@dataclass
-class Outcome:
-    text: str                                             # the file with every buildable mark rendered
-    differences: list[str] = field(default_factory=list)  # "file:line: ..." per differing figure
-    tolerated: list[str] = field(default_factory=list)    # the same, within the seed study's tolerance
-    not_checked: list[str] = field(default_factory=list)  # marks whose files are not built
-    checked: int = 0
-    unmarked: list[int] = field(default_factory=list)     # lines with a decimal figure outside any mark
-
-
-def line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def first_difference(old: str, new: str) -> str:
-    """Both values of the first figure that differs between two lines, or both lines."""
-    old_numbers, new_numbers = NUMBER.findall(old), NUMBER.findall(new)
-    for a, b in zip(old_numbers, new_numbers):
-        if a != b:
-            return f"the doc has {a}, the build gives {b}"
-    return f"the doc has {old.strip()!r}, the build gives {new.strip()!r}"
-
-
-def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict] | None = None) -> Outcome:
-    """Every mark of ``text`` (the file ``path``) rendered from ``trees``, with what differs and what is not built.
-    Inline figures first: they never span lines, so the blocks' line numbers stay those of the file.
-    ``allowed`` (:func:`tolerances`): a figure or table line naming a run the seed study repeated may differ
-    by that run's tolerance: it is listed as tolerated, not as a difference."""
-    outcome, allowed = Outcome(text), allowed or {}
-
-    def compare(where: str, old: str, new: str, names, first: str, level: str = "ALL") -> bool:
-        """Record a differing figure or line (``first``: how it differs); True when it is a difference."""
-        tolerance, runs = tolerance_of(names, allowed, level)
-        if tolerance and within(old, new, tolerance):
-            blocks = ", ".join(dict.fromkeys(allowed[run]["block"] for run in runs))
-            outcome.tolerated.append(f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
-                                     f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})")
-            return False
-        outcome.differences.append(f"{where}: {first}")
-        return True
-
-    def rendered(what: str, offset: int, make: Callable[[], str]) -> str | None:
-        """make()'s text; None, with the mark listed as not built (a missing file) or as a difference (a
-        file without the row it names: a typo must not hide), when it cannot be made."""
-        where = f"{path}:{line_of(text, offset)}: {what}"
-        try:
-            value = make()
-        except NotBuilt as missing:
-            outcome.not_checked.append(f"{where}: not built: {missing}")
-            return None
-        except NotInBuild as missing:
-            outcome.differences.append(f"{where}: {missing}")
-            return None
-        outcome.checked += 1
-        return value
-
-    def block(match: re.Match) -> str:
-        name, body = match["name"], match["body"]
-        if name not in BLOCKS:
-            raise ValueError(f"{path}:{line_of(text, match.start())}: unknown generated block {name!r} "
-                             f"(known: {', '.join(BLOCKS)})")
-        tree_name, writer = BLOCKS[name]
-        new = rendered(f"block {name}", match.start(), lambda: writer(trees[tree_name]).rstrip("\n") + "\n")
-        if new is None:
-            return match[0]
-        first_line = line_of(text, match.start("body"))
-        old_lines, new_lines = body.splitlines(), new.splitlines()
-        for i, (old, fresh) in enumerate(zip(old_lines, new_lines)):
-            if old != fresh and compare(f"{path}:{first_line + i}: block {name}", old, fresh, NAMED.findall(fresh),
-                                        first_difference(old, fresh), "sets" if name in PER_SET_BLOCKS else "ALL"):
-                break
-        else:
-            if len(old_lines) != len(new_lines):
-                outcome.differences.append(f"{path}:{first_line}: block {name}: the doc has {len(old_lines)} lines, "
-                                           f"the build gives {len(new_lines)}")
-        return match[0].replace(body, new, 1) if body else match[0].replace("-->\n", "-->\n" + new, 1)
-
-    def inline(match: re.Match) -> str:
-        value = rendered(f"figure {match['key']}", match.start(), lambda: figure(match["key"], trees))
-        if value is None:
-            return match[0]
-        if value != match["value"]:
-            arguments = match["key"].split(":")[1:]
-            level = "sets" if arguments[0].startswith("score") and not arguments[3].startswith("ALL") else "ALL"
-            compare(f"{path}:{line_of(text, match.start())}: figure {match['key']}", match["value"], value,
-                    arguments[1:], f"the doc has {match['value']}, the build gives {value}", level)
-        return f"<!-- fig: {match['key']} -->{value}<!-- /fig -->"
-
-    text = FIGURE.sub(inline, text)
-    outcome.text = BLOCK.sub(block, text)
-    outcome.unmarked = unmarked_lines(outcome.text)
-    return outcome
-
-
-def unmarked_lines(text: str) -> list[int]:
-    """Lines holding a figure with three or more decimals outside every block and inline mark: prose
-    the check does not cover (papers' figures, studies of earlier builds), counted so it stays visible."""
-    blank = lambda match: "\n" * match[0].count("\n")  # keeps line numbers
-    bare = FIGURE.sub("", BLOCK.sub(blank, text))
-    return [number for number, line in enumerate(bare.splitlines(), 1) if DECIMAL.search(line)]
-
-
-def trees_of(roots: dict[str, str | Path]) -> dict[str, Tree]:
-    return {name: Tree(name, Path(root)) for name, root in roots.items()}

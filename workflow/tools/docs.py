@@ -1,11 +1,11 @@
 """`make docs` / `make check-docs`: write, or check, every generated figure of README.md and docs/ from
-built trees (stsynth.results.docs). --check exits 1 naming file, line and both values of each figure that differs."""
+built trees (doc_marks.py). --check exits 1 naming file, line and both values of each figure that differs."""
 import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from stsynth.results.docs import DOC_FILES, SEED_WIDTHS, TREES, render, tolerances, trees_of  # noqa: E402
+from doc_marks import SEED_WIDTHS, render, tolerances
+from doc_tree import DOC_FILES, TREES, trees_of
 
 
 def main() -> int:

@@ -1,0 +1,99 @@
+"""A built working directory as `make docs` reads it (:class:`Tree`), and how a figure is written.
+
+The docs check (docs.py, doc_marks.py) renders every marked figure of README.md and docs/ from such trees;
+doc_blocks.py holds what each block and inline figure kind writes.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, scores_path
+from stsynth.core.scoring import p_value_cell
+
+DOC_FILES = ("README.md", "docs/results.md")
+TREES = {name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")}  # tree -> its working directory
+CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
+TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
+
+BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
+FIGURE = re.compile(r"<!-- fig: (?P<key>.+?) -->(?P<value>.*?)<!-- /fig -->")
+NUMBER = re.compile(r"[−+-]?\d*\.\d+|\d+")
+DECIMAL = re.compile(r"(?<![\w.])\d?\.\d{3,}\b")
+
+
+class NotBuilt(Exception):
+    """A file a block or figure reads does not exist in its tree: the mark is left as it is."""
+
+
+class NotInBuild(Exception):
+    """The file exists but has no row for what the mark names (a renamed run, a typo): a difference."""
+
+
+@dataclass
+class Tree:
+    """One built working directory: its tables, read once."""
+    name: str
+    root: Path
+    _cache: dict = field(default_factory=dict)
+
+    def table(self, relpath: str) -> pd.DataFrame:
+        if relpath not in self._cache:
+            path = self.root / relpath
+            if not path.exists():
+                raise NotBuilt(f"{path} (tree {self.name})")
+            self._cache[relpath] = pd.read_parquet(path)
+        return self._cache[relpath]
+
+    def config(self) -> dict:
+        """The config the tree was built with: its own config.yaml (a checkout's `make all`), else that of
+        the checkout this code is in (a tree built elsewhere with `--directory`)."""
+        path = self.root / "config.yaml"
+        return yaml.safe_load((path if path.exists() else CHECKOUT_CONFIG).read_text())
+
+    def scores(self, run: str) -> pd.DataFrame:
+        return self.table(scores_path(run))
+
+    def score(self, run: str, track: str, dataset: str) -> pd.Series:
+        table = self.scores(run)
+        rows = table[(table["track"] == track) & (table["dataset"] == dataset)]
+        if len(rows) != 1:
+            raise NotInBuild(f"{self.root}/{scores_path(run)} has {len(rows)} rows for {track} {dataset}")
+        return rows.iloc[0]
+
+    def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
+        table = self.table(scores_path("comparisons"))
+        rows = table[(table["run"] == run) & (table["against"] == against) & (table["track"] == track)
+                     & (table["metric"] == metric)]
+        if len(rows) != 1:
+            raise NotInBuild(f"{self.root}/{scores_path('comparisons')} has no {run} − {against} ({track}, {metric})")
+        return rows.iloc[0]
+
+
+def trees_of(roots: dict[str, str | Path]) -> dict[str, Tree]:
+    return {name: Tree(name, Path(root)) for name, root in roots.items()}
+
+
+# --- formatting: one place for how a figure is written --------------------------------------------
+
+def ci(row: pd.Series, metric: str = "pearson") -> str:
+    return f"{row[metric]:.4f} [{row[f'{metric}_ci_low']:.3f}, {row[f'{metric}_ci_high']:.3f}]"
+
+
+def signed(value: float, digits: int = 4) -> str:
+    return f"{value:+.{digits}f}".replace("-", "−")
+
+
+def difference(row: pd.Series) -> str:
+    return f"{signed(row['difference'])} [{signed(row['ci_low'])}, {signed(row['ci_high'])}], p {p_value_cell(row['p_value'])}"
+
+
+def paper(value) -> str:
+    """A published figure as printed."""
+    return "" if value is None else str(value)
+
+

@@ -6,6 +6,7 @@
 is the project's own config with that overlay merged over it, so every stage's knobs are the real
 defaults unless a test overrides them. Tests that need other datasets build them with TinyDataset.
 """
+
 from __future__ import annotations
 
 import copy
@@ -71,9 +72,16 @@ class TinyDataset:
 
     def config_entry(self) -> dict:
         scored = sum(1 for n in range(1, len(self.pairs) + 1) if not (self.blank_every and n % self.blank_every == 0))
-        return {"year": self.year, "name": self.name, "role": self.role, "track": self.track,
-                "fields": self.fields, "scored": scored,
-                "input": f"{self.folder}/STS.input.{self.name}.txt", "gold": f"{self.folder}/STS.gs.{self.name}.txt"}
+        return {
+            "year": self.year,
+            "name": self.name,
+            "role": self.role,
+            "track": self.track,
+            "fields": self.fields,
+            "scored": scored,
+            "input": f"{self.folder}/STS.input.{self.name}.txt",
+            "gold": f"{self.folder}/STS.gs.{self.name}.txt",
+        }
 
 
 TINY_DATASETS = [
@@ -121,8 +129,9 @@ class Workspace:
         for key in ("paper_systems", "training_curves", "paper_table1"):
             report[key] = {run: value for run, value in report[key].items() if run in runs}
 
-    def snakemake(self, *args: str, check: bool = True, env: dict | None = None,
-                  timeout: float = 900) -> subprocess.CompletedProcess:
+    def snakemake(
+        self, *args: str, check: bool = True, env: dict | None = None, timeout: float = 900
+    ) -> subprocess.CompletedProcess:
         """Run the project's real Snakefile in this workspace; on failure show its output."""
         return run_snakemake(self.path, *args, check=check, env=env, timeout=timeout)
 
@@ -135,16 +144,29 @@ def snakemake_cores() -> int:
     return max(1, len(os.sched_getaffinity(0)) // workers)  # the cores the workflow caps --cores at
 
 
-def run_snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
-                  timeout: float = 900) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-               "--directory", str(workdir), "--configfile", str(workdir / "config.yaml"),
-               "--cores", str(snakemake_cores()), *args]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                            env={**os.environ, **(env or {})})
+def run_snakemake(
+    workdir: Path, *args: str, check: bool = True, env: dict | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess:
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        str(snakemake_cores()),
+        *args,
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
     if check and result.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed ({result.returncode}):\n"
-                             f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
+        raise AssertionError(
+            f"snakemake {' '.join(args)} failed ({result.returncode}):\n"
+            f"{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+        )
     return result
 
 
@@ -156,8 +178,10 @@ def write_corpus(root: Path, datasets: list[TinyDataset]) -> Path:
             target = root / "mirror" / relpath
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-            rows.append(f"{relpath}\t{hashlib.sha256(content).hexdigest()}\t{len(content)}\t"
-                        f"http://127.0.0.1:9/unreachable/{relpath}")
+            rows.append(
+                f"{relpath}\t{hashlib.sha256(content).hexdigest()}\t{len(content)}\t"
+                f"http://127.0.0.1:9/unreachable/{relpath}"
+            )
     manifest = root / "manifest.tsv"
     manifest.write_text("\n".join(rows) + "\n")
     return manifest
@@ -174,7 +198,9 @@ def make_workspace(root: Path, datasets: list[TinyDataset] | None = None) -> Wor
         manifest = write_corpus(root, datasets)
         overlay["datasets"] = [d.config_entry() for d in datasets]
     project_config = yaml.safe_load((REPO / "config.yaml").read_text())
-    config = merge(project_config, {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}})
+    config = merge(
+        project_config, {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}}
+    )
     work = Workspace(root / "work", root / "mirror", manifest, config)
     work.path.mkdir()
     work.write_config()
@@ -206,10 +232,11 @@ def _fast_tier_starts_no_program(request, monkeypatch):
     import _posixsubprocess
 
     def refuse(*args, **kwargs):
-        raise AssertionError(f"{request.node.nodeid} starts a program: mark it @pytest.mark.subprocess (or "
-                             "@pytest.mark.workflow when it runs the Snakefile), so `make test-fast` leaves it out")
+        raise AssertionError(
+            f"{request.node.nodeid} starts a program: mark it @pytest.mark.subprocess (or "
+            "@pytest.mark.workflow when it runs the Snakefile), so `make test-fast` leaves it out"
+        )
 
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
     monkeypatch.setattr(_posixsubprocess, "fork_exec", refuse)
     monkeypatch.setattr(os, "system", refuse)
-

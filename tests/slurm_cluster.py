@@ -19,6 +19,7 @@ Also usable by hand, to try ``--profile profiles/slurm`` against a live cluster:
 
     python tests/slurm_cluster.py /tmp/slurm-state -- snakemake --profile profiles/slurm ...
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -37,9 +38,19 @@ SLURM_CONF = Path("/etc/slurm/slurm.conf")
 MARKER = "# Written by stsynth tests/slurm_cluster.py; removed when its cluster stops.\n"
 MIN_JOB_AGE = 900  # > the longest test run, so squeue still lists every job of it
 # Program -> the Debian package to install for it (slurm-wlm pulls slurmctld, slurmd, slurm-client).
-PROGRAMS = {"munged": "munge", "munge": "munge", "unmunge": "munge", "slurmctld": "slurm-wlm",
-            "slurmd": "slurm-wlm", "sbatch": "slurm-wlm", "squeue": "slurm-wlm", "sinfo": "slurm-wlm",
-            "srun": "slurm-wlm", "scancel": "slurm-wlm", "pgrep": "procps"}
+PROGRAMS = {
+    "munged": "munge",
+    "munge": "munge",
+    "unmunge": "munge",
+    "slurmctld": "slurm-wlm",
+    "slurmd": "slurm-wlm",
+    "sbatch": "slurm-wlm",
+    "squeue": "slurm-wlm",
+    "sinfo": "slurm-wlm",
+    "srun": "slurm-wlm",
+    "scancel": "slurm-wlm",
+    "pgrep": "procps",
+}
 MUNGE_SOCKET_DIR = Path("/run/munge")
 DAEMONS = ("munged", "slurmctld", "slurmd", "slurmstepd")
 
@@ -55,11 +66,15 @@ def missing_prerequisites() -> list[str]:
         problems.append("must run as root (slurmd runs jobs as the submitting user and needs root)")
     missing = sorted({package for program, package in PROGRAMS.items() if shutil.which(program) is None})
     if missing:
-        problems.append(f"missing programs of the Debian packages {' '.join(missing)} "
-                        f"(apt-get install --no-install-recommends {' '.join(missing)})")
+        problems.append(
+            f"missing programs of the Debian packages {' '.join(missing)} "
+            f"(apt-get install --no-install-recommends {' '.join(missing)})"
+        )
     if SLURM_CONF.exists() and not SLURM_CONF.read_text().startswith(MARKER):
-        problems.append(f"{SLURM_CONF} exists and was not written by this helper; "
-                        "refusing to replace a real cluster's configuration")
+        problems.append(
+            f"{SLURM_CONF} exists and was not written by this helper; "
+            "refusing to replace a real cluster's configuration"
+        )
     return problems
 
 
@@ -74,7 +89,9 @@ def node_line() -> str:
 
 def slurm_conf(state_dir: Path) -> str:
     host = socket.gethostname().split(".")[0]
-    return MARKER + f"""\
+    return (
+        MARKER
+        + f"""\
 ClusterName=stsynth-test
 SlurmctldHost={host}
 SlurmUser=root
@@ -98,6 +115,7 @@ SlurmdLogFile={state_dir}/slurmd.log
 {node_line().replace(f"NodeName={socket.gethostname()}", f"NodeName={host}")} State=UNKNOWN
 PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """
+    )
 
 
 def munge_works() -> bool:
@@ -153,8 +171,12 @@ def single_node_cluster(state_dir: Path, log=print):
         SLURM_CONF.parent.mkdir(parents=True, exist_ok=True)
         SLURM_CONF.write_text(slurm_conf(state_dir))
         wrote_conf = True
-        logs = [state_dir / "slurmctld.log", state_dir / "slurmd.log",
-                state_dir / "slurmctld.out", state_dir / "slurmd.out"]
+        logs = [
+            state_dir / "slurmctld.log",
+            state_dir / "slurmd.log",
+            state_dir / "slurmctld.out",
+            state_dir / "slurmd.out",
+        ]
         started.append(("slurmctld", _spawn(["slurmctld", "-D", "-i"], state_dir / "slurmctld.out")))
         started.append(("slurmd", _spawn(["slurmd", "-D"], state_dir / "slurmd.out")))
         wait_for(lambda: node_state() == "idle", "Slurm node (sinfo state idle)", 60, logs)
@@ -192,8 +214,12 @@ def _cancel_jobs(log) -> None:
     subprocess.run(["scancel", "--user", getpass.getuser()], capture_output=True, timeout=30)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        active = subprocess.run(["squeue", "--noheader", "--states=PENDING,RUNNING,COMPLETING",
-                                 "--format=%i"], capture_output=True, text=True, timeout=30).stdout.split()
+        active = subprocess.run(
+            ["squeue", "--noheader", "--states=PENDING,RUNNING,COMPLETING", "--format=%i"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.split()
         if not active:
             return
         time.sleep(0.5)
@@ -203,8 +229,16 @@ def _cancel_jobs(log) -> None:
 def _spawn(command: list[str], output: Path, user: str | None = None) -> subprocess.Popen:
     with open(output, "wb") as sink:
         # Own session: a Ctrl-C in the terminal reaches the test, which then stops the daemons in order.
-        return subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, user=user, group=user, extra_groups=[] if user else None)
+        return subprocess.Popen(
+            command,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            user=user,
+            group=user,
+            extra_groups=[] if user else None,
+        )
 
 
 def _stop(name: str, process: subprocess.Popen, log) -> None:

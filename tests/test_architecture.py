@@ -1,10 +1,12 @@
 """docs/architecture.md's module table against the package's real imports: the map cannot drift."""
+
 from __future__ import annotations
 
-import pytest
 import ast
 import re
 from pathlib import Path
+
+import pytest
 
 from conftest import REPO
 
@@ -14,8 +16,13 @@ DOC = REPO / "docs" / "architecture.md"
 
 # The package's layers, lowest first: a module imports its own subpackage and those of lower layers only
 # (siblings in one layer never import each other). docs/architecture.md draws the same map.
-LAYERS = [["core"], ["translation", "word_vectors", "encoders"], ["pipeline"], ["dcu2016", "sts2017", "eval"],
-          ["results"]]
+LAYERS = [
+    ["core"],
+    ["translation", "word_vectors", "encoders"],
+    ["pipeline"],
+    ["dcu2016", "sts2017", "eval"],
+    ["results"],
+]
 
 
 def modules_of(package: Path = PACKAGE) -> set[str]:
@@ -52,9 +59,13 @@ def real_imports(package: Path = PACKAGE) -> dict[str, set[str]]:
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
     """Each import of a module in the same or a higher layer than the importer's, other than its own subpackage."""
     layer = {group: number for number, groups in enumerate(LAYERS) for group in groups}
-    return [f"{module} imports {imported}" for module, imports in sorted(graph.items()) for imported in sorted(imports)
-            if module.split(".")[0] != imported.split(".")[0]
-            and layer[imported.split(".")[0]] >= layer[module.split(".")[0]]]
+    return [
+        f"{module} imports {imported}"
+        for module, imports in sorted(graph.items())
+        for imported in sorted(imports)
+        if module.split(".")[0] != imported.split(".")[0]
+        and layer[imported.split(".")[0]] >= layer[module.split(".")[0]]
+    ]
 
 
 def documented_imports(text: str) -> dict[str, set[str]]:
@@ -69,7 +80,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
     def visit(module, path):
         if module in path:
-            found.append(path[path.index(module):] + [module])
+            found.append(path[path.index(module) :] + [module])
             return
         if module in done:
             return
@@ -102,11 +113,14 @@ def test_the_documented_module_table_is_the_packages_import_graph():
 def test_the_documented_map_is_the_layer_order_the_check_uses():
     """The map in docs/architecture.md draws LAYERS, and its count of edges between subpackages is the code's."""
     text = DOC.read_text()
-    drawn = {int(number): re.findall(r"\w+", names.split("  ")[0])
-             for number, names in re.findall(r"^layer (\d)\s+(.*)$", text, flags=re.MULTILINE)}
+    drawn = {
+        int(number): re.findall(r"\w+", names.split("  ")[0])
+        for number, names in re.findall(r"^layer (\d)\s+(.*)$", text, flags=re.MULTILINE)
+    }
     assert [drawn[number] for number in sorted(drawn)] == LAYERS
     edges = {(m.split(".")[0], i.split(".")[0]) for m, imports in real_imports().items() for i in imports} - {
-        (group, group) for groups in LAYERS for group in groups}
+        (group, group) for groups in LAYERS for group in groups
+    }
     assert f"The {len(edges)} edges between subpackages" in text
 
 
@@ -132,9 +146,14 @@ def test_no_module_imports_upward_and_the_check_sees_one_that_does(tmp_path):
     plan = package / "pipeline" / "plan.py"  # a function-level import counts as much as one at the top
     plan.write_text(plan.read_text() + "\n\ndef f():\n    from ..results import report\n")
     cli = package / "pipeline" / "cli.py"
-    cli.write_text(cli.read_text() + "\nfrom stsynth.pipeline.plan import Run\nfrom stsynth.eval.evaluation import dataset_revision\n")
-    assert upward_imports(real_imports(package)) == ["pipeline.cli imports eval.evaluation",
-                                                     "pipeline.plan imports results.report"]
+    cli.write_text(
+        cli.read_text()
+        + "\nfrom stsynth.pipeline.plan import Run\nfrom stsynth.eval.evaluation import dataset_revision\n"
+    )
+    assert upward_imports(real_imports(package)) == [
+        "pipeline.cli imports eval.evaluation",
+        "pipeline.plan imports results.report",
+    ]
 
 
 def test_the_package_has_no_import_cycle():
@@ -163,8 +182,11 @@ def test_the_readme_layout_names_every_top_level_entry_and_nothing_that_is_not_t
 
     listed = readme_layout()
     tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
-    top = {path.split("/")[0] + ("/" if "/" in path else "") for path in tracked} - {".gitignore", ".gitattributes",
-                                                                                  "README.md"}
+    top = {path.split("/")[0] + ("/" if "/" in path else "") for path in tracked} - {
+        ".gitignore",
+        ".gitattributes",
+        "README.md",
+    }
     unnamed = sorted(entry for entry in top if not any(path == entry or path.startswith(entry) for path in listed))
     assert not unnamed, f"README.md, Where things are: no line for {unnamed}"
     missing = [path for path in listed if path not in BUILT and not (REPO / path).exists()]
@@ -175,11 +197,14 @@ def code_files() -> list[Path]:
     return sorted([*(REPO / "workflow").rglob("*.py"), *(REPO / "workflow/rules").glob("*.smk"), REPO / "Snakefile"])
 
 
-@pytest.mark.parametrize("literal, owner", [
-    # the event corpus's word-vector sources and the corpus part each reads
-    ('"event-embeddings"', "workflow/stsynth/core/paths.py"),
-    ('"word2vec"', "workflow/stsynth/core/paths.py"),
-])
+@pytest.mark.parametrize(
+    "literal, owner",
+    [
+        # the event corpus's word-vector sources and the corpus part each reads
+        ('"event-embeddings"', "workflow/stsynth/core/paths.py"),
+        ('"word2vec"', "workflow/stsynth/core/paths.py"),
+    ],
+)
 def test_a_decision_is_written_in_its_owner_only(literal, owner):
     """One owner for each decision (docs/architecture.md): its literal appears in that module's code alone."""
     holders = [str(path.relative_to(REPO)) for path in code_files() if literal in path.read_text()]
@@ -190,8 +215,12 @@ def test_the_cosine_to_score_mapping_is_written_once():
     """5 x cosine (the STS scale) is stsynth.core.similarity.predictions_from_cosines; nothing else multiplies by 5 but
     the gold rescaling of a dataset declared on another scale (stsynth.core.pairs, a different decision)."""
     pattern = re.compile(r"(?<![\w.])5(?:\.0)? \* (?!\*)|\* 5(?:\.0)?\b(?!\s*\*)")
-    holders = [str(path.relative_to(REPO)) for path in code_files() for line in path.read_text().splitlines()
-               if pattern.search(line.split("#", 1)[0]) and '"' not in line]
+    holders = [
+        str(path.relative_to(REPO))
+        for path in code_files()
+        for line in path.read_text().splitlines()
+        if pattern.search(line.split("#", 1)[0]) and '"' not in line
+    ]
     assert holders == ["workflow/stsynth/core/pairs.py", "workflow/stsynth/core/similarity.py"], holders  # once each
 
 
@@ -200,15 +229,28 @@ def test_a_row_wise_cosine_is_written_once():
     there). What else takes row norms or row-wise products is named here with the reason it is another decision."""
     norms = re.compile(r"linalg\.norm\([^)]*axis=1")
     products = re.compile(r"\* [\w\[\]:.]+\)\.sum\((?:1|axis=1)\)")
-    holders = {kind: sorted({str(path.relative_to(REPO)) for path in code_files() for line in path.read_text().splitlines()
-                             if pattern.search(line.split("#", 1)[0])})
-               for kind, pattern in (("norms", norms), ("products", products))}
+    holders = {
+        kind: sorted(
+            {
+                str(path.relative_to(REPO))
+                for path in code_files()
+                for line in path.read_text().splitlines()
+                if pattern.search(line.split("#", 1)[0])
+            }
+        )
+        for kind, pattern in (("norms", norms), ("products", products))
+    }
     assert holders == {
         # the alignment feature's word-by-word cosine matrix, not pairs of rows
         "norms": ["workflow/stsynth/core/similarity.py", "workflow/stsynth/dcu2016/features.py"],
         # the bootstrap's row-wise Pearson; MTEB's dot similarity beside the cosine; mean pooling under a mask
-        "products": ["workflow/stsynth/core/scoring.py", "workflow/stsynth/core/similarity.py",
-                     "workflow/stsynth/eval/evaluation.py", "workflow/stsynth/word_vectors/vectors.py"]}, holders
+        "products": [
+            "workflow/stsynth/core/scoring.py",
+            "workflow/stsynth/core/similarity.py",
+            "workflow/stsynth/eval/evaluation.py",
+            "workflow/stsynth/word_vectors/vectors.py",
+        ],
+    }, holders
 
 
 def test_the_one_cosine_keeps_each_callers_floats():
@@ -226,7 +268,10 @@ def test_the_one_cosine_keeps_each_callers_floats():
     with np.errstate(invalid="ignore", divide="ignore"):
         np.testing.assert_array_equal(cosines(a, b), np.where(norms > 0, (a64 * b64).sum(axis=1) / norms, 0.0))
     assert cosines(a, b)[3] == 0
-    unit_a, unit_b = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12), b / np.linalg.norm(b, axis=1, keepdims=True)
+    unit_a, unit_b = (
+        a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12),
+        b / np.linalg.norm(b, axis=1, keepdims=True),
+    )
     np.testing.assert_array_equal(unit_cosines(unit_a, unit_b), (unit_a.astype(np.float64) * unit_b).sum(axis=1))
     np.testing.assert_allclose(unit_cosines(unit_a, unit_b), cosines(a, b), atol=1e-6)
 
@@ -235,8 +280,14 @@ def test_every_log_and_benchmark_path_comes_from_stsynth_paths():
     """The rule files, scripts and package name no log or benchmark file themselves: paths.log_path and
     paths.benchmark_path do (the folders are paths.LOGS and paths.BENCHMARKS)."""
     literal = re.compile(r"[\"'/](?:logs|benchmarks)[/\"']")
-    holders = sorted({str(path.relative_to(REPO)) for path in code_files() for line in path.read_text().splitlines()
-                      if literal.search(line.split("#", 1)[0])})
+    holders = sorted(
+        {
+            str(path.relative_to(REPO))
+            for path in code_files()
+            for line in path.read_text().splitlines()
+            if literal.search(line.split("#", 1)[0])
+        }
+    )
     assert holders == ["workflow/stsynth/core/paths.py"], holders
 
 
@@ -253,8 +304,11 @@ def test_input_functions_are_named_one_way_and_live_in_the_helper_files():
             problems.append(f"{path.name}: defines {functions}; input functions belong in a common*.smk file")
         if path.name.startswith("common") and re.search(r"^\s*rule \w+:", text, flags=re.MULTILINE):
             problems.append(f"{path.name}: a helper file with a rule")
-        problems += [f"{path.name}: {name} is not named get_<what>" for name in functions
-                     if not name.startswith("get_") and name not in helpers]
+        problems += [
+            f"{path.name}: {name} is not named get_<what>"
+            for name in functions
+            if not name.startswith("get_") and name not in helpers
+        ]
     assert not problems, problems
 
 
@@ -266,8 +320,9 @@ def test_settings_are_layered_by_one_function():
     assert holders == [], holders
     from stsynth.pipeline.plan import layered_settings
 
-    layered = layered_settings({"a": 1, "dev_years": [2015]}, {"a": 2, "b": 3}, {"b": 4}, seed=7,
-                               holdout={"fold": 0, "folds": 2})
+    layered = layered_settings(
+        {"a": 1, "dev_years": [2015]}, {"a": 2, "b": 3}, {"b": 4}, seed=7, holdout={"fold": 0, "folds": 2}
+    )
     assert layered == {"a": 2, "dev_years": [], "b": 4, "seed": 7, "holdout": {"fold": 0, "folds": 2}}
     assert list(layered) == ["a", "dev_years", "b", "seed", "holdout"]  # key order kept: params compare as built
 
@@ -279,14 +334,27 @@ def test_the_package_names_no_tree_path_but_in_stsynth_paths():
     holders = set()
     for path in PACKAGE.rglob("*.py"):
         module = ast.parse(path.read_text())
-        docstrings = {id(node.body[0].value) for node in ast.walk(module)
-                      if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
-                      and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
-        if any(isinstance(node, ast.Constant) and isinstance(node.value, str) and tree.match(node.value)
-               and id(node) not in docstrings for node in ast.walk(module)):
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(module)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        if any(
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and tree.match(node.value)
+            and id(node) not in docstrings
+            for node in ast.walk(module)
+        ):
             holders.add(str(path.relative_to(REPO)))
-    assert sorted(holders) == ["workflow/stsynth/core/corpus.py", "workflow/stsynth/core/paths.py",
-                               "workflow/stsynth/pipeline/reproducibility.py"], sorted(holders)
+    assert sorted(holders) == [
+        "workflow/stsynth/core/corpus.py",
+        "workflow/stsynth/core/paths.py",
+        "workflow/stsynth/pipeline/reproducibility.py",
+    ], sorted(holders)
 
 
 def test_the_docs_check_takes_every_path_from_stsynth_paths():

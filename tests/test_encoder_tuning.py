@@ -1,34 +1,55 @@
 """Fine-tuning the encoder (stsynth.encoders.tuning) on a tiny BERT the tests build: pairs, batches,
 the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
+
 import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.encoders.encoder import cosine_table, load_encoder
 from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
-from stsynth.core.paraphrase_pairs import fold_of
 from test_encoder import save_tiny_model
 
-GOLD = pd.DataFrame({
-    "year": [2012] * 6, "dataset": ["d"] * 6, "line": [1, 2, 3, 4, 5, 6],
-    "s1": ["a man is playing guitar .", "the dog runs .", "a man is playing .", "the dog", "café", "a man runs ."],
-    "s2": ["a man is playing guitar", "the dog is playing guitar .", "a man plays .", "the dogs", "the dog runs",
-           "a man runs"],
-    "gold": [5.0, 1.0, 4.0, None, 0.0, 4.5]})
+GOLD = pd.DataFrame(
+    {
+        "year": [2012] * 6,
+        "dataset": ["d"] * 6,
+        "line": [1, 2, 3, 4, 5, 6],
+        "s1": ["a man is playing guitar .", "the dog runs .", "a man is playing .", "the dog", "café", "a man runs ."],
+        "s2": [
+            "a man is playing guitar",
+            "the dog is playing guitar .",
+            "a man plays .",
+            "the dogs",
+            "the dog runs",
+            "a man runs",
+        ],
+        "gold": [5.0, 1.0, 4.0, None, 0.0, 4.5],
+    }
+)
 
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     # without dropout a one-batch epoch is a plain gradient step: the loss must fall
-    return save_tiny_model(tmp_path_factory.mktemp("tiny-bert"), hidden_dropout_prob=0.0,
-                           attention_probs_dropout_prob=0.0)
+    return save_tiny_model(
+        tmp_path_factory.mktemp("tiny-bert"), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0
+    )
 
 
 def settings(**changes):
-    return {"loss": "cosent", "epochs": 2, "learning_rate": 1e-3, "batch_size": 3, "warmup": 0.1, "seed": 1,
-            "holdout": None, **changes}
+    return {
+        "loss": "cosent",
+        "epochs": 2,
+        "learning_rate": 1e-3,
+        "batch_size": 3,
+        "warmup": 0.1,
+        "seed": 1,
+        "holdout": None,
+        **changes,
+    }
 
 
 def test_graded_losses_read_scored_gold_pairs_and_mnrl_the_paraphrase_pairs():
@@ -46,8 +67,12 @@ def test_graded_losses_read_scored_gold_pairs_and_mnrl_the_paraphrase_pairs():
 def test_batches_cover_every_pair_once_sorted_by_length_and_seeded():
     rng = np.random.default_rng(0)
     words = ["a", "man", "dog", "runs", "is", "the", "playing", "guitar"]
-    pairs = pd.DataFrame({"s1": [" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(500)],
-                          "s2": [f"sentence {i}" for i in range(500)]})
+    pairs = pd.DataFrame(
+        {
+            "s1": [" ".join(rng.choice(words, rng.integers(1, 12))) for _ in range(500)],
+            "s2": [f"sentence {i}" for i in range(500)],
+        }
+    )
     epoch = batches(pairs, 8, seed=1, epoch=0, distinct_texts=False)
     assert sorted(np.concatenate(epoch).tolist()) == list(range(500)) and max(map(len, epoch)) == 8
     lengths = (pairs["s1"].str.len() + pairs["s2"].str.len()).to_numpy()
@@ -93,6 +118,7 @@ def test_a_tuned_model_is_a_sentence_transformers_folder_without_pickles(tiny_mo
     assert "model.safetensors" in files and "modules.json" in files
     assert not any(name.endswith((".bin", ".pt", ".pkl", ".pickle")) for name in files)
     from sentence_transformers import SentenceTransformer
+
     loaded = SentenceTransformer(str(tmp_path / "tuned"), device="cpu")
     np.testing.assert_allclose(cosine_table(GOLD, loaded)["encoder"], cosine_table(GOLD, model)["encoder"], atol=1e-6)
 
@@ -108,29 +134,65 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     training rows read the tuned encoder out of fold (2 fold models per protocol)."""
     tiny = str(save_tiny_model(tmp_path / "tiny-bert"))
     fast = {"epochs": 2, "batch_size": 4, "learning_rate": 1.0e-3}
-    workspace.write_config({
-        "encoder": {"models": {"tiny": {"path": tiny}}, "default": "tiny", "tuning": {"threads": 1, "defaults": fast, "dev_check": ["minilm-sts-dev"],
-                                                  "models": {"minilm-sts": {"gold_years": [2012, 2015]},
-                                                             "minilm-sts-dev": {"gold_years": [2012], "dev_years": [2015]}}}},
-        "fusion": {"encoder_folds": 2, "grid": {"init": [[]], "max_depth": [2], "learning_rate": [0.1],
-                                                "subsample": [1.0], "max_estimators": 20, "step": 10}},
-    })
-    workspace.keep_runs({
-        "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
-        "fusion-tuned": {"stage": "fusion", "groups": ["ngrams", "encoder"],
-                         "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"}}})
+    workspace.write_config(
+        {
+            "encoder": {
+                "models": {"tiny": {"path": tiny}},
+                "default": "tiny",
+                "tuning": {
+                    "threads": 1,
+                    "defaults": fast,
+                    "dev_check": ["minilm-sts-dev"],
+                    "models": {
+                        "minilm-sts": {"gold_years": [2012, 2015]},
+                        "minilm-sts-dev": {"gold_years": [2012], "dev_years": [2015]},
+                    },
+                },
+            },
+            "fusion": {
+                "encoder_folds": 2,
+                "grid": {
+                    "init": [[]],
+                    "max_depth": [2],
+                    "learning_rate": [0.1],
+                    "subsample": [1.0],
+                    "max_estimators": 20,
+                    "step": 10,
+                },
+            },
+        }
+    )
+    workspace.keep_runs(
+        {
+            "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
+            "fusion-tuned": {
+                "stage": "fusion",
+                "groups": ["ngrams", "encoder"],
+                "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"},
+            },
+        }
+    )
     workspace.write_config()
-    targets = ["results/scores/encoder-sts.parquet", "results/scores/fusion-tuned.parquet",
-               "results/encoder_tuning/dev_check.md", "results/fusion/fusion-tuned/ablation.parquet"]
+    targets = [
+        "results/scores/encoder-sts.parquet",
+        "results/scores/fusion-tuned.parquet",
+        "results/encoder_tuning/dev_check.md",
+        "results/fusion/fusion-tuned/ablation.parquet",
+    ]
     workspace.snakemake(*targets, env={"STSYNTH_PROGRESS_SECONDS": "0"})  # a progress line per step
     work = workspace.path
     # every long job says how far it is: done/total, rate, time left (stsynth.core.progress)
     tuning_log = (work / "logs/encoder_tune/minilm-sts.log").read_text()
-    assert re.search(r"fine-tuning \(cosine, \d+ pairs\): 1/\d+ steps \(\d+%\), [\d.e+]+ steps/s, .* elapsed, "
-                     r".* left", tuning_log), tuning_log
+    assert re.search(
+        r"fine-tuning \(cosine, \d+ pairs\): 1/\d+ steps \(\d+%\), [\d.e+]+ steps/s, .* elapsed, "
+        r".* left",
+        tuning_log,
+    ), tuning_log
     assert re.search(r"fine-tuning \(cosine, \d+ pairs\): done, (\d+)/\1 steps in ", tuning_log)
-    assert re.search(r"encoding \d+ datasets: \d+/\d+ sentences \(\d+%\)",
-                     (work / "logs/encoder_similarity/minilm-sts.log").read_text())
+    assert re.search(
+        r"encoding \d+ datasets: \d+/\d+ sentences \(\d+%\)",
+        (work / "logs/encoder_similarity/minilm-sts.log").read_text(),
+    )
     assert re.search(r"fusion dev grid: 1/1 fits \(100%\)", (work / "logs/fusion/fusion-tuned/dev.log").read_text())
     folder = work / "resources/models/minilm-sts"
     assert (folder / "model.safetensors").is_file() and (folder / "modules.json").is_file()
@@ -138,12 +200,15 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     assert epochs["epoch"].tolist() == [0, 1, 2] and "dev_2015_tinydev" in epochs
     assert "| minilm-sts-dev | ALL |" in (work / "results/encoder_tuning/dev_check.md").read_text()
     tuned = pd.read_parquet(work / "resources/encoder/minilm-sts/2016/tinytest.parquet")
-    np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder-sts/2016/tinytest.txt"),
-                               5 * tuned["encoder"], rtol=1e-12)
+    np.testing.assert_allclose(
+        np.loadtxt(work / "results/predictions/encoder-sts/2016/tinytest.txt"), 5 * tuned["encoder"], rtol=1e-12
+    )
     from sentence_transformers import SentenceTransformer  # the folder loads as any sentence-transformers model
+
     pairs = pd.read_parquet(work / "resources/pairs/2016/tinytest.parquet")
-    np.testing.assert_allclose(cosine_table(pairs, SentenceTransformer(str(folder), device="cpu"))["encoder"],
-                               tuned["encoder"], atol=1e-6)
+    np.testing.assert_allclose(
+        cosine_table(pairs, SentenceTransformer(str(folder), device="cpu"))["encoder"], tuned["encoder"], atol=1e-6
+    )
     # training rows: each from the fold model that never saw its pair; the fold of minilm-sts-dev
     # that held out fold 1 starts, like every fold model, from the zero-shot encoder
     for fold in range(2):

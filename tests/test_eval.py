@@ -1,6 +1,7 @@
 """`snakemake eval` (stsynth.eval.evaluation, stsynth.eval.embedding_cache): zero-shot evaluation of encoders on the
 tiny corpus with tiny models the tests build, MTEB's result loader on what it writes, the embedding
 cache, bad encoder entries refused before any job, and overlays that add to lists."""
+
 import json
 from pathlib import Path
 
@@ -9,23 +10,31 @@ import pandas as pd
 import pytest
 import yaml
 
+from stsynth.core.pairs import Dataset
 from stsynth.eval import evaluation
 from stsynth.eval.embedding_cache import EmbeddingCache, sentence_key
-from stsynth.core.pairs import Dataset
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015], "TINYX": ["2016/tinynews"]}
 
 
 def eval_config(workspace, models, **settings):
-    workspace.config["eval"] = {**workspace.config["eval"], "encoders": [], "models": [str(m) for m in models],
-                                "tasks": TASKS, **settings}
+    workspace.config["eval"] = {
+        **workspace.config["eval"],
+        "encoders": [],
+        "models": [str(m) for m in models],
+        "tasks": TASKS,
+        **settings,
+    }
     workspace.write_config()
 
 
 def jobs_run(result) -> list[str]:
     """The rules of the jobs a Snakemake run started (its log's `rule x:` lines)."""
-    return [line.split()[1].rstrip(":") for line in (result.stdout + result.stderr).splitlines()
-            if line.startswith(("rule ", "localrule "))]
+    return [
+        line.split()[1].rstrip(":")
+        for line in (result.stdout + result.stderr).splitlines()
+        if line.startswith(("rule ", "localrule "))
+    ]
 
 
 @pytest.mark.workflow
@@ -38,8 +47,15 @@ def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_
     work = workspace.path
     # nothing of the paper's system: corpus copies, pair tables, the eval jobs; the es-en task is not
     # asked for (eval.crosslingual false), so nothing is translated
-    assert set(jobs_run(result)) == {"fetch_corpus_file", "pair_table", "eval_encode", "eval_score", "eval_mteb",
-                                     "eval_leaderboard", "eval"}
+    assert set(jobs_run(result)) == {
+        "fetch_corpus_file",
+        "pair_table",
+        "eval_encode",
+        "eval_score",
+        "eval_mteb",
+        "eval_leaderboard",
+        "eval",
+    }
     assert not (work / "resources/translated").exists() and not (work / "resources/paragram").exists()
     scores = pd.read_parquet(work / "results/eval/scores/tiny-a.parquet")
     assert set(scores["group"]) == {"TINY16", "TINY15"}
@@ -103,8 +119,9 @@ def test_bad_encoder_entries_are_refused_before_any_job_naming_the_key(workspace
     cases = {
         "eval.models[0]": {"eval": {"models": [str(tmp_path / "nowhere")]}},
         "encoder.models.bad.path": {"encoder": {"models": {"bad": {"path": str(empty)}}}},
-        "encoder.models.bad.sha256": {"encoder": {"models": {"bad": {"path": str(tiny),
-                                                                     "sha256": {"config.json": "0" * 64}}}}},
+        "encoder.models.bad.sha256": {
+            "encoder": {"models": {"bad": {"path": str(tiny), "sha256": {"config.json": "0" * 64}}}}
+        },
         "encoder.models.bad.hub": {"encoder": {"models": {"bad": {"hub": "nobody/no-such-model"}}}},
         "eval.encoders[0]": {"eval": {"encoders": ["not-an-encoder"]}},
     }
@@ -123,8 +140,16 @@ def test_bad_encoder_entries_are_refused_before_any_job_naming_the_key(workspace
 @pytest.mark.workflow
 def test_an_overlay_adds_with_extra_datasets_and_names_itself_in_errors(workspace, tmp_path):
     overlay = tmp_path / "overlay.yaml"
-    entry = {"year": 2016, "name": "tinyextra", "role": "test", "track": "en", "fields": 4, "scored": 6,
-             "path": str(tmp_path / "extra.txt"), "gold_path": str(tmp_path / "extra.gs.txt")}
+    entry = {
+        "year": 2016,
+        "name": "tinyextra",
+        "role": "test",
+        "track": "en",
+        "fields": 4,
+        "scored": 6,
+        "path": str(tmp_path / "extra.txt"),
+        "gold_path": str(tmp_path / "extra.gs.txt"),
+    }
     (tmp_path / "extra.txt").write_text("".join(f"A man {i}.\tA woman {i}.\tx\ty\n" for i in range(6)))
     (tmp_path / "extra.gs.txt").write_text("".join(f"{i % 5}\n" for i in range(6)))
     overlay.write_text(yaml.safe_dump({"extra_datasets": [entry], "eval": {"tasks": {"EXTRA": ["2016/tinyextra"]}}}))
@@ -143,16 +168,24 @@ def test_an_overlay_adds_with_extra_datasets_and_names_itself_in_errors(workspac
 def test_location_entries_tasks_and_mteb_similarities():
     is_dir = lambda path: path == "/models/my-model"  # noqa: E731
     find_spec = lambda name: object() if name == "my_package" else None  # noqa: E731
-    assert evaluation.location_entry("/models/my-model/", "w", is_dir, find_spec) == ("my-model", {"path": "/models/my-model"})
+    assert evaluation.location_entry("/models/my-model/", "w", is_dir, find_spec) == (
+        "my-model",
+        {"path": "/models/my-model"},
+    )
     assert evaluation.location_entry("my_package", "w", is_dir, find_spec) == ("my_package", {"package": "my_package"})
     assert evaluation.location_entry("BAAI/bge-small-en-v1.5", "w", is_dir, find_spec) == (
-        "BAAI__bge-small-en-v1-5", {"hub": "BAAI/bge-small-en-v1.5"})  # an encoder name: letters, digits, _ and -
+        "BAAI__bge-small-en-v1-5",
+        {"hub": "BAAI/bge-small-en-v1.5"},
+    )  # an encoder name: letters, digits, _ and -
     with pytest.raises(evaluation.EvalConfigError, match=r"eval.models\[3\]: 'nothing here' is no folder"):
         evaluation.location_entry("nothing here", "eval.models[3]", is_dir, find_spec)
     assert evaluation.mteb_folder("minilm", {"hub": "org/m", "revision": "abc"}) == "org__m/abc"
 
-    sets = [Dataset(2012, "a", "en", "train", input="x", gold="y", scored=3108),
-            Dataset(2012, "b", "en", "test", input="x", gold="y"), Dataset(2016, "c", "es-en", "test", input="x", gold="y")]
+    sets = [
+        Dataset(2012, "a", "en", "train", input="x", gold="y", scored=3108),
+        Dataset(2012, "b", "en", "test", input="x", gold="y"),
+        Dataset(2016, "c", "es-en", "test", input="x", gold="y"),
+    ]
     settings = {"tasks": {"STS12": ["2012/a"], "B": [2012], "X": ["2016/c"]}, "crosslingual": False}
     with pytest.raises(evaluation.EvalConfigError, match=r"eval.tasks.B\[0\]: 2012/a is in task STS12 already"):
         evaluation.resolve_tasks(settings, sets)
@@ -163,8 +196,9 @@ def test_location_entries_tasks_and_mteb_similarities():
     with pytest.raises(evaluation.EvalConfigError, match=r"eval.tasks.X\[1\]: '2016/d' names no dataset"):
         evaluation.resolve_tasks({**settings, "tasks": {"X": ["2016/c", "2016/d"]}}, sets)
     tasks, notes = evaluation.resolve_tasks({**settings, "tasks": {"STS12": ["2012/a"], "STS13": [2013]}}, sets)
-    assert list(tasks) == ["STS12"] and notes == ["eval.tasks.STS13: none of its datasets (2013) is declared; "
-                                                  "the task is left out"]
+    assert list(tasks) == ["STS12"] and notes == [
+        "eval.tasks.STS13: none of its datasets (2013) is declared; the task is left out"
+    ]
     with pytest.raises(evaluation.EvalConfigError, match="eval.tasks: no task to evaluate"):
         evaluation.check_tasks({})
     assert evaluation.dataset_revision("STS12", sets[:1]) == evaluation.MTEB_TASKS["STS12"][0]
@@ -194,9 +228,8 @@ def test_the_embedding_cache_keeps_shards_and_reads_them_back(tmp_path):
 
 
 def test_a_prompt_reaches_the_encoder(tmp_path):
-    from test_encoder import save_tiny_model
-
     from stsynth.encoders.encoder import load_encoder
+    from test_encoder import save_tiny_model
 
     folder = save_tiny_model(tmp_path / "tiny")
     plain = load_encoder(folder)
@@ -218,8 +251,10 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
     assert root == REPO
     command = cli.snakemake_command("eval", root, "2", [str(tmp_path), "org/model"], None, ["-n"], (), tmp_path)
     assert command[command.index("--directory") + 1] == "runs/eval" and "eval" in command
-    assert command[command.index("--configfile") + 1:command.index("--configfile") + 3] == [
-        str(REPO / "config.yaml"), str(REPO / "config/eval.yaml")]
+    assert command[command.index("--configfile") + 1 : command.index("--configfile") + 3] == [
+        str(REPO / "config.yaml"),
+        str(REPO / "config/eval.yaml"),
+    ]
     # the models as an overlay file (YAML written by a YAML writer: the locations as given), then the extras
     assert command[-1] == "-n" and Path(command[-2]).parent == tmp_path and "--config" not in command
     assert yaml.safe_load(Path(command[-2]).read_text()) == {"eval": {"models": [str(tmp_path.resolve()), "org/model"]}}
@@ -231,14 +266,24 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
     assert cli.workflow_root(tmp_path, {"STSYNTH_WORKFLOW": str(REPO)}, prefix=str(tmp_path)) == REPO
     # the wheel carries every file the Snakefile reads (pyproject's data-files cover the checkout's)
     data_files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
-    packaged = {path.resolve() for patterns in data_files.values() for pattern in patterns for path in REPO.glob(pattern)}
-    needed = [*REPO.glob("workflow/rules/*.smk"), *REPO.glob("workflow/scripts/*.py"), *REPO.glob("workflow/schemas/*"),
-              REPO / "Snakefile", REPO / "config.yaml", REPO / "config/eval.yaml", REPO / "workflow/corpus_manifest.tsv"]
+    packaged = {
+        path.resolve() for patterns in data_files.values() for pattern in patterns for path in REPO.glob(pattern)
+    }
+    needed = [
+        *REPO.glob("workflow/rules/*.smk"),
+        *REPO.glob("workflow/scripts/*.py"),
+        *REPO.glob("workflow/schemas/*"),
+        REPO / "Snakefile",
+        REPO / "config.yaml",
+        REPO / "config/eval.yaml",
+        REPO / "workflow/corpus_manifest.tsv",
+    ]
     assert {p.resolve() for p in needed} <= packaged
     for target, folder in data_files.items():
         for pattern in folder:
-            assert all(target == f"share/stsynth/{Path(p).parent.relative_to(REPO)}".rstrip("/.")
-                       for p in REPO.glob(pattern)), (target, pattern)
+            assert all(
+                target == f"share/stsynth/{Path(p).parent.relative_to(REPO)}".rstrip("/.") for p in REPO.glob(pattern)
+            ), (target, pattern)
 
 
 @pytest.mark.workflow
@@ -249,18 +294,35 @@ def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace
 
     folder = tmp_path / "sts-like"
     (folder / "en-en").mkdir(parents=True)
-    rows = [{"sentence1": f"A man plays {w}.", "sentence2": f"A man is playing {w}.", "score": s}
-            for w, s in (("a guitar", 4.8), ("the piano", 4.5), ("chess", 3.0), ("football", 1.2), ("cards", 0.4))]
+    rows = [
+        {"sentence1": f"A man plays {w}.", "sentence2": f"A man is playing {w}.", "score": s}
+        for w, s in (("a guitar", 4.8), ("the piano", 4.5), ("chess", 3.0), ("football", 1.2), ("cards", 0.4))
+    ]
     (folder / "en-en/test.jsonl.gz").write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
     assert mteb_task_file(folder, "test", "en-en").name == "test.jsonl.gz"
     with pytest.raises(InputFormatError, match="no file of split 'test' in this MTEB task folder"):
         mteb_task_file(folder, "test")
-    workspace.config["datasets"].append({"name": "sts-like", "role": "test", "track": "en", "format": "mteb",
-                                         "path": str(folder), "subset": "en-en", "revision": "abc123"})
+    workspace.config["datasets"].append(
+        {
+            "name": "sts-like",
+            "role": "test",
+            "track": "en",
+            "format": "mteb",
+            "path": str(folder),
+            "subset": "en-en",
+            "revision": "abc123",
+        }
+    )
     eval_config(workspace, [], tasks={"STSLIKE": ["0/sts-like"]}, encoders=["minilm"])
-    workspace.snakemake("results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/no_revision_available/STSLIKE.json")
-    result = json.loads((workspace.path / "results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/"
-                                          "no_revision_available/STSLIKE.json").read_text())
+    workspace.snakemake(
+        "results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/no_revision_available/STSLIKE.json"
+    )
+    result = json.loads(
+        (
+            workspace.path / "results/eval/mteb/results/sentence-transformers__all-MiniLM-L6-v2/"
+            "no_revision_available/STSLIKE.json"
+        ).read_text()
+    )
     assert result["dataset_revision"] == "abc123" and result["scores"]["test"][0]["hf_subset"] == "en-en"
     pairs = pd.read_parquet(workspace.path / "resources/pairs/0/sts-like.parquet")
     assert list(pairs["gold"]) == [4.8, 4.5, 3.0, 1.2, 0.4] and pairs["s1"].iat[0] == "A man plays a guitar."
@@ -270,19 +332,40 @@ def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
     """docs/results.md's eval-mteb block and the README's leaderboard, written from an eval tree."""
     import doc_blocks
     import doc_tree
-
     from stsynth.core.paths import EVAL_LEADERBOARD, eval_scores_path
 
     def pooled(task, pearson, spearman, pairs):
-        return {"run": "minilm", "track": "en", "group": task, "year": None, "dataset": "ALL (pooled)",
-                "pairs": pairs, "pearson": pearson, "spearman": spearman}
+        return {
+            "run": "minilm",
+            "track": "en",
+            "group": task,
+            "year": None,
+            "dataset": "ALL (pooled)",
+            "pairs": pairs,
+            "pearson": pearson,
+            "spearman": spearman,
+        }
 
-    scores = pd.DataFrame([pooled("STS15", 0.8473606, 0.8538962, 3000), pooled("STS14", 0.81, 0.76, 3750),
-                           {**pooled("STS15", 0.84, 0.85, 3000), "dataset": "ALL"}])
+    scores = pd.DataFrame(
+        [
+            pooled("STS15", 0.8473606, 0.8538962, 3000),
+            pooled("STS14", 0.81, 0.76, 3750),
+            {**pooled("STS15", 0.84, 0.85, 3000), "dataset": "ALL"},
+        ]
+    )
     (tmp_path / "results/eval/scores").mkdir(parents=True)
     scores.to_parquet(tmp_path / eval_scores_path("minilm"))
-    board = pd.DataFrame([{"encoder": "minilm", "model": "sentence-transformers/all-MiniLM-L6-v2",
-                           "STS15 main": 0.8538962, "STS15 ALL": 0.84, "mean": 0.8538962}])
+    board = pd.DataFrame(
+        [
+            {
+                "encoder": "minilm",
+                "model": "sentence-transformers/all-MiniLM-L6-v2",
+                "STS15 main": 0.8538962,
+                "STS15 ALL": 0.84,
+                "mean": 0.8538962,
+            }
+        ]
+    )
     board.to_parquet(tmp_path / EVAL_LEADERBOARD["table"])
     tree = doc_tree.trees_of({"eval": tmp_path})["eval"]
     table = doc_blocks.eval_mteb(tree)
@@ -310,11 +393,16 @@ def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
         dot = (a[rows] * b[rows]).sum(axis=1)
         similarity[key] = pd.DataFrame(evaluation.pair_similarities(a[rows], b[rows], dot))
     ours = evaluation.mteb_scores(keys, pairs, similarity)
-    theirs = AbsTaskSTS._calculate_scores(None, {
-        "cosine_scores": list(1 - paired_cosine_distances(a, b)),
-        "manhattan_distances": list(-paired_manhattan_distances(a, b)),
-        "euclidean_distances": list(-paired_euclidean_distances(a, b)),
-        "similarity_scores": list((a * b).sum(axis=1))}, list(gold / 5))
+    theirs = AbsTaskSTS._calculate_scores(
+        None,
+        {
+            "cosine_scores": list(1 - paired_cosine_distances(a, b)),
+            "manhattan_distances": list(-paired_manhattan_distances(a, b)),
+            "euclidean_distances": list(-paired_euclidean_distances(a, b)),
+            "similarity_scores": list((a * b).sum(axis=1)),
+        },
+        list(gold / 5),
+    )
     for name in ("cosine_pearson", "cosine_spearman", "manhattan_pearson", "euclidean_spearman", "pearson", "spearman"):
         assert ours[name] == pytest.approx(theirs[name], abs=1e-12), name
     import mteb

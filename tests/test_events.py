@@ -1,15 +1,25 @@
 """Event tokens (predicate, dependency, animacy) on hand-written sentences with the real parser and
 WordNet, the coreference heuristic, the corpus readers and the skip-gram's repeatability."""
+
 import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.sts2017.events import (EventError, WordNetAnimacy, chains, event_table, events_of, mentions, pair_documents,
-                                    read_bible, run_bible, skipgram)
 from stsynth.core.lexicon import build_wordnet, load_wordnet
-
+from stsynth.sts2017.events import (
+    EventError,
+    WordNetAnimacy,
+    chains,
+    event_table,
+    events_of,
+    mentions,
+    pair_documents,
+    read_bible,
+    run_bible,
+    skipgram,
+)
 from test_features import WORDNET_SOURCE
 
 WEAK = {"go", "get", "have", "do", "make", "take", "come"}
@@ -32,18 +42,21 @@ def events(parse, text):
     return events_of(doc, animacy, WEAK)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("He did not sleep.", ["not_sleep|subj|animate"]),                            # negation
-    ("He has to sleep.", ["have_to_sleep|subj|animate"]),                         # a weak verb with its xcomp
-    ("The cat got up.", ["get_up|subj|animate"]),                                 # a weak verb with its particle
-    ("The man was killed by the police.", ["kill|obj|animate", "kill|subj|inanimate"]),  # a passive and its agent
-    ("Jim was hungry.", ["hungry|subj|animate"]),                                 # a predicative adjective
-    ("She gave him a book.", ["give|subj|animate", "give|iobj|animate", "give|obj|inanimate"]),
-    ("They killed a person.", ["kill|subj|unknown", "kill|obj|animate"]),         # animacy: they, person (noun.Tops)
-    ("It killed a joke.", ["kill|subj|inanimate", "kill|obj|inanimate"]),
-    ("He ate and slept.", ["eat|subj|animate", "sleep|subj|animate"]),         # a conjoined verb shares the subject
-    ("He is a king.", []),                                                        # a copula without an adjective
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("He did not sleep.", ["not_sleep|subj|animate"]),  # negation
+        ("He has to sleep.", ["have_to_sleep|subj|animate"]),  # a weak verb with its xcomp
+        ("The cat got up.", ["get_up|subj|animate"]),  # a weak verb with its particle
+        ("The man was killed by the police.", ["kill|obj|animate", "kill|subj|inanimate"]),  # a passive and its agent
+        ("Jim was hungry.", ["hungry|subj|animate"]),  # a predicative adjective
+        ("She gave him a book.", ["give|subj|animate", "give|iobj|animate", "give|obj|inanimate"]),
+        ("They killed a person.", ["kill|subj|unknown", "kill|obj|animate"]),  # animacy: they, person (noun.Tops)
+        ("It killed a joke.", ["kill|subj|inanimate", "kill|obj|inanimate"]),
+        ("He ate and slept.", ["eat|subj|animate", "sleep|subj|animate"]),  # a conjoined verb shares the subject
+        ("He is a king.", []),  # a copula without an adjective
+    ],
+)
 def test_event_tokens_of_hand_written_sentences(parse, text, expected):
     assert events(parse, text) == expected
 
@@ -61,15 +74,25 @@ def test_chains_follow_an_entity_and_keep_co_arguments_apart(parse):
 
 def test_event_table_is_row_aligned_with_its_pairs(parse):
     _, nlp, animacy = parse
-    pairs = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2],
-                          "s1": ["A man is playing a guitar.", ""], "s2": ["A man plays the guitar.", "Dogs run."]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016, 2016],
+            "dataset": ["x", "x"],
+            "line": [1, 2],
+            "s1": ["A man is playing a guitar.", ""],
+            "s2": ["A man plays the guitar.", "Dogs run."],
+        }
+    )
     table = event_table(nlp, pairs, animacy, WEAK)
     assert list(table["line"]) == [1, 2] and list(table.columns) == ["year", "dataset", "line", "events1", "events2"]
     assert list(table["events1"][0]) == list(table["events2"][0]) == ["play|subj|animate", "play|obj|inanimate"]
     assert list(table["events1"][1]) == [] and list(table["events2"][1]) == ["run|subj|animate"]
 
 
-BIBLE = "\nGenesis 1\n\n  1 In the beginning God created the heaven.\n  2 And the earth was void.\n\nGenesis 2\n\n  1 Thus the heavens were finished.\n"
+BIBLE = (
+    "\nGenesis 1\n\n  1 In the beginning God created the heaven.\n  2 And the earth was void.\n\n"
+    "Genesis 2\n\n  1 Thus the heavens were finished.\n"
+)
 
 
 @pytest.mark.subprocess
@@ -95,8 +118,16 @@ def test_the_real_bible_program():
 
 @pytest.mark.subprocess
 def test_pair_documents_and_a_repeatable_skipgram(caplog):
-    pairs = pd.DataFrame({"year": [2012] * 2, "dataset": ["x"] * 2, "line": [1, 2], "s1": ["A b.", "C d."],
-                          "s2": ["E f.", "G h."], "gold": [5.0, 1.0]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2012] * 2,
+            "dataset": ["x"] * 2,
+            "line": [1, 2],
+            "s1": ["A b.", "C d."],
+            "s2": ["E f.", "G h."],
+            "gold": [5.0, 1.0],
+        }
+    )
     documents = pair_documents([pairs])
     assert list(documents["title"]) == ["2012/x/1", "2012/x/2"] and documents["text"][0] == "A b.\nE f."
     sentences = [["a", "b", "c"], ["b", "c", "d"], ["a", "c"]] * 10

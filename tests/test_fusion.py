@@ -1,12 +1,13 @@
 """The fusion regressor: out-of-fold paragram columns, dev search, pickle-free export, ablation;
 and the features -> encoder -> fusion runs end to end on the tiny fixture corpus."""
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.dcu2016 import fusion as Fu
 from stsynth.results.plots import plot_importances
-from stsynth.core.paraphrase_pairs import fold_of
 
 
 def synthetic_frame(rng, datasets, rows=60, noise=0.5):
@@ -15,8 +16,20 @@ def synthetic_frame(rng, datasets, rows=60, noise=0.5):
     for year, name, track in datasets:
         x = rng.normal(size=(rows, 3))
         gold = np.clip(2.5 + 1.2 * x[:, 0] + 0.4 * x[:, 1] + noise * rng.normal(size=rows), 0, 5)
-        frames.append(pd.DataFrame({"year": year, "dataset": name, "track": track, "line": np.arange(1, rows + 1),
-                                    "gold": gold, "x1": x[:, 0], "x2": x[:, 1], "x3": x[:, 2]}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "year": year,
+                    "dataset": name,
+                    "track": track,
+                    "line": np.arange(1, rows + 1),
+                    "gold": gold,
+                    "x1": x[:, 0],
+                    "x2": x[:, 1],
+                    "x3": x[:, 2],
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -55,8 +68,11 @@ def test_dev_search_tries_each_linear_start_the_run_can_use():
     # gold is linear in x1 and x2: a line through them starts better than the mean, with few trees
     first = table[table["n_estimators"] == 10].set_index("init")["pearson_ALL"]
     assert first["x1,x2"] > first[""]
-    assert Fu.chosen_parameters(table.assign(chosen=table["init"] == "x1,x2").pipe(
-        lambda t: t.assign(chosen=t["chosen"] & (t["n_estimators"] == 10))))["init"] == ["x1", "x2"]
+    assert Fu.chosen_parameters(
+        table.assign(chosen=table["init"] == "x1,x2").pipe(
+            lambda t: t.assign(chosen=t["chosen"] & (t["n_estimators"] == 10))
+        )
+    )["init"] == ["x1", "x2"]
 
 
 def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
@@ -72,8 +88,7 @@ def test_export_reproduces_the_fitted_model_without_pickle(tmp_path):
             assert list(arrays["features"]) == ["x1", "x2", "x3"] and list(arrays["init_features"]) == init
             if init:  # the line's slope on x1 is near the generating 1.2
                 assert arrays["init_coef"][1] == pytest.approx(1.2, abs=0.3)
-        np.testing.assert_allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()),
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(restored, model.predict(test[["x1", "x2", "x3"]].to_numpy()), rtol=0, atol=1e-12)
     importances = Fu.importances(model, ["x1", "x2", "x3"], {"strong": ["x1"], "rest": ["x2", "x3"]})
     assert importances["feature"].iat[0] == "x1" and importances["importance"].sum() == pytest.approx(1.0)
     plot_importances(importances, tmp_path / "importances.png", "test")
@@ -88,8 +103,17 @@ def test_ablation_removes_each_group_and_scores_each_track():
     test = synthetic_frame(rng, [(2016, "t", "en"), (2016, "n", "es-en")], rows=80)
     params = {"init": ["x1"], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 40}
     groups = {"strong": ["x1"], "weak": ["x2"], "noise": ["x3"], "absent": ["x9"]}
-    table = Fu.ablation(dev_train, dev_validate, train, test, ["x1", "x2", "x3"], groups, params, seed=1,
-                        variants={"same data": (train, dev_train)})
+    table = Fu.ablation(
+        dev_train,
+        dev_validate,
+        train,
+        test,
+        ["x1", "x2", "x3"],
+        groups,
+        params,
+        seed=1,
+        variants={"same data": (train, dev_train)},
+    )
     assert list(table["removed"]) == ["none", "strong", "weak", "noise", "same data"]  # "absent" is not in the run
     assert {"test_en_ALL", "test_es-en_ALL", "dev_ALL"} <= set(table.columns)
     by_name = table.set_index("removed")
@@ -104,13 +128,29 @@ def test_per_dataset_pearson_skips_unscored_rows():
 
 
 def test_load_split_rejects_misaligned_tables(tmp_path):
-    pairs = pd.DataFrame({"year": [2012] * 3, "dataset": ["d"] * 3, "track": ["en"] * 3, "line": [1, 2, 3],
-                          "s1": ["a"] * 3, "s2": ["b"] * 3, "gold": [1.0, 2.0, 3.0]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2012] * 3,
+            "dataset": ["d"] * 3,
+            "track": ["en"] * 3,
+            "line": [1, 2, 3],
+            "s1": ["a"] * 3,
+            "s2": ["b"] * 3,
+            "gold": [1.0, 2.0, 3.0],
+        }
+    )
     pairs.to_parquet(tmp_path / "pairs.parquet")
     pairs[["year", "dataset", "line"]].assign(f=[0.1, 0.2, 0.3]).to_parquet(tmp_path / "features.parquet")
     pairs[["year", "dataset", "line"]].iloc[:2].assign(cosine=[0.5, 0.6]).to_parquet(tmp_path / "short.parquet")
-    entry = {"year": 2012, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
-             "features": str(tmp_path / "features.parquet"), "encoder": [], "paragram": {}, "scored_only": False}
+    entry = {
+        "year": 2012,
+        "dataset": "d",
+        "pairs": str(tmp_path / "pairs.parquet"),
+        "features": str(tmp_path / "features.parquet"),
+        "encoder": [],
+        "paragram": {},
+        "scored_only": False,
+    }
     frame = Fu.load_split([entry])
     assert list(frame.columns) == ["year", "dataset", "track", "line", "gold", "f"]
     with pytest.raises(ValueError, match="short.parquet: 2 rows, but the pair table has 3: not row-aligned"):
@@ -118,16 +158,33 @@ def test_load_split_rejects_misaligned_tables(tmp_path):
 
 
 def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be_encoded(tmp_path):
-    pairs = pd.DataFrame({"year": [2015] * 4, "dataset": ["d"] * 4, "track": ["en"] * 4, "line": [1, 2, 3, 4],
-                          "s1": ["a"] * 4, "s2": ["b"] * 4, "gold": [1.0, None, 3.0, None]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2015] * 4,
+            "dataset": ["d"] * 4,
+            "track": ["en"] * 4,
+            "line": [1, 2, 3, 4],
+            "s1": ["a"] * 4,
+            "s2": ["b"] * 4,
+            "gold": [1.0, None, 3.0, None],
+        }
+    )
     pairs.to_parquet(tmp_path / "pairs.parquet")
     keys = pairs[["year", "dataset", "line"]]
     keys.assign(f=[0.1, 0.2, 0.3, 0.4]).to_parquet(tmp_path / "features.parquet")
     # a training set's encoder table: its scored lines encoded, the others null (stsynth.encoders.encoder.cosine_table)
-    keys.assign(encoder=[0.5, None, 0.7, None], encoder_token_f1=[0.4, None, 0.6, None]).to_parquet(tmp_path / "enc.parquet")
-    entry = {"year": 2015, "dataset": "d", "pairs": str(tmp_path / "pairs.parquet"),
-             "features": str(tmp_path / "features.parquet"), "encoder": [str(tmp_path / "enc.parquet")],
-             "paragram": {}, "scored_only": True}
+    keys.assign(encoder=[0.5, None, 0.7, None], encoder_token_f1=[0.4, None, 0.6, None]).to_parquet(
+        tmp_path / "enc.parquet"
+    )
+    entry = {
+        "year": 2015,
+        "dataset": "d",
+        "pairs": str(tmp_path / "pairs.parquet"),
+        "features": str(tmp_path / "features.parquet"),
+        "encoder": [str(tmp_path / "enc.parquet")],
+        "paragram": {},
+        "scored_only": True,
+    }
     frame = Fu.load_split([entry])
     assert frame["line"].tolist() == [1, 3] and frame["encoder"].tolist() == [0.5, 0.7]
     # a split that reads every line (a test split) refuses the null lines, naming the first and the table
@@ -138,9 +195,9 @@ def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be
 @pytest.mark.workflow
 def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
-    from stsynth.encoders.encoder import ENCODER_FEATURES
-    from stsynth.dcu2016.features import FEATURES
     from stsynth.core.tokens import tokenize
+    from stsynth.dcu2016.features import FEATURES
+    from stsynth.encoders.encoder import ENCODER_FEATURES
     from test_encoder import save_tiny_model
     from test_paragram import write_tiny_paragram_zip
 
@@ -148,29 +205,55 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     archive = tmp_path / "paragram.zip"
     write_tiny_paragram_zip(archive, words)
     fast = {"epochs": 1, "batch_size": 4}
-    workspace.write_config({
-        "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
-        "paragram": {"defaults": {"vectors": "paragram-xxl", "unknown": "rare"}, "presets": {"dev-chosen": fast, "paper": fast}},
-        "features": {"vectors": "paragram-xxl"},
-        "encoder": {"models": {"tiny": {"path": str(save_tiny_model(tmp_path / "tiny-bert"))}}, "default": "tiny"},
-        "fusion": {"folds": 2, "grid": {"max_depth": [2], "learning_rate": [0.1], "subsample": [1.0],
-                                        "max_estimators": 20, "step": 10},
-                   # one paragram model (+ its 2 folds) for both protocols keeps the test small
-                   "paragram": {"paraphrase_task_internal": {"final": "task-internal", "dev": "task-internal"}},
-                   "groups": {"paragram": ["paraphrase_task_internal"]},
-                   "dev_table": {"paragram_models": ["task-internal"]}},
-    })
+    workspace.write_config(
+        {
+            "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
+            "paragram": {
+                "defaults": {"vectors": "paragram-xxl", "unknown": "rare"},
+                "presets": {"dev-chosen": fast, "paper": fast},
+            },
+            "features": {"vectors": "paragram-xxl"},
+            "encoder": {"models": {"tiny": {"path": str(save_tiny_model(tmp_path / "tiny-bert"))}}, "default": "tiny"},
+            "fusion": {
+                "folds": 2,
+                "grid": {
+                    "max_depth": [2],
+                    "learning_rate": [0.1],
+                    "subsample": [1.0],
+                    "max_estimators": 20,
+                    "step": 10,
+                },
+                # one paragram model (+ its 2 folds) for both protocols keeps the test small
+                "paragram": {"paraphrase_task_internal": {"final": "task-internal", "dev": "task-internal"}},
+                "groups": {"paragram": ["paraphrase_task_internal"]},
+                "dev_table": {"paragram_models": ["task-internal"]},
+            },
+        }
+    )
     workspace.config["fusion"]["paragram"].pop("paraphrase_synthetic")
     # A predict set (no scores), a local file: every stage treats it as a test set, nothing scores it.
     unlabeled = tmp_path / "unlabeled.tsv"
     unlabeled.write_text("left\tright\nA boy is kicking a ball.\tA boy kicks a ball.\nThe cat sleeps.\tRain.\n")
-    workspace.config["datasets"].append({"year": 2016, "name": "unlabeled", "role": "test", "track": "en",
-                                         "format": "table", "path": str(unlabeled), "delimiter": "\t",
-                                         "columns": {"sentence1": "left", "sentence2": "right"}})
+    workspace.config["datasets"].append(
+        {
+            "year": 2016,
+            "name": "unlabeled",
+            "role": "test",
+            "track": "en",
+            "format": "table",
+            "path": str(unlabeled),
+            "delimiter": "\t",
+            "columns": {"sentence1": "left", "sentence2": "right"},
+        }
+    )
     workspace.write_config()
-    targets = ["results/scores/encoder.parquet", "results/scores/fusion-encoder.parquet",
-               "results/fusion/fusion-encoder/ablation.parquet", "results/fusion/dev_table.parquet",
-               "results/predictions/fusion-encoder/2016/unlabeled.txt"]
+    targets = [
+        "results/scores/encoder.parquet",
+        "results/scores/fusion-encoder.parquet",
+        "results/fusion/fusion-encoder/ablation.parquet",
+        "results/fusion/dev_table.parquet",
+        "results/predictions/fusion-encoder/2016/unlabeled.txt",
+    ]
     workspace.snakemake(*targets)
     work = workspace.path
     assert len(np.loadtxt(work / "results/predictions/fusion-encoder/2016/unlabeled.txt")) == 2
@@ -180,13 +263,14 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     assert features["ngram_word_1"].iat[0] > 0  # s1 was translated: it shares words with s2
     assert "hombre" not in translated["s1"].iat[0].lower()
     encoder = pd.read_parquet(work / "resources/encoder/tiny/2016/tinytest.parquet")
-    np.testing.assert_allclose(np.loadtxt(work / "results/predictions/encoder/2016/tinytest.txt"),
-                               5 * encoder["encoder"], rtol=1e-12)
+    np.testing.assert_allclose(
+        np.loadtxt(work / "results/predictions/encoder/2016/tinytest.txt"), 5 * encoder["encoder"], rtol=1e-12
+    )
     for run in ("encoder", "fusion-encoder"):
         scores = pd.read_parquet(work / f"results/scores/{run}.parquet").set_index("dataset")
         assert set(scores.index) == {"tinytest", "tinynews", "ALL", "ALL (mean)", "ALL (pooled)"}
         assert scores["pearson"].notna().all()
-    fold_log = (work / "logs/paragram/train/task-internal.fold1of2.log")
+    fold_log = work / "logs/paragram/train/task-internal.fold1of2.log"
     assert fold_log.is_file()  # training rows' paragram cosines came out of fold
     dev = pd.read_parquet(work / "results/fusion/fusion-encoder/dev.parquet")
     assert dev["chosen"].sum() == 1 and "pearson_2015_tinydev" in dev
@@ -198,8 +282,11 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
     ablation = pd.read_parquet(work / "results/fusion/fusion-encoder/ablation.parquet")
     assert {"none", "paragram", "encoder", "ngrams", "paragram in-sample"} <= set(ablation["removed"])
     table = pd.read_parquet(work / "results/fusion/dev_table.parquet")
-    assert table["system"].tolist() == ["features only (GBR)", "paragram task-internal (5 x cosine)",
-                                        "features + paragram (GBR)"]
+    assert table["system"].tolist() == [
+        "features only (GBR)",
+        "paragram task-internal (5 x cosine)",
+        "features + paragram (GBR)",
+    ]
     assert "Nothing to be done" in workspace.snakemake(*targets).stderr
 
 
@@ -213,8 +300,9 @@ def test_a_grid_point_stops_after_patience_with_the_rows_of_a_full_fit():
     assert len(full) == 30 and 5 < len(stopped) < 30  # the curve peaks early and declines (overfitting)
     best = int(stopped.loc[stopped["pearson_ALL"].idxmax(), "n_estimators"])
     assert stopped["n_estimators"].max() == best + 50  # no better score for 50 trees: stop
-    pd.testing.assert_frame_equal(stopped.drop(columns="chosen"),
-                                  full.iloc[:len(stopped)].drop(columns="chosen"))  # the same trees, bit for bit
+    pd.testing.assert_frame_equal(
+        stopped.drop(columns="chosen"), full.iloc[: len(stopped)].drop(columns="chosen")
+    )  # the same trees, bit for bit
     assert full[full["chosen"]]["n_estimators"].iat[0] == stopped[stopped["chosen"]]["n_estimators"].iat[0]
 
 
@@ -233,7 +321,9 @@ def test_the_dev_table_keeps_paragram_and_encoder_columns_out_of_the_features_on
         frame["x1"] = rng.normal(size=len(frame))
     features = ["x1", "x2", "x3", "paragram_pm", encoder]
     assert Fu.dev_table_feature_sets(features, ["paragram_pm"]) == {
-        "features only (GBR)": ["x1", "x2", "x3"], "features + paragram (GBR)": ["x1", "x2", "x3", "paragram_pm"]}
+        "features only (GBR)": ["x1", "x2", "x3"],
+        "features + paragram (GBR)": ["x1", "x2", "x3", "paragram_pm"],
+    }
     cosines = {"pm": validate[["year", "dataset", "line"]].assign(cosine=validate["gold"] / 5)}
     params = {"init": [], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 30}
     table = Fu.dev_table(train, validate, features, ["paragram_pm"], params, 1, cosines)

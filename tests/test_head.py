@@ -1,13 +1,26 @@
 """The regression head of the SemEval-2017 system (Tai et al.'s similarity model): its target
 distribution, its prediction against a hand-computed example, training, the dev search and the files."""
+
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from stsynth.sts2017.head import (PairVectors, TaiHead, chosen_settings, dev_search, fit, fit_and_predict, head_loss, load,
-                                  predict, save, stack, target_distribution)
+from stsynth.sts2017.head import (
+    PairVectors,
+    TaiHead,
+    chosen_settings,
+    dev_search,
+    fit,
+    fit_and_predict,
+    head_loss,
+    load,
+    predict,
+    save,
+    stack,
+    target_distribution,
+)
 
 SETTINGS = {"hidden": 8, "learning_rate": 0.05, "lambda": 1e-5, "batch_size": 4, "epochs": 30, "seed": 3}
 
@@ -47,7 +60,7 @@ def test_the_loss_is_the_kl_divergence_plus_the_weight_penalty():
     target = torch.from_numpy(target_distribution([0.5, 2.0, 3.3, 5.0]))
     log_p = head(v, v.flip(0))
     kl = (target * (torch.log(target.clamp_min(1e-30)) - log_p)).sum(1).mean()
-    penalty = sum((w ** 2).sum() for w in head.weights())
+    penalty = sum((w**2).sum() for w in head.weights())
     assert head_loss(log_p, target, head.weights(), 0.1).item() == pytest.approx((kl + 0.1 * penalty).item(), rel=1e-5)
 
 
@@ -77,7 +90,9 @@ def test_training_lowers_the_loss_learns_the_scores_and_repeats_exactly():
 
 
 def test_no_scored_pair_is_refused():
-    empty = PairVectors("2015/x", np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32), np.array([np.nan, np.nan]))
+    empty = PairVectors(
+        "2015/x", np.zeros((2, 3), np.float32), np.zeros((2, 3), np.float32), np.array([np.nan, np.nan])
+    )
     with pytest.raises(ValueError, match="no scored pairs"):
         stack([empty])
 
@@ -105,7 +120,8 @@ def test_dev_search_chooses_the_best_validation_row_and_the_fit_uses_it(tmp_path
     save(head, tmp_path / "head.safetensors", {"settings": settings, "vectors": ["a"]})
     loaded, metadata = load(tmp_path / "head.safetensors")
     assert metadata["vectors"] == ["a"]
-    np.testing.assert_array_equal(predict(loaded, validate[0].v1, validate[0].v2),
-                                  predictions["prediction"].to_numpy()[:40])
+    np.testing.assert_array_equal(
+        predict(loaded, validate[0].v1, validate[0].v2), predictions["prediction"].to_numpy()[:40]
+    )
     with pytest.raises(ValueError, match="marks 0 rows as chosen"):
         chosen_settings(table.assign(chosen=False), points)

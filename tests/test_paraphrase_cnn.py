@@ -1,27 +1,62 @@
 """Paraphrase embeddings (the SemEval-2017 system's CNN): shapes, shared weights, both training steps
 on a tiny set, the files, and what is refused."""
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from stsynth.sts2017.paraphrase_cnn import (ParaphraseCNN, Vocabulary, build, finetune, fit, grid_table, load, pad, pretrain,
-                                            save, sentence_vectors, with_words)
+from stsynth.sts2017.paraphrase_cnn import (
+    ParaphraseCNN,
+    Vocabulary,
+    build,
+    finetune,
+    fit,
+    grid_table,
+    load,
+    pad,
+    pretrain,
+    save,
+    sentence_vectors,
+    with_words,
+)
 from stsynth.word_vectors.vectors import WordVectors
 
 WORDS = ["a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs", "sleeps"]
-SETTINGS = {"filters": 12, "width": 3, "dimension": 10, "input": "words", "seed": 2, "delta": 0.4, "lambda": 1e-6,
-            "learning_rate": 0.05, "batch_size": 4, "epochs": 5, "head_hidden": 6, "finetune_epochs": 8,
-            "finetune_learning_rate": 0.05, "finetune_word_vectors": True, "pairs": [], "ppdb_pairs": 0}
+SETTINGS = {
+    "filters": 12,
+    "width": 3,
+    "dimension": 10,
+    "input": "words",
+    "seed": 2,
+    "delta": 0.4,
+    "lambda": 1e-6,
+    "learning_rate": 0.05,
+    "batch_size": 4,
+    "epochs": 5,
+    "head_hidden": 6,
+    "finetune_epochs": 8,
+    "finetune_learning_rate": 0.05,
+    "finetune_word_vectors": True,
+    "pairs": [],
+    "ppdb_pairs": 0,
+}
 
 
 def toy_vectors(dim=8):
     return WordVectors(WORDS, np.random.default_rng(0).normal(size=(len(WORDS), dim)), "toy")
 
 
-PAIRS = [("a man plays guitar", "a guy plays guitar", 4.8), ("a woman cuts onion", "a woman slices onion", 4.5),
-         ("a cat runs", "a cat runs", 5.0), ("a dog sleeps", "a dog sleeps", 4.9), ("a man cuts onion", "a cat sleeps", 0.2),
-         ("a guy runs", "a man runs", 4.1), ("a woman plays guitar", "a dog runs", 0.4), ("a cat sleeps", "a man slices onion", 0.1)]
+PAIRS = [
+    ("a man plays guitar", "a guy plays guitar", 4.8),
+    ("a woman cuts onion", "a woman slices onion", 4.5),
+    ("a cat runs", "a cat runs", 5.0),
+    ("a dog sleeps", "a dog sleeps", 4.9),
+    ("a man cuts onion", "a cat sleeps", 0.2),
+    ("a guy runs", "a man runs", 4.1),
+    ("a woman plays guitar", "a dog runs", 0.4),
+    ("a cat sleeps", "a man slices onion", 0.1),
+]
 
 
 def test_shapes_padding_and_the_unknown_row():
@@ -49,14 +84,16 @@ def test_an_encoded_word_is_the_row_a_vocabulary_holding_it_would_have_given():
     extended, extended_vocabulary = with_words(model, vocabulary, extra)
     assert extended_vocabulary.words == WORDS[:-2] + ["runs", "sleeps"]
     assert extended.pad == len(WORDS) and extended_vocabulary.pad == len(WORDS)
-    assert torch.equal(extended.embeddings.weight[len(WORDS):], torch.zeros(2, 8))  # padding, then the unknown row
+    assert torch.equal(extended.embeddings.weight[len(WORDS) :], torch.zeros(2, 8))  # padding, then the unknown row
     sentences = ["a man plays guitar".split(), "a cat runs".split(), "dog sleeps".split()]
     before = sentence_vectors(model, [vocabulary.rows(t) for t in sentences])
     after = sentence_vectors(extended, [extended_vocabulary.rows(t) for t in sentences])
     np.testing.assert_array_equal(after[0], before[0])  # no unknown word: the same vector
     assert not np.allclose(after[1], before[1])  # "runs" was the unknown row, now its own vector
     whole, whole_vocabulary = build(vectors, SETTINGS)
-    whole.load_state_dict({**whole.state_dict(), **{k: v for k, v in extended.state_dict().items() if k != "embeddings.weight"}})
+    whole.load_state_dict(
+        {**whole.state_dict(), **{k: v for k, v in extended.state_dict().items() if k != "embeddings.weight"}}
+    )
     np.testing.assert_allclose(after, sentence_vectors(whole, [whole_vocabulary.rows(t) for t in sentences]), atol=1e-6)
     assert with_words(model, vocabulary, WordVectors(["cat"], vectors.matrix[[9]], "toy")) == (model, vocabulary)
     with pytest.raises(ValueError, match="4-d vectors for a model of 8-d word vectors"):
@@ -77,7 +114,8 @@ def _sentences_through(model) -> list[set[int]]:
     seen = []
     embeddings = model.embeddings
     embeddings.register_forward_hook(
-        lambda module, args, out: seen.append(set(args[0].flatten().tolist()) if module is embeddings else set()))
+        lambda module, args, out: seen.append(set(args[0].flatten().tolist()) if module is embeddings else set())
+    )
     return seen
 
 

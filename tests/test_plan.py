@@ -1,4 +1,5 @@
 """stsynth.pipeline.plan: where each run's scores come from, model settings, fusion splits (no Snakemake)."""
+
 import copy
 from pathlib import Path
 
@@ -6,8 +7,8 @@ import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.encoders import encoder
 from stsynth.dcu2016 import fusion_plan
+from stsynth.encoders import encoder
 from stsynth.pipeline import plan
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -21,8 +22,10 @@ def test_every_run_names_the_table_its_predictions_come_from():
     news, headlines = TEST["news"], TEST["headlines"]
     assert plan.run_source(runs["baseline"], headlines) == "resources/pairs/2016/headlines.parquet"
     assert plan.run_source(runs["synthetic"], news) == "resources/similarity/synthetic/2016/news.parquet"
-    assert plan.run_source(runs["synthetic-per-set"], news) == \
-        "resources/similarity/synthetic-per-set-2016-news/2016/news.parquet"
+    assert (
+        plan.run_source(runs["synthetic-per-set"], news)
+        == "resources/similarity/synthetic-per-set-2016-news/2016/news.parquet"
+    )
     assert plan.run_source(runs["encoder"], news) == "resources/encoder/minilm/2016/news.parquet"
     assert plan.run_source(runs["fusion-encoder"], news) == "results/fusion/fusion-encoder/predictions.parquet"
     other = plan.Run("other", "external", predictions="their-system/{year}/{dataset}.txt")
@@ -77,7 +80,9 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
     splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
     assert [len(splits[k]) for k in ("dev_train", "dev_validate", "train", "test")] == [17, 5, 22, 7]
     first_train = dict(splits["train"][0].paragram)["paraphrase_synthetic"]
-    assert first_train == tuple(f"resources/similarity/synthetic.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2))
+    assert first_train == tuple(
+        f"resources/similarity/synthetic.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2)
+    )
     news = next(entry for entry in splits["test"] if entry.dataset == "news")
     assert dict(news.paragram)["paraphrase_synthetic"] == ("resources/similarity/synthetic/2016/news.parquet",)
     assert news.encoder == ("resources/encoder/minilm/2016/news.parquet",)
@@ -85,16 +90,23 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
     assert validate == ("resources/similarity/task-internal-dev/2015/answers-forums.parquet",)
     assert fusion_plan.fusion_split(CONFIG, runs["fusion"], DATASETS[:1], "final", False)[0].encoder == ()
     in_sample = fusion_plan.fusion_splits(CONFIG, runs["fusion"], DATASETS, in_sample="paragram")
-    assert dict(in_sample["train"][0].paragram)["paraphrase_synthetic"] == \
-        ("resources/similarity/synthetic/2012/MSRpar-train.parquet",)
+    assert dict(in_sample["train"][0].paragram)["paraphrase_synthetic"] == (
+        "resources/similarity/synthetic/2012/MSRpar-train.parquet",
+    )
     # rule params are plain values, and the job gets the same entries back
     params = fusion_plan.split_params(splits)
-    assert params["test"][-1] == {"year": 2016, "dataset": "multisource", "pairs": "resources/pairs/2016/multisource.parquet",
-                                  "features": "resources/features/2016/multisource.parquet",
-                                  "encoder": ["resources/encoder/minilm/2016/multisource.parquet"],
-                                  "paragram": {"paraphrase_task_internal": ["resources/similarity/task-internal/2016/multisource.parquet"],
-                                               "paraphrase_synthetic": ["resources/similarity/synthetic/2016/multisource.parquet"]},
-                                  "scored_only": False}
+    assert params["test"][-1] == {
+        "year": 2016,
+        "dataset": "multisource",
+        "pairs": "resources/pairs/2016/multisource.parquet",
+        "features": "resources/features/2016/multisource.parquet",
+        "encoder": ["resources/encoder/minilm/2016/multisource.parquet"],
+        "paragram": {
+            "paraphrase_task_internal": ["resources/similarity/task-internal/2016/multisource.parquet"],
+            "paraphrase_synthetic": ["resources/similarity/synthetic/2016/multisource.parquet"],
+        },
+        "scored_only": False,
+    }
     # the training and dev splits are only fitted and scored: their scored lines are all they read
     assert {entry.scored_only for name in ("dev_train", "dev_validate", "train") for entry in splits[name]} == {True}
     assert fusion_plan.splits_from_params(params) == splits
@@ -109,10 +121,14 @@ def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_
     sts = plan.tuned_encoder_settings(CONFIG, "minilm-sts")
     assert sts["loss"] == "cosine" and sts["start"] == "minilm" and sts["holdout"] is None
     inputs = plan.tuned_encoder_inputs(CONFIG, sts, DATASETS)
-    assert len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and inputs["encoder_folder"] == []
+    assert (
+        len(inputs["gold"]) == 22 and inputs["pairs"] == [] and inputs["dev"] == [] and inputs["encoder_folder"] == []
+    )
     fold = plan.tuned_encoder_settings(CONFIG, "minilm-sts-synthetic.fold1of2")
     assert fold["holdout"] == {"folds": 2, "fold": 1} and fold["start"] == "minilm-sts.fold1of2"
-    assert plan.tuned_encoder_inputs(CONFIG, fold, DATASETS)["encoder_folder"] == ["resources/models/minilm-sts.fold1of2"]
+    assert plan.tuned_encoder_inputs(CONFIG, fold, DATASETS)["encoder_folder"] == [
+        "resources/models/minilm-sts.fold1of2"
+    ]
     dev = plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-synthetic-dev"), DATASETS)
     assert len(dev["dev"]) == 5 and "resources/paraphrase_pairs/synthetic-2015-images.parquet" in dev["pairs"]
     with pytest.raises(KeyError, match="'minilm-nope' is not a tuned encoder"):
@@ -130,11 +146,16 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     assert fusion_plan.fold_sources(folded, run) == ["paragram", "encoder"]
     assert fusion_plan.fold_sources(folded, runs["fusion-encoder"]) == ["paragram"]
     splits = fusion_plan.fusion_splits(folded, run, DATASETS)
-    assert list(splits["train"][0].encoder) == [f"resources/encoder/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet"
-                                             for i in range(2)]
-    assert splits["dev_train"][0].encoder[1] == \
-        "resources/encoder/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
-    assert list(splits["dev_validate"][0].encoder) == ["resources/encoder/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"]
+    assert list(splits["train"][0].encoder) == [
+        f"resources/encoder/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2)
+    ]
+    assert (
+        splits["dev_train"][0].encoder[1]
+        == "resources/encoder/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
+    )
+    assert list(splits["dev_validate"][0].encoder) == [
+        "resources/encoder/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"
+    ]
     assert list(splits["test"][-1].encoder) == ["resources/encoder/minilm-sts/2016/multisource.parquet"]
     assert "resources/encoder/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in fusion_plan.split_files(splits["train"])
     in_sample = fusion_plan.fusion_splits(folded, run, DATASETS, in_sample="encoder")
@@ -142,8 +163,9 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     assert len(dict(in_sample["train"][0].paragram)["paraphrase_synthetic"]) == 2  # the other source stays out of fold
     config = copy.deepcopy(CONFIG)
     config["fusion"]["encoder_folds"] = 0
-    assert list(fusion_plan.fusion_splits(config, run, DATASETS)["train"][0].encoder) == \
-        ["resources/encoder/minilm-sts/2012/MSRpar-train.parquet"]
+    assert list(fusion_plan.fusion_splits(config, run, DATASETS)["train"][0].encoder) == [
+        "resources/encoder/minilm-sts/2012/MSRpar-train.parquet"
+    ]
 
 
 def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_start():
@@ -151,9 +173,11 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     config["encoder"]["models"]["mpnet"] = {"path": "resources/encoders/mpnet"}
     config["encoder"]["tuning"]["models"]["mpnet-sts"] = {"start": "mpnet", "gold_years": [2012, 2013, 2014, 2015]}
     config["fusion"]["encoder_folds"] = 2
-    config["runs"] = {"mpnet": {"stage": "encoder", "encoder": "mpnet"},
-                      "fusion-mpnet": {"stage": "fusion", "encoder": "mpnet", "groups": ["ngrams", "encoder"]},
-                      "mpnet-sts": {"stage": "encoder", "model": "mpnet-sts"}}
+    config["runs"] = {
+        "mpnet": {"stage": "encoder", "encoder": "mpnet"},
+        "fusion-mpnet": {"stage": "fusion", "encoder": "mpnet", "groups": ["ngrams", "encoder"]},
+        "mpnet-sts": {"stage": "encoder", "model": "mpnet-sts"},
+    }
     config["seed_study"]["runs"] = []
     runs = plan.runs_of(config)
     news = TEST["news"]
@@ -179,7 +203,9 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     assert encoder.job_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}
     assert encoder.job_entry(config, "mpnet-sts.fold1of2") == {"tuned": "mpnet-sts.fold1of2"}
     assert encoder.job_inputs(config, "mpnet-sts.fold1of2") == ["resources/models/mpnet-sts.fold1of2"]
-    assert encoder.job_folder({"tuned": "mpnet-sts"}, ["resources/models/mpnet-sts"]) == Path("resources/models/mpnet-sts")
+    assert encoder.job_folder({"tuned": "mpnet-sts"}, ["resources/models/mpnet-sts"]) == Path(
+        "resources/models/mpnet-sts"
+    )
     with pytest.raises(ValueError, match="no model folder as input"):
         encoder.job_folder({"tuned": "mpnet-sts"}, [])
     config["encoder"]["models"]["mpnet"]["similarity"] = "dot"  # eval-only: left out of `all`'s params
@@ -187,15 +213,23 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     assert encoder.job_entry(config, "mpnet", evaluation=True)["similarity"] == "dot"
     # a package or hub encoder lives outside the working directory: no input folder
     assert encoder.job_inputs(CONFIG, "minilm") == []
-    assert plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-sts"), DATASETS)["encoder_folder"] == []
+    assert (
+        plan.tuned_encoder_inputs(CONFIG, plan.tuned_encoder_settings(CONFIG, "minilm-sts"), DATASETS)["encoder_folder"]
+        == []
+    )
 
 
 def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tuned_encoder():
     tables = fusion_plan.encoder_table_sets(CONFIG, DATASETS)
-    assert list(tables) == ["minilm", "minilm-sts", "minilm-task-internal", "minilm-synthetic",
-                            "minilm-sts-synthetic", "minilm-sts-cosine-lr5e-5-dev",  # then the seed study's:
-                            *(f"{tuned}.seed{s}" for tuned in ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
-                              for s in (2, 3, 4, 5))]
+    assert list(tables) == [
+        "minilm",
+        "minilm-sts",
+        "minilm-task-internal",
+        "minilm-synthetic",
+        "minilm-sts-synthetic",
+        "minilm-sts-cosine-lr5e-5-dev",  # then the seed study's:
+        *(f"{tuned}.seed{s}" for tuned in ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev") for s in (2, 3, 4, 5)),
+    ]
     # a seeded encoder encodes what its unseeded one does
     assert tables["minilm-sts.seed3"] == tables["minilm-sts"]
     assert [d for d, _ in tables["minilm"]] == DATASETS
@@ -213,11 +247,15 @@ def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_t
     assert plan.run_source(runs["head-minilm-sts"], TEST["news"]) == "results/head/head-minilm-sts/predictions.parquet"
     splits = head_plan.head_splits(CONFIG, runs["head-minilm-sts"], DATASETS)
     by_split = {split: {f"{e['year']}/{e['dataset']}": e for e in entries} for split, entries in splits.items()}
-    assert set(by_split["dev_validate"]) == {f"2015/{n}" for n in ("answers-forums", "answers-students", "belief",
-                                                                    "headlines", "images")}
+    assert set(by_split["dev_validate"]) == {
+        f"2015/{n}" for n in ("answers-forums", "answers-students", "belief", "headlines", "images")
+    }
     assert by_split["dev_train"]["2014/images"]["vectors"] == [
-        "resources/sentence_vectors/encoder/minilm-sts-cosine-lr5e-5-dev/2014/images.parquet"]
-    assert by_split["train"]["2015/images"]["vectors"] == ["resources/sentence_vectors/encoder/minilm-sts/2015/images.parquet"]
+        "resources/sentence_vectors/encoder/minilm-sts-cosine-lr5e-5-dev/2014/images.parquet"
+    ]
+    assert by_split["train"]["2015/images"]["vectors"] == [
+        "resources/sentence_vectors/encoder/minilm-sts/2015/images.parquet"
+    ]
     assert set(by_split["test"]) == {f"2016/{name}" for name in TEST}
     assert ("encoder", "minilm") in head_plan.vector_tables(CONFIG)
     assert head_plan.tables_of_kind(CONFIG, "encoder") == ["minilm", "minilm-sts", "minilm-sts-cosine-lr5e-5-dev"]
@@ -231,9 +269,16 @@ def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
     runs = plan.runs_of(config)
     grid = head_plan.head_settings(config, runs["head-minilm"])
     assert grid["choose_epochs"] and len(grid["points"]) == 4
-    assert {(p["hidden"], p["learning_rate"]) for p in grid["points"]} == {(50, 0.01), (150, 0.01), (50, 0.05), (150, 0.05)}
+    assert {(p["hidden"], p["learning_rate"]) for p in grid["points"]} == {
+        (50, 0.01),
+        (150, 0.01),
+        (50, 0.05),
+        (150, 0.05),
+    }
     fixed = head_plan.head_settings(config, runs["tai"])
-    assert not fixed["choose_epochs"] and fixed["points"] == [{**CONFIG["head"]["defaults"], **CONFIG["head"]["presets"]["tai"]}]
+    assert not fixed["choose_epochs"] and fixed["points"] == [
+        {**CONFIG["head"]["defaults"], **CONFIG["head"]["presets"]["tai"]}
+    ]
 
 
 def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
@@ -245,7 +290,8 @@ def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
     assert "resources/pairs/2015/belief.parquet" in inputs["dev_pairs"]
     assert all("/2015/" not in path and "/2016/" not in path for path in inputs["gold_pairs"])
     assert head_plan.pe_inputs(CONFIG, {**settings, "ppdb_pairs": 10}, DATASETS)["ppdb"] == [
-        "resources/corpus/ppdb/ppdb-xl-lexical.txt"]
+        "resources/corpus/ppdb/ppdb-xl-lexical.txt"
+    ]
     points = head_plan.pe_grid_points(CONFIG)
     assert len(points) == 8 and {p["delta"] for p in points} == {0.4, 1.0}
     with pytest.raises(KeyError, match="not a paraphrase-embedding model"):
@@ -270,7 +316,9 @@ def test_fold_model_names_have_one_owner():
     names = fold_names("synthetic", 3)
     assert names == ["synthetic.fold0of3", "synthetic.fold1of3", "synthetic.fold2of3"]
     assert [fold_model(name, "paragram model") for name in names[:2]] == [
-        ("synthetic", {"folds": 3, "fold": 0}), ("synthetic", {"folds": 3, "fold": 1})]
+        ("synthetic", {"folds": 3, "fold": 0}),
+        ("synthetic", {"folds": 3, "fold": 1}),
+    ]
     assert fold_model("synthetic", "paragram model") == ("synthetic", None)
     assert base_model("minilm-sts.fold3of2") == "minilm-sts" and base_model("minilm") == "minilm"
     with pytest.raises(ValueError, match="fold 3 is not in 0..2"):

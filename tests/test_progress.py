@@ -1,4 +1,5 @@
 """stsynth.core.progress: done/total, rate and time left at least every `every` seconds, start and end lines."""
+
 import logging
 
 from stsynth.core.progress import Progress, duration
@@ -46,8 +47,14 @@ def test_the_interval_comes_from_the_environment(monkeypatch):
 
 
 def test_durations_read_as_a_person_would():
-    assert [duration(s) for s in (4.4, 59.6, 61, 3599, 3600, 7380)] == \
-        ["4 s", "60 s", "1 min 01 s", "59 min 59 s", "1 h 00 min", "2 h 03 min"]
+    assert [duration(s) for s in (4.4, 59.6, 61, 3599, 3600, 7380)] == [
+        "4 s",
+        "60 s",
+        "1 min 01 s",
+        "59 min 59 s",
+        "1 h 00 min",
+        "2 h 03 min",
+    ]
 
 
 def test_a_step_longer_than_the_interval_still_gets_its_lines(caplog):

@@ -1,6 +1,7 @@
 """No stale number: an edit of a value that shapes an output reruns exactly the jobs it affects
 (shown with `snakemake -n`), and a value that does not shape one (mirrors, timeouts, chunk sizes)
 reruns nothing. Config names that point nowhere stop the workflow before any job, naming the key."""
+
 from __future__ import annotations
 
 import hashlib
@@ -55,8 +56,9 @@ def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
     lines = gold.read_text().splitlines()
     lines[0] = "1.000"  # upstream corrects a score
     gold.write_text("\n".join(lines) + "\n")
-    workspace.manifest.write_text(workspace.manifest.read_text().replace(
-        old_digest, hashlib.sha256(gold.read_bytes()).hexdigest()))
+    workspace.manifest.write_text(
+        workspace.manifest.read_text().replace(old_digest, hashlib.sha256(gold.read_bytes()).hexdigest())
+    )
     assert dry_run(workspace) == {"fetch_corpus_file": 1, "pair_table": 1, "predict": 1, "score_run": 1}
     workspace.snakemake(BASELINE)
     assert pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")["gold"].iat[0] == 1.0
@@ -67,14 +69,25 @@ def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
     workspace.snakemake(BASELINE)
     second = tmp_path / "second-mirror"
     second.mkdir()
-    workspace.write_config({"corpus": {"mirrors": [str(second), str(workspace.mirror)], "download_timeout": 5},
-                            "translate": {"chunk_size": 7}})
+    workspace.write_config(
+        {
+            "corpus": {"mirrors": [str(second), str(workspace.mirror)], "download_timeout": 5},
+            "translate": {"chunk_size": 7},
+        }
+    )
     assert dry_run(workspace) == {}
 
 
 @pytest.mark.workflow
 def test_a_model_setting_retrains_that_model_only(workspace):
-    workspace.write_config({"paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "presets": {"dev-chosen": {"epochs": 1}}}})
+    workspace.write_config(
+        {
+            "paragram": {
+                "defaults": {"vectors": "glove-6b-50d", "unknown": "rare"},
+                "presets": {"dev-chosen": {"epochs": 1}},
+            }
+        }
+    )
     target = "results/scores/task-internal.parquet"
     workspace.snakemake(target)
     assert dry_run(workspace, target) == {}
@@ -97,17 +110,28 @@ def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("edit, expected", [
-    (lambda c: c["datasets"].append(dict(c["datasets"][0])), "datasets[4]: 2012/tinytrain is declared twice"),
-    (lambda c: c["paragram"]["models"]["synthetic"]["pairs"].append("synthetik"),
-     "paragram.models.synthetic.pairs[2]: 'synthetik' is not a paraphrase pair table"),
-    (lambda c: c["fusion"]["dev"].update(validate_years=[2013]),
-     "fusion.dev.validate_years: [2013] has no year with training-role datasets"),
-    (lambda c: c["fusion"]["dev"].update(validate_years=[2015, 2016]),
-     "fusion.dev.validate_years[1]: 2016 is a test year"),
-    (lambda c: c["runs"]["task-internal"].update(model="no-such-model"),
-     "runs.task-internal.model: 'no-such-model' is not a model in paragram.models"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (lambda c: c["datasets"].append(dict(c["datasets"][0])), "datasets[4]: 2012/tinytrain is declared twice"),
+        (
+            lambda c: c["paragram"]["models"]["synthetic"]["pairs"].append("synthetik"),
+            "paragram.models.synthetic.pairs[2]: 'synthetik' is not a paraphrase pair table",
+        ),
+        (
+            lambda c: c["fusion"]["dev"].update(validate_years=[2013]),
+            "fusion.dev.validate_years: [2013] has no year with training-role datasets",
+        ),
+        (
+            lambda c: c["fusion"]["dev"].update(validate_years=[2015, 2016]),
+            "fusion.dev.validate_years[1]: 2016 is a test year",
+        ),
+        (
+            lambda c: c["runs"]["task-internal"].update(model="no-such-model"),
+            "runs.task-internal.model: 'no-such-model' is not a model in paragram.models",
+        ),
+    ],
+)
 def test_a_name_that_points_nowhere_stops_before_any_job(workspace, edit, expected):
     edit(workspace.config)
     workspace.write_config()

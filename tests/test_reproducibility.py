@@ -1,7 +1,9 @@
 """stsynth.pipeline.reproducibility: the build-tree comparison the README's reproducibility check uses."""
-import pytest
+
 import sqlite3
 from contextlib import closing
+
+import pytest
 
 from stsynth.pipeline.reproducibility import CACHE, compare, main
 

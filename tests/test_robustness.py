@@ -3,6 +3,7 @@ disk, or the command fails, every time it is run. For each kind of input (corpus
 pin, local dataset file, config value) it is changed after a build, and every later invocation (a run, a
 dry run, the second run after the refusal) must fail naming it, until it is fixed; then the workflow
 rebuilds. Also: two runs at once on one tree."""
+
 from __future__ import annotations
 
 import hashlib
@@ -41,8 +42,9 @@ def test_a_corpus_copy_edited_after_a_build_is_refused_until_fetched_again(works
     workspace.snakemake(TARGET)
     copy = workspace.path / "resources/corpus/TINY2016/STS.gs.tinytest.txt"
     copy.write_text(copy.read_text().replace("4.700", "1.000"))
-    refused_every_time(workspace, "resources/corpus/TINY2016/STS.gs.tinytest.txt: sha256 is",
-                       "Delete it to fetch it again")
+    refused_every_time(
+        workspace, "resources/corpus/TINY2016/STS.gs.tinytest.txt: sha256 is", "Delete it to fetch it again"
+    )
     # the edited bytes never reached an output: the pair table still holds the verified gold
     assert 4.7 in pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")["gold"].tolist()
     copy.unlink()  # the fix the message names; whatever needs the copy fetches the verified one again
@@ -84,16 +86,21 @@ def model_folder(path):
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("change, expected", [
-    ("path", "encoder.models.mine.path"),
-    ("pin", "encoder.models.mine.sha256"),
-    ("not a model", "neither modules.json nor config.json"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ("path", "encoder.models.mine.path"),
+        ("pin", "encoder.models.mine.sha256"),
+        ("not a model", "neither modules.json nor config.json"),
+    ],
+)
 def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(workspace, tmp_path, change, expected):
     folder = model_folder(tmp_path / "mine")
     digest = hashlib.sha256(b"weights").hexdigest()
     baseline_only(workspace)
-    workspace.write_config({"encoder": {"models": {"mine": {"path": str(folder), "sha256": {"model.safetensors": digest}}}}})
+    workspace.write_config(
+        {"encoder": {"models": {"mine": {"path": str(folder), "sha256": {"model.safetensors": digest}}}}}
+    )
     workspace.snakemake(TARGET)
     if change == "path":
         workspace.write_config({"encoder": {"models": {"mine": {"path": str(tmp_path / "moved")}}}})
@@ -109,9 +116,17 @@ def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(w
     data = tmp_path / "mine.tsv"
     data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t1\n")
     baseline_only(workspace)
-    workspace.config["datasets"].append({"name": "mine", "role": "test", "track": "en", "format": "table",
-                                         "path": str(data), "delimiter": "\t",
-                                         "columns": {"sentence1": "s1", "sentence2": "s2", "score": "score"}})
+    workspace.config["datasets"].append(
+        {
+            "name": "mine",
+            "role": "test",
+            "track": "en",
+            "format": "table",
+            "path": str(data),
+            "delimiter": "\t",
+            "columns": {"sentence1": "s1", "sentence2": "s2", "score": "score"},
+        }
+    )
     workspace.write_config()
     workspace.snakemake(TARGET)
     data.write_text(data.read_text().replace("\t1\n", "\t2\n"))
@@ -119,11 +134,14 @@ def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(w
 
 
 @pytest.mark.workflow
-@pytest.mark.parametrize("overrides, expected", [
-    ({"translate": {"apertium": {"modes": {"en-es": "../../../bin/sh"}}}}, "does not match"),
-    ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "does not match"),
-    ({"translate": {"cache": "../outside.sqlite"}}, "does not match"),
-])
+@pytest.mark.parametrize(
+    "overrides, expected",
+    [
+        ({"translate": {"apertium": {"modes": {"en-es": "../../../bin/sh"}}}}, "does not match"),
+        ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "does not match"),
+        ({"translate": {"cache": "../outside.sqlite"}}, "does not match"),
+    ],
+)
 def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(workspace, overrides, expected):
     baseline_only(workspace)
     workspace.snakemake(TARGET)
@@ -132,8 +150,20 @@ def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(wo
 
 
 def snakemake_in_background(workspace, *args, env=None):
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workspace.path), "--configfile", str(workspace.path / "config.yaml"), "--cores", "1", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workspace.path),
+        "--configfile",
+        str(workspace.path / "config.yaml"),
+        "--cores",
+        "1",
+        *args,
+    ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
 
 
@@ -148,12 +178,15 @@ def test_two_runs_at_once_on_one_tree_with_shards_both_finish_correctly(workspac
 
     slow = tmp_path / "slow-bin"
     slow.mkdir()
-    (slow / "lt-proc").write_text(f"#!/bin/sh\nsleep 1\nexec {shutil.which('lt-proc')} \"$@\"\n")
+    (slow / "lt-proc").write_text(f'#!/bin/sh\nsleep 1\nexec {shutil.which("lt-proc")} "$@"\n')
     (slow / "lt-proc").chmod(0o755)
     baseline_only(workspace)
     workspace.write_config({"translate": {"cache_sharing": "shards", "chunk_size": 1}})
-    first = snakemake_in_background(workspace, "resources/translated/2016/tinynews.parquet",
-                                    env={**os.environ, "PATH": f"{slow}{os.pathsep}{os.environ['PATH']}"})
+    first = snakemake_in_background(
+        workspace,
+        "resources/translated/2016/tinynews.parquet",
+        env={**os.environ, "PATH": f"{slow}{os.pathsep}{os.environ['PATH']}"},
+    )
     shards = workspace.path / "resources/cache/translations.sqlite.shards"
     deadline = time.monotonic() + 300
     while not any(shards.glob("*.partial")) and first.poll() is None and time.monotonic() < deadline:
@@ -162,7 +195,9 @@ def test_two_runs_at_once_on_one_tree_with_shards_both_finish_correctly(workspac
     second = workspace.snakemake("resources/round_trips/2016/tinytest.parquet", "--cores", "1", check=False)
     output = first.communicate(timeout=600)[0]
     assert first.returncode == 0, output[-4000:]
-    assert dry.returncode == 0 and second.returncode == 0, (dry.stdout + dry.stderr + second.stdout + second.stderr)[-4000:]
+    assert dry.returncode == 0 and second.returncode == 0, (dry.stdout + dry.stderr + second.stdout + second.stderr)[
+        -4000:
+    ]
     assert "readonly database" not in output
     translated = pd.read_parquet(workspace.path / "resources/translated/2016/tinynews.parquet")
     assert translated["s1"].str.len().gt(0).all()

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
-from stsynth.dcu2016.baseline import bag_of_words_cosine
 from stsynth.core.pairs import InputFormatError
 from stsynth.core.scoring import correlations, pearson, score_run, scores_markdown, weighted_mean, write_predictions
+from stsynth.dcu2016.baseline import bag_of_words_cosine
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -51,12 +51,15 @@ def test_predictions_file_must_match_input_length(tmp_path):
         score_run("toy", [table], [tmp_path / "p.txt"])
 
 
-@pytest.mark.parametrize("line, message", [
-    ("1e308", r"p.txt:2: prediction 1e308 is outside ±1e\+12"),       # Pearson's sums of squares would overflow
-    ("-2e12", r"p.txt:2: prediction -2e12 is outside"),
-    ("٣.٥", r"p.txt:2: prediction '٣.٥' is not a number"),           # other scripts' digits
-    ("nan", r"p.txt:2: prediction 'nan' is not a number"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("1e308", r"p.txt:2: prediction 1e308 is outside ±1e\+12"),  # Pearson's sums of squares would overflow
+        ("-2e12", r"p.txt:2: prediction -2e12 is outside"),
+        ("٣.٥", r"p.txt:2: prediction '٣.٥' is not a number"),  # other scripts' digits
+        ("nan", r"p.txt:2: prediction 'nan' is not a number"),
+    ],
+)
 def test_predictions_outside_a_finite_range_or_not_plain_numbers_are_refused(tmp_path, line, message):
     from stsynth.core.scoring import read_predictions
 
@@ -74,8 +77,9 @@ def test_bag_of_words_cosine_is_binary_and_case_sensitive():
 
 
 def test_undefined_pearson_is_nan_never_zero_and_all_says_what_it_left_out(tmp_path, caplog):
-    constant = pd.DataFrame({"track": ["en"] * 4, "year": [2016] * 4, "dataset": ["flat"] * 4,
-                             "gold": [1.0, 2.0, 3.0, None]})
+    constant = pd.DataFrame(
+        {"track": ["en"] * 4, "year": [2016] * 4, "dataset": ["flat"] * 4, "gold": [1.0, 2.0, 3.0, None]}
+    )
     varying = pd.DataFrame({"track": ["en"] * 3, "year": [2016] * 3, "dataset": ["fine"] * 3, "gold": [1.0, 2.0, 4.0]})
     write_predictions([0.0, 0.0, 0.0, 0.0], tmp_path / "flat.txt")
     write_predictions([1.0, 2.5, 3.0], tmp_path / "fine.txt")
@@ -109,6 +113,7 @@ def test_three_alls_and_spearman_against_scipy():
     from scipy.stats import spearmanr
 
     from stsynth.core.scoring import summary
+
     rng = np.random.default_rng(7)
     gold_a, gold_b = rng.uniform(0, 5, 40), rng.uniform(0, 5, 10)
     pred_a, pred_b = gold_a + rng.normal(0, 1, 40), gold_b + rng.normal(0, 3, 10)
@@ -119,15 +124,18 @@ def test_three_alls_and_spearman_against_scipy():
     assert rows["ALL"]["pearson"] == pytest.approx((40 * r_a + 10 * r_b) / 50)
     assert rows["ALL (mean)"]["pearson"] == pytest.approx((r_a + r_b) / 2)
     assert rows["ALL (pooled)"]["pearson"] == pytest.approx(
-        pearsonr(np.append(pred_a, pred_b), np.append(gold_a, gold_b))[0])
+        pearsonr(np.append(pred_a, pred_b), np.append(gold_a, gold_b))[0]
+    )
     assert rows["ALL (pooled)"]["spearman"] == pytest.approx(
-        spearmanr(np.append(pred_a, pred_b), np.append(gold_a, gold_b)).statistic)
+        spearmanr(np.append(pred_a, pred_b), np.append(gold_a, gold_b)).statistic
+    )
     assert rows["ALL (mean)"]["spearman"] == pytest.approx((rows["a"]["spearman"] + rows["b"]["spearman"]) / 2)
     assert all(rows[name]["pairs"] == 50 for name in ("ALL", "ALL (mean)", "ALL (pooled)"))
 
 
 def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_pairs():
     from stsynth.core.scoring import bootstrap_all, interval
+
     rng = np.random.default_rng(3)
 
     def sets(n):
@@ -146,6 +154,7 @@ def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_
 
 def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
     from stsynth.core.scoring import paired_bootstrap
+
     rng = np.random.default_rng(11)
     gold = rng.uniform(0, 5, 300)
     good, bad = gold + rng.normal(0, 0.8, 300), gold + rng.normal(0, 2.5, 300)
@@ -160,6 +169,7 @@ def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
 
 def test_compare_runs_pairs_runs_per_track_and_group(tmp_path):
     from stsynth.core.scoring import compare_runs, comparisons_markdown
+
     rng = np.random.default_rng(5)
     tables, predictions = [], {"good": [], "noisy": []}
     for name, track in (("a", "en"), ("b", "en"), ("c", "es-en")):
@@ -171,7 +181,11 @@ def test_compare_runs_pairs_runs_per_track_and_group(tmp_path):
     bootstrap = {"resamples": 500, "seed": 1, "confidence": 0.95}
     table = compare_runs([("good", "noisy")], tables, predictions, {"2016/a": "x", "2016/b": "x"}, bootstrap)
     assert table[["metric", "track", "group", "pairs"]].values.tolist() == [
-        ["pearson", "en", "x", 160], ["pearson", "es-en", "2016", 80], ["spearman", "en", "x", 160], ["spearman", "es-en", "2016", 80]]
+        ["pearson", "en", "x", 160],
+        ["pearson", "es-en", "2016", 80],
+        ["spearman", "en", "x", 160],
+        ["spearman", "es-en", "2016", 80],
+    ]
     assert table["significant"].all() and (table["difference"] > 0).all()
     assert "| good | noisy | spearman | en | x |" in comparisons_markdown(table, bootstrap)
 
@@ -182,6 +196,7 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     from scipy.stats import spearmanr
 
     from stsynth.core.scoring import bootstrap_sets, compare_runs, interval, paired_bootstrap, score_run
+
     rng = np.random.default_rng(7)
     tables, paths = [], {"good": [], "noisy": []}
     for name, n in (("a", 120), ("b", 60)):
@@ -204,7 +219,8 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     assert resampled["spearman"]["datasets"][0][1] == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
     # the Pearson interval is what it was before Spearman joined (the same draws)
     assert (scores.loc["ALL", "pearson_ci_low"], scores.loc["ALL", "pearson_ci_high"]) == interval(
-        bootstrap_sets(sets, 1000, 3)["pearson"]["ALL"], 0.95)
+        bootstrap_sets(sets, 1000, 3)["pearson"]["ALL"], 0.95
+    )
     table = compare_runs([("good", "noisy")], tables, paths, None, bootstrap)
     assert table["metric"].tolist() == ["pearson", "spearman"] and table["significant"].all()
     noisy = [(key, np.loadtxt(p), gold) for (key, _, gold), p in zip(sets, paths["noisy"])]
@@ -223,14 +239,20 @@ def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path)
             path = tmp_path / "other-system" / str(d.year) / f"{d.name}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("".join(f"{value:.3f}\n" for value in rng.uniform(0, 5, len(d.pairs))))
-    workspace.keep_runs({"baseline": {"stage": "baseline"},
-                         "other": {"stage": "external", "predictions": str(tmp_path / "other-system/{year}/{dataset}.txt")}})
+    workspace.keep_runs(
+        {
+            "baseline": {"stage": "baseline"},
+            "other": {"stage": "external", "predictions": str(tmp_path / "other-system/{year}/{dataset}.txt")},
+        }
+    )
     workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": [["other", "baseline"]]}
     workspace.write_config()
     workspace.snakemake("results/scores/comparisons.md", "results/scores/other.parquet")
     comparisons = pd.read_parquet(workspace.path / "results/scores/comparisons.parquet")
     assert set(zip(comparisons["run"], comparisons["against"], comparisons["metric"])) == {
-        ("other", "baseline", "pearson"), ("other", "baseline", "spearman")}
+        ("other", "baseline", "pearson"),
+        ("other", "baseline", "spearman"),
+    }
     scores = pd.read_parquet(workspace.path / "results/scores/other.parquet")
     assert set(scores["dataset"]) >= {"tinytest", "tinynews", "ALL"}
     copied = workspace.path / "results/predictions/other/2016/tinytest.txt"
@@ -241,17 +263,22 @@ def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path)
     assert refused.returncode != 0 and "runs.other.predictions" in refused.stdout + refused.stderr
 
 
-@pytest.mark.parametrize("values", [
-    np.round(np.random.default_rng(1).uniform(0, 5, 300), 1),  # gold-like: many ties
-    np.random.default_rng(2).normal(size=300),  # predictions: none
-    np.array([2.5]), np.array([1.0, 1.0, 1.0]),  # one value; all tied
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.round(np.random.default_rng(1).uniform(0, 5, 300), 1),  # gold-like: many ties
+        np.random.default_rng(2).normal(size=300),  # predictions: none
+        np.array([2.5]),
+        np.array([1.0, 1.0, 1.0]),  # one value; all tied
+    ],
+)
 def test_counted_ranks_are_rankdatas_floats(values):
     """The bootstrap ranks each resample by counting draws (stsynth.core.scoring.resampled_ranks): the same
     float64 array as scipy's rankdata of the resampled values, ties averaged, a NaN's row NaN as rankdata's."""
     from scipy.stats import rankdata
 
     from stsynth.core.scoring import resampled_ranks
+
     index = np.random.default_rng(3).integers(0, len(values), size=(40, len(values)))
     counted = resampled_ranks(values, index)
     assert counted.dtype == np.float64

@@ -1,5 +1,6 @@
 """The seed study (issue 43): seeded run and model names, what a seed run trains and reads, the spread and
 sign tables, and the config checks (no Snakemake; the workflow's plan of it: tests/test_targets.py)."""
+
 import copy
 import re
 
@@ -9,11 +10,11 @@ import pytest
 import yaml
 
 from conftest import REPO
+from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
+from stsynth.core.paths import EVENT_VECTOR_SOURCES
 from stsynth.dcu2016 import fusion_plan
 from stsynth.pipeline import plan
 from stsynth.pipeline.config_checks import VECTOR_BASES, ConfigError, check_config
-from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
-from stsynth.core.paths import EVENT_VECTOR_SOURCES
 from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -54,8 +55,10 @@ def test_the_study_repeats_each_run_with_every_trained_part_seeded():
     study = plan.seed_study_runs(CONFIG)
     assert study["fusion"] == ["fusion.seed2", "fusion.seed3", "fusion.seed4", "fusion.seed5"]
     assert runs["synthetic.seed2"].model == "synthetic.seed2" and runs["synthetic.seed2"].seed_of == "synthetic"
-    assert plan.run_source(runs["synthetic-per-set.seed5"], TEST["news"]) == \
-        "resources/similarity/synthetic-per-set-2016-news.seed5/2016/news.parquet"
+    assert (
+        plan.run_source(runs["synthetic-per-set.seed5"], TEST["news"])
+        == "resources/similarity/synthetic-per-set-2016-news.seed5/2016/news.parquet"
+    )
     # never in `all`, and read by the study's own table rather than listed among the study runs
     seeded = {name for names in study.values() for name in names}
     assert not seeded & set(plan.headline_runs(CONFIG)) and not seeded & set(plan.study_runs(CONFIG))
@@ -63,11 +66,22 @@ def test_the_study_repeats_each_run_with_every_trained_part_seeded():
     splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder.seed3"], DATASETS)
     tables = {path for entries in splits.values() for entry in entries for _, paths in entry.paragram for path in paths}
     assert {path.split("/")[2] for path in tables} == {
-        "task-internal.seed3", "synthetic.seed3", "task-internal.seed3.fold0of2", "task-internal.seed3.fold1of2",
-        "synthetic.seed3.fold0of2", "synthetic.seed3.fold1of2", "task-internal-dev.seed3", "synthetic-dev.seed3",
-        "task-internal-dev.seed3.fold0of2", "task-internal-dev.seed3.fold1of2", "synthetic-dev.seed3.fold0of2",
-        "synthetic-dev.seed3.fold1of2"}
-    assert {path.split("/")[2] for entries in splits.values() for entry in entries for path in entry.encoder} == {"minilm"}
+        "task-internal.seed3",
+        "synthetic.seed3",
+        "task-internal.seed3.fold0of2",
+        "task-internal.seed3.fold1of2",
+        "synthetic.seed3.fold0of2",
+        "synthetic.seed3.fold1of2",
+        "task-internal-dev.seed3",
+        "synthetic-dev.seed3",
+        "task-internal-dev.seed3.fold0of2",
+        "task-internal-dev.seed3.fold1of2",
+        "synthetic-dev.seed3.fold0of2",
+        "synthetic-dev.seed3.fold1of2",
+    }
+    assert {path.split("/")[2] for entries in splits.values() for entry in entries for path in entry.encoder} == {
+        "minilm"
+    }
     assert fusion_plan.fusion_settings(CONFIG, runs["fusion-encoder.seed3"])["seed"] == 3
     assert fusion_plan.fusion_settings(CONFIG, runs["fusion-encoder"]) is CONFIG["fusion"]
 
@@ -95,8 +109,10 @@ def test_the_signs_pair_only_runs_paired_seed_by_seed():
 
 
 def score_table(run: str, figures: dict[str, float]) -> pd.DataFrame:
-    rows = [{"run": run, "track": "en", "group": "2016", "dataset": dataset, "pearson": value}
-            for dataset, value in figures.items()]
+    rows = [
+        {"run": run, "track": "en", "group": "2016", "dataset": dataset, "pearson": value}
+        for dataset, value in figures.items()
+    ]
     rows += [{"run": run, "track": "en", "group": "2016", "dataset": "ALL (mean)", "pearson": 0.0}]
     return pd.DataFrame(rows)
 
@@ -108,7 +124,10 @@ def test_spread_and_signs_over_the_seeds():
     assert list(spread["dataset"]) == ["x", "ALL"]  # the official rows only
     alls = spread.set_index("dataset").loc["ALL"]
     assert alls["seeds"] == 3 and alls["headline"] == 0.80 and alls["mean"] == pytest.approx(0.80)
-    assert alls["sd"] == pytest.approx(np.std([0.80, 0.82, 0.78], ddof=1)) and (alls["min"], alls["max"]) == (0.78, 0.82)
+    assert alls["sd"] == pytest.approx(np.std([0.80, 0.82, 0.78], ddof=1)) and (alls["min"], alls["max"]) == (
+        0.78,
+        0.82,
+    )
     figures = {"a": [headline["a"], *seeded["a"]], "b": [score_table("b", {"ALL": 0.79})]}
     signs = sign_table([["a", "b"]], figures).iloc[0]
     assert signs["seeds"] == 3 and not signs["same_sign"]  # +0.01, +0.03, -0.01
@@ -126,12 +145,15 @@ def test_a_seed_run_missing_a_set_is_named():
         spread_table(headline, {"a": [score_table("a.seed2", {"ALL": 0.8})]})
 
 
-@pytest.mark.parametrize("seeds, runs, message", [
-    ([2], ["nope"], "seed_study.runs\\[0\\]: 'nope' is not a run in runs"),
-    ([2], ["encoder-task-internal"], "seed_study.runs\\[0\\]: encoder-task-internal is a study run"),
-    ([2], ["baseline"], "seed_study.runs\\[0\\]: baseline .stage baseline. trains nothing"),
-    ([3, 1], ["fusion"], "seed_study.seeds\\[1\\]: 1 is a seed the headline runs use"),
-])
+@pytest.mark.parametrize(
+    "seeds, runs, message",
+    [
+        ([2], ["nope"], "seed_study.runs\\[0\\]: 'nope' is not a run in runs"),
+        ([2], ["encoder-task-internal"], "seed_study.runs\\[0\\]: encoder-task-internal is a study run"),
+        ([2], ["baseline"], "seed_study.runs\\[0\\]: baseline .stage baseline. trains nothing"),
+        ([3, 1], ["fusion"], "seed_study.seeds\\[1\\]: 1 is a seed the headline runs use"),
+    ],
+)
 def test_the_config_check_names_a_run_or_seed_the_study_cannot_repeat(seeds, runs, message):
     config = copy.deepcopy(CONFIG)
     config["seed_study"] = {"seeds": seeds, "runs": runs}
@@ -146,8 +168,11 @@ def test_the_config_check_refuses_the_skipgram_and_ppdb_seeds_of_the_headline_ru
     config["seed_study"] = {"seeds": [2, 3], "runs": ["fusion"]}
     (config[section][key]["trainer"] if key == "ppdb" else config[section][key])["seed"] = 3
     manifest = {line.split("\t")[0] for line in (REPO / CONFIG["corpus"]["manifest"]).read_text().splitlines()[1:]}
-    with pytest.raises(ConfigError, match="seed_study.seeds\\[1\\]: 3 is a seed the headline runs use .*events.skipgram.seed, "
-                                          "vectors.ppdb.trainer.seed"):
+    with pytest.raises(
+        ConfigError,
+        match="seed_study.seeds\\[1\\]: 3 is a seed the headline runs use .*events.skipgram.seed, "
+        "vectors.ppdb.trainer.seed",
+    ):
         check_config(config, manifest, {"encoder", "encoder_token_f1"})
 
 
@@ -159,9 +184,13 @@ def test_check_docs_reads_its_tolerances_from_the_block_this_module_writes():
     headline = {"a": score_table("a", {"x": 0.70, "ALL": 0.80})}
     seeded = {"a": [score_table("a.seed2", {"x": 0.76, "ALL": 0.82})]}
     for name in doc_marks.SEED_BLOCKS:
-        block = (f"<!-- generated: {name} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
-                 f"<!-- end generated: {name} -->\n")
-        assert doc_marks.tolerances([block]) == {"a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})}
+        block = (
+            f"<!-- generated: {name} -->\n{spread_markdown(spread_table(headline, seeded), sign_table([], {}))}"
+            f"<!-- end generated: {name} -->\n"
+        )
+        assert doc_marks.tolerances([block]) == {
+            "a": pytest.approx({"ALL": 3 * 0.0141, "sets": 3 * 0.0424, "block": name})
+        }
 
 
 def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_ppdb_tuned_vectors():
@@ -172,37 +201,61 @@ def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_p
 
     from stsynth.core.folds import with_seed_models
     from stsynth.sts2017 import head_plan
+
     config = copy.deepcopy(CONFIG)
     update_config(config, yaml.safe_load((REPO / "config/sts2017.yaml").read_text()))
     runs = plan.runs_of(config)
     assert plan.seed_study_runs(config)["pe-ee"] == ["pe-ee.seed2", "pe-ee.seed3", "pe-ee.seed4", "pe-ee.seed5"]
     seeded, headline = runs["pe-ee.seed3"], runs["pe-ee"]
     assert seeded.vectors == ("pe.seed3", "ee.seed3") and seeded.study and seeded.seed_of == "pe-ee"
-    assert head_plan.run_tables(config, seeded, "final") == [("paraphrase_cnn", "pe.seed3"), ("events", "event-embeddings.seed3")]
-    assert head_plan.run_tables(config, seeded, "dev") == [("paraphrase_cnn", "pe-dev.seed3"), ("events", "event-embeddings.seed3")]
+    assert head_plan.run_tables(config, seeded, "final") == [
+        ("paraphrase_cnn", "pe.seed3"),
+        ("events", "event-embeddings.seed3"),
+    ]
+    assert head_plan.run_tables(config, seeded, "dev") == [
+        ("paraphrase_cnn", "pe-dev.seed3"),
+        ("events", "event-embeddings.seed3"),
+    ]
     assert head_plan.run_tables(config, runs["w2v.seed3"], "final") == [("mean", "word2vec.seed3")]
     assert head_plan.run_tables(config, runs["paragram-xxl"], "final") == [("mean", "ppdb-paragram-minilm-static")]
-    assert head_plan.run_tables(config, runs["paragram-xxl.seed3"], "final") == [("mean", "ppdb-paragram-minilm-static.seed3")]
-    assert head_plan.run_tables(config, runs["paragram-small.seed3"], "dev") == [("mean", "ppdb-paragram-glove-6b-50d.seed3")]
+    assert head_plan.run_tables(config, runs["paragram-xxl.seed3"], "final") == [
+        ("mean", "ppdb-paragram-minilm-static.seed3")
+    ]
+    assert head_plan.run_tables(config, runs["paragram-small.seed3"], "dev") == [
+        ("mean", "ppdb-paragram-glove-6b-50d.seed3")
+    ]
     # the seeded mean treats unknown words as its source's entry says (paragram-xxl: encode), and its vectors
     # are tuned with seed 3 (pair subset and trainer), all else as configured (rule vectors_ppdb_paragram)
     assert head_plan.mean_unknown(config, "ppdb-paragram-minilm-static.seed3") == "encode"
     assert head_plan.mean_unknown(config, "ppdb-paragram-glove-6b-50d.seed3") == "skip"
     ppdb = config["vectors"]["ppdb"]
     assert plan.ppdb_vector_settings(config, "minilm-static") == ppdb
-    assert plan.ppdb_vector_settings(config, "minilm-static.seed3") == {**ppdb, "trainer": {**ppdb["trainer"], "seed": 3}}
+    assert plan.ppdb_vector_settings(config, "minilm-static.seed3") == {
+        **ppdb,
+        "trainer": {**ppdb["trainer"], "seed": 3},
+    }
     assert re.fullmatch(with_seed_models("|".join(VECTOR_BASES)), "glove-6b-50d.seed3")
     assert re.fullmatch(with_seed_models("|".join(EVENT_VECTOR_SOURCES)), "word2vec.seed3")  # rule event_embeddings
-    points, base = head_plan.head_settings(config, seeded)["points"], head_plan.head_settings(config, headline)["points"]
+    points, base = (
+        head_plan.head_settings(config, seeded)["points"],
+        head_plan.head_settings(config, headline)["points"],
+    )
     assert [p["seed"] for p in points] == [3] * len(base) and [p["seed"] for p in base] == [1] * len(base)
-    assert [{k: v for k, v in p.items() if k != "seed"} for p in points] == [{k: v for k, v in p.items() if k != "seed"} for p in base]
+    assert [{k: v for k, v in p.items() if k != "seed"} for p in points] == [
+        {k: v for k, v in p.items() if k != "seed"} for p in base
+    ]
     assert head_plan.head_settings(config, runs["pe-ee-official.seed3"])["points"][0]["seed"] == 3  # a preset too
     pe, pe_seeded = head_plan.pe_settings(config, "pe-dev"), head_plan.pe_settings(config, "pe-dev.seed3")
     assert pe["seed"] == 1 and pe["vectors"] == "ppdb-paragram-minilm-static"
     assert pe_seeded == {**pe, "seed": 3, "vectors": "ppdb-paragram-minilm-static.seed3"}
-    assert head_plan.pe_inputs(config, pe_seeded, plan.datasets_of(config))["vectors"] == "resources/vectors/ppdb-paragram-minilm-static.seed3.parquet"
+    assert (
+        head_plan.pe_inputs(config, pe_seeded, plan.datasets_of(config))["vectors"]
+        == "resources/vectors/ppdb-paragram-minilm-static.seed3.parquet"
+    )
     assert head_plan.pe_settings(config, "pe-minilm-static.seed3")["vectors"] == "minilm-static"  # untrained: no seed
     assert ("paraphrase_cnn", "pe.seed3") in head_plan.vector_tables(config)
     constraint = re.compile(with_seed_models("pe|pe-dev"))
     assert constraint.fullmatch("pe-dev.seed3") and not constraint.fullmatch("pe.seed3.fold0of2")
-    assert ["pe-ee", "pe"] in plan.seed_study_pairs(config) and ["pe-ee", "fusion-tuned"] not in plan.seed_study_pairs(config)
+    assert ["pe-ee", "pe"] in plan.seed_study_pairs(config) and ["pe-ee", "fusion-tuned"] not in plan.seed_study_pairs(
+        config
+    )

@@ -1,4 +1,5 @@
 """Sentence-vector tables: the mean of known word vectors, the table's round trip and its checks."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,12 +23,15 @@ def test_mean_of_the_known_tokens_and_zero_where_none_is_known():
 
 class JobInputs(dict):
     """A job's named inputs as a script sees them (snakemake.input: attributes and get)."""
+
     __getattr__ = dict.__getitem__
 
 
 def test_a_mean_with_unknown_encode_adds_each_sets_own_unknown_words_first(tmp_path):
     write_vectors(VECTORS, tmp_path / "vectors.parquet")
-    write_vectors(WordVectors(["zzz", "a"], np.array([[4, 4], [9, 9]], np.float32), "toy:unknown"), tmp_path / "u0.parquet")
+    write_vectors(
+        WordVectors(["zzz", "a"], np.array([[4, 4], [9, 9]], np.float32), "toy:unknown"), tmp_path / "u0.parquet"
+    )
     write_vectors(WordVectors(["yyy"], np.array([[2, 0]], np.float32), "toy:unknown"), tmp_path / "u1.parquet")
     tokens = KEYS.assign(tokens1=[["a", "zzz"], ["yyy"]], tokens2=[["zzz"], ["b", "yyy"]])
     tokens.to_parquet(tmp_path / "tokens.parquet")
@@ -35,7 +39,9 @@ def test_a_mean_with_unknown_encode_adds_each_sets_own_unknown_words_first(tmp_p
     v1, v2, empty = encode_pairs("mean", inputs, None)(0, KEYS)
     np.testing.assert_allclose(v1, [[1, 0], [0, 0]])  # skip: "zzz" and "yyy" are left out
     assert empty == 2
-    encode = encode_pairs("mean", JobInputs(inputs, unknown=[str(tmp_path / "u0.parquet"), str(tmp_path / "u1.parquet")]), None)
+    encode = encode_pairs(
+        "mean", JobInputs(inputs, unknown=[str(tmp_path / "u0.parquet"), str(tmp_path / "u1.parquet")]), None
+    )
     v1, v2, empty = encode(0, KEYS)  # set 0's table: "zzz" added, "a" kept as the source has it
     np.testing.assert_allclose(v1, [[2.5, 2], [0, 0]])
     np.testing.assert_allclose(v2, [[4, 4], [0, 2]])
@@ -71,11 +77,14 @@ def test_sources_side_by_side_and_their_cosines():
     assert v1.shape == (2, 5)
     with pytest.raises(SentenceVectorError, match="different numbers of pairs"):
         concatenate([a, (np.zeros((3, 2)), np.zeros((3, 2)))], ["pe", "ee"])
-    np.testing.assert_allclose(cosines(np.array([[1.0, 0], [0, 0]]), np.array([[1.0, 1], [1, 1]])), [2 ** -0.5, 0])
+    np.testing.assert_allclose(cosines(np.array([[1.0, 0], [0, 0]]), np.array([[1.0, 1], [1, 1]])), [2**-0.5, 0])
 
 
 def test_a_source_names_one_kind_and_its_protocol_model():
-    assert sentence_vector_table("pe", {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}, "dev") == ("paraphrase_cnn", "pe-dev")
+    assert sentence_vector_table("pe", {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}, "dev") == (
+        "paraphrase_cnn",
+        "pe-dev",
+    )
     assert sentence_vector_table("w2v", {"mean": "word2vec"}, "final") == ("mean", "word2vec")
     with pytest.raises(ValueError, match="exactly one of"):
         sentence_vector_source("x", {"mean": "a", "events": "b"})

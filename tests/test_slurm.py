@@ -13,6 +13,7 @@ their mtimes, as a cluster user would prepare data on the login node, whose comp
 have no internet) and submits every model, prediction and scoring job to Slurm: each Slurm job
 costs two Snakemake start-ups, so the ~60 preparation jobs would not fit CI's five minutes.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,18 +29,21 @@ import pytest
 import yaml
 
 from conftest import REPO, merge, run_snakemake
-
 from slurm_cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster
 
 SWITCH = "STSYNTH_SLURM_TEST"
 # Run -> rules whose jobs must go through Slurm (seen by the job comment the executor sets).
-RUNS = {"baseline": set(),  # predict and score_run are localrules: they run on the submitting node
-        "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity"}}
+RUNS = {
+    "baseline": set(),  # predict and score_run are localrules: they run on the submitting node
+    "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity"},
+}
 # The localrules among the jobs of the runs above: never a Slurm job, always run (on this node).
 LOCAL = {"predict", "score_run"}
 # Kept fast, the same for both runs: 50-d GloVe (from a PyPI package) instead of the MiniLM
 # vectors, and one training epoch. Equality of the scores is what is tested, not their level.
-FAST = {"paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "models": {"task-internal": {"epochs": 1}}}}
+FAST = {
+    "paragram": {"defaults": {"vectors": "glove-6b-50d", "unknown": "rare"}, "models": {"task-internal": {"epochs": 1}}}
+}
 # Data preparation, built by the local run and copied (with mtimes) before the cluster run.
 PREPARED = ["corpus", "pairs", "translated", "cache"]
 # A bound for failing clearly (timeout exit 124), not the expected time; `make test` runs the tests in parallel
@@ -47,8 +51,14 @@ PREPARED = ["corpus", "pairs", "translated", "cache"]
 SLURM_RUN_SECONDS = 420 * int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 # Without slurmdbd there is no sacct; squeue only sees a finished job for MinJobAge (900 s here),
 # which the executor wants >= 3 x the first status check delay.
-SLURM_OPTIONS = ["--slurm-status-command", "squeue", "--slurm-init-seconds-before-status-checks", "2",
-                 "--slurm-no-account", "--slurm-keep-successful-logs"]
+SLURM_OPTIONS = [
+    "--slurm-status-command",
+    "squeue",
+    "--slurm-init-seconds-before-status-checks",
+    "2",
+    "--slurm-no-account",
+    "--slurm-keep-successful-logs",
+]
 
 
 @pytest.fixture
@@ -85,8 +95,9 @@ def write_config(workdir: Path, corpus: Path) -> dict:
 
 def slurm_jobs() -> list[tuple[str, str]]:
     """(rule, state) of every job the cluster still remembers (MinJobAge keeps finished ones)."""
-    listing = subprocess.run(["squeue", "--states=all", "--noheader", "--format=%k|%T"],
-                             capture_output=True, text=True, check=True).stdout
+    listing = subprocess.run(
+        ["squeue", "--states=all", "--noheader", "--format=%k|%T"], capture_output=True, text=True, check=True
+    ).stdout
     jobs = []
     for line in listing.splitlines():
         comment, state = line.rsplit("|", 1)
@@ -109,9 +120,23 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
     for folder in PREPARED:
         if (local / "resources" / folder).is_dir():
             shutil.copytree(local / "resources" / folder, cluster_run / "resources" / folder)
-    command = ["timeout", "-k", "30", str(SLURM_RUN_SECONDS), sys.executable, "-m", "snakemake",
-               "--snakefile", str(REPO / "Snakefile"), "--configfile", "config.yaml",
-               "--profile", str(REPO / "profiles" / "slurm"), *SLURM_OPTIONS, *targets]
+    command = [
+        "timeout",
+        "-k",
+        "30",
+        str(SLURM_RUN_SECONDS),
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--configfile",
+        "config.yaml",
+        "--profile",
+        str(REPO / "profiles" / "slurm"),
+        *SLURM_OPTIONS,
+        *targets,
+    ]
     daemons_before = {daemon: set(pids(daemon)) for daemon in DAEMONS}
     started = time.monotonic()
     # slurmstepd makes Unix sockets in the cluster's state folder, and a socket path holds at most 108 bytes:
@@ -121,8 +146,9 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
     try:
         try:
             with single_node_cluster(state):
-                result = subprocess.run(command, cwd=cluster_run, capture_output=True, text=True,
-                                        timeout=SLURM_RUN_SECONDS + 60)
+                result = subprocess.run(
+                    command, cwd=cluster_run, capture_output=True, text=True, timeout=SLURM_RUN_SECONDS + 60
+                )
                 jobs = slurm_jobs()
         except ClusterError as error:
             pytest.fail(str(error))
@@ -130,7 +156,9 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
         assert result.returncode == 0, (
             f"snakemake --profile profiles/slurm failed ({result.returncode}; 124 = timed out after "
             f"{SLURM_RUN_SECONDS} s):\n{result.stderr[-6000:]}\n--- slurmctld log:\n"
-            f"{(state / 'slurmctld.log').read_text()[-3000:]}\n--- slurmd log:\n{(state / 'slurmd.log').read_text()[-3000:]}")
+            f"{(state / 'slurmctld.log').read_text()[-3000:]}\n"
+            f"--- slurmd log:\n{(state / 'slurmd.log').read_text()[-3000:]}"
+        )
     finally:
         shutil.rmtree(state, ignore_errors=True)
 
@@ -142,13 +170,16 @@ def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path
     for target in targets:
         # A difference in the last digits means a stage is not bit-reproducible from process to process
         # (the same inputs giving other floats), not that Slurm changed anything.
-        pd.testing.assert_frame_equal(pd.read_parquet(cluster_run / target), pd.read_parquet(local / target),
-                                      check_exact=True, obj=f"{target} (Slurm run vs local run)")
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(cluster_run / target),
+            pd.read_parquet(local / target),
+            check_exact=True,
+            obj=f"{target} (Slurm run vs local run)",
+        )
     for run in RUNS:
         for prediction in sorted((local / "results" / "predictions" / run).rglob("*.txt")):
             twin = cluster_run / prediction.relative_to(local)
             assert twin.read_bytes() == prediction.read_bytes(), f"{twin} differs from the local run"
-
 
 
 @pytest.mark.workflow
@@ -166,8 +197,15 @@ def test_the_slurm_profile_runs_sub_minute_jobs_locally_and_scales_runtimes(work
     listed = set(workspace.snakemake("--list-rules").stdout.split())
     assert {"fetch_corpus_file", "pair_table", "tokenize", "predict", "score_run"} <= local <= listed
     # runtimes grow with the attempt: a second attempt asks twice the minutes
-    first, second = (workspace.snakemake("-n", "--profile", str(REPO / "profiles" / "slurm"), "--attempt", attempt,
-                                         "results/scores/baseline.md") for attempt in ("1", "2"))
-    runtime = lambda result: sorted(int(part.split("=")[1].rstrip(",")) for part in (result.stdout + result.stderr).split()
-                                    if part.startswith("runtime="))  # noqa: E731
+    first, second = (
+        workspace.snakemake(
+            "-n", "--profile", str(REPO / "profiles" / "slurm"), "--attempt", attempt, "results/scores/baseline.md"
+        )
+        for attempt in ("1", "2")
+    )
+    runtime = lambda result: sorted(
+        int(part.split("=")[1].rstrip(","))
+        for part in (result.stdout + result.stderr).split()
+        if part.startswith("runtime=")
+    )  # noqa: E731
     assert runtime(second) == [2 * minutes for minutes in runtime(first)] and runtime(first)

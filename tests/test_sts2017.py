@@ -1,6 +1,7 @@
 """The SemEval-2017 protocol end to end on a tiny corpus: every Table-1 run (paraphrase embeddings,
 event embeddings, the W2V baseline, averaged word vectors, the regression head), Table 1 beside the
 paper's, repeatable to the byte; bad input refused before any job."""
+
 import shutil
 
 import numpy as np
@@ -13,18 +14,30 @@ from stsynth.sts2017 import head
 from stsynth.word_vectors.vectors import read_vectors
 from test_provenance import planned_jobs
 
-TRACK5 = [("A person is on a team.", "A person plays on a team.", 4.2),
-          ("The car needs some work.", "Our vehicles will be in museums.", 0.6),
-          ("A woman is instructing the workers.", "A woman is working as a nurse.", 1.4),
-          ("Two dogs play in the snow.", "Two dogs are playing in snow.", 4.9),
-          ("A man is cooking food.", "A man is riding a bike.", 0.3),
-          ("The girl sings a song.", "A girl is singing.", 4.0)]
-DATASETS = [TinyDataset(2012, "tinytrain", "train", "en", TRAIN_PAIRS),
-            TinyDataset(2015, "tinydev", "train", "en", DEV_PAIRS),
-            TinyDataset(2016, "tinytest", "train", "en", TEST_PAIRS, fields=4, blank_every=3),
-            TinyDataset(2017, "tinytrack5", "test", "en", TRACK5)]
-TABLE1 = {"w2v": "W2V", "ee": "EE", "paragram-small": "paragram-small", "paragram-xxl": "paragram-XXL", "pe": "PE",
-          "pe-w2v": "PE+W2V", "pe-ee-official": "PE+EE (official)", "pe-ee": "PE+EE"}
+TRACK5 = [
+    ("A person is on a team.", "A person plays on a team.", 4.2),
+    ("The car needs some work.", "Our vehicles will be in museums.", 0.6),
+    ("A woman is instructing the workers.", "A woman is working as a nurse.", 1.4),
+    ("Two dogs play in the snow.", "Two dogs are playing in snow.", 4.9),
+    ("A man is cooking food.", "A man is riding a bike.", 0.3),
+    ("The girl sings a song.", "A girl is singing.", 4.0),
+]
+DATASETS = [
+    TinyDataset(2012, "tinytrain", "train", "en", TRAIN_PAIRS),
+    TinyDataset(2015, "tinydev", "train", "en", DEV_PAIRS),
+    TinyDataset(2016, "tinytest", "train", "en", TEST_PAIRS, fields=4, blank_every=3),
+    TinyDataset(2017, "tinytrack5", "test", "en", TRACK5),
+]
+TABLE1 = {
+    "w2v": "W2V",
+    "ee": "EE",
+    "paragram-small": "paragram-small",
+    "paragram-xxl": "paragram-XXL",
+    "pe": "PE",
+    "pe-w2v": "PE+W2V",
+    "pe-ee-official": "PE+EE (official)",
+    "pe-ee": "PE+EE",
+}
 
 
 def protocol_2017(tmp_path) -> Workspace:
@@ -34,26 +47,43 @@ def protocol_2017(tmp_path) -> Workspace:
     work = make_workspace(tmp_path, DATASETS)
     work.keep_runs({"baseline": {"stage": "baseline"}, **{run: overlay["runs"][run] for run in TABLE1}})
     kjv = {"program": "bible", "passages": "gen1:1-gen4:26"} if shutil.which("bible") else None
-    work.write_config({
-        "paraphrase_pairs": {"tables": {"task-internal": {"years": [2012, 2015, 2016]},
-                                        "task-internal-dev": {"years": [2012, 2015]}}},
-        # the vocabulary as config.yaml has it (training: no track-5 word), small; PE and the paragram-XXL
-        # stand-in start from it and encode the words it lacks where they meet them (unknown: encode)
-        "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
-        "paraphrase_cnn": {"defaults": {"vectors": "minilm-static", "filters": 8, "dimension": 6, "epochs": 2,
-                                        "finetune_epochs": 2, "head_hidden": 4},
-                           "models": {"pe": {"gold_years": [2012, 2015, 2016]},
-                                      "pe-dev": {"pairs": ["task-internal-dev"], "gold_years": [2012, 2015],
-                                                 "dev_years": [2016]}}},
-        # the stand-ins of the real protocol need the PPDB file the tiny corpus lacks: their bases stand in here
-        "sentence_vectors": {"paragram-xxl": {"mean": "minilm-static"}, "paragram-small": {"mean": "glove-6b-50d"}},
-        "events": {"corpus": {"kjv": kjv, "pair_years": [2012, 2015]},
-                   "skipgram": {"dimension": 8, "min_count": 1, "epochs": 2}},
-        "head": {"dev": {"train_years": [2012, 2015], "validate_years": [2016]},
-                 "defaults": {"epochs": 3}, "grid": {"hidden": [4], "learning_rate": [0.01, 0.05]}},
-        "report": {"paper_table1": TABLE1},
-        "scoring": {"compare": {"reference": "baseline", "pairs": [["pe-ee", "pe"], ["pe", "paragram-xxl"]]}},
-    })
+    work.write_config(
+        {
+            "paraphrase_pairs": {
+                "tables": {"task-internal": {"years": [2012, 2015, 2016]}, "task-internal-dev": {"years": [2012, 2015]}}
+            },
+            # the vocabulary as config.yaml has it (training: no track-5 word), small; PE and the paragram-XXL
+            # stand-in start from it and encode the words it lacks where they meet them (unknown: encode)
+            "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+            "paraphrase_cnn": {
+                "defaults": {
+                    "vectors": "minilm-static",
+                    "filters": 8,
+                    "dimension": 6,
+                    "epochs": 2,
+                    "finetune_epochs": 2,
+                    "head_hidden": 4,
+                },
+                "models": {
+                    "pe": {"gold_years": [2012, 2015, 2016]},
+                    "pe-dev": {"pairs": ["task-internal-dev"], "gold_years": [2012, 2015], "dev_years": [2016]},
+                },
+            },
+            # the stand-ins of the real protocol need the PPDB file the tiny corpus lacks: their bases stand in here
+            "sentence_vectors": {"paragram-xxl": {"mean": "minilm-static"}, "paragram-small": {"mean": "glove-6b-50d"}},
+            "events": {
+                "corpus": {"kjv": kjv, "pair_years": [2012, 2015]},
+                "skipgram": {"dimension": 8, "min_count": 1, "epochs": 2},
+            },
+            "head": {
+                "dev": {"train_years": [2012, 2015], "validate_years": [2016]},
+                "defaults": {"epochs": 3},
+                "grid": {"hidden": [4], "learning_rate": [0.01, 0.05]},
+            },
+            "report": {"paper_table1": TABLE1},
+            "scoring": {"compare": {"reference": "baseline", "pairs": [["pe-ee", "pe"], ["pe", "paragram-xxl"]]}},
+        }
+    )
     return work
 
 
@@ -66,7 +96,9 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     assert list(table["row"][:8]) == list(TABLE1.values()) and table["row"].iat[-1] == "Winner STS2017"
     ours = table.iloc[:8]
     assert ours[["train", "dev", "test"]].notna().all().all()
-    assert ours.set_index("row").loc["PE", "paper_test"] == 0.7979 and pd.isna(ours.set_index("row").loc["PE+EE (official)", "paper_dev"])
+    assert ours.set_index("row").loc["PE", "paper_test"] == 0.7979 and pd.isna(
+        ours.set_index("row").loc["PE+EE (official)", "paper_dev"]
+    )
     assert table.set_index("row").loc["Winner STS2017", "paper_test"] == 0.8547
     assert list(table["run"][8:9]) == ["baseline"]  # the other headline runs, test figure only
     markdown = (root / "results/papers/sts2017_table1.md").read_text()
@@ -80,20 +112,37 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     official = pd.read_parquet(root / "results/head/pe-ee-official/dev.parquet")
     assert official[official["chosen"]]["hidden"].iat[0] == 50  # Tai et al.'s preset, its last epoch
     # inductive: no word only track 5 holds is in the vocabulary or a PE model; its sentence vectors encode them
-    tokens = lambda year, name: {t for column in ("tokens1", "tokens2") for sentence in
-                                 pd.read_parquet(root / f"resources/pairs/{year}/{name}.tokens.parquet")[column] for t in sentence}
-    track5_only = tokens(2017, "tinytrack5") - set().union(*(tokens(d.year, d.name) for d in DATASETS[:3])) \
+    tokens = lambda year, name: {
+        t
+        for column in ("tokens1", "tokens2")
+        for sentence in pd.read_parquet(root / f"resources/pairs/{year}/{name}.tokens.parquet")[column]
+        for t in sentence
+    }
+    track5_only = (
+        tokens(2017, "tinytrack5")
+        - set().union(*(tokens(d.year, d.name) for d in DATASETS[:3]))
         - set(__import__("wordfreq").top_n_list("en", 50))
-    assert track5_only and track5_only.isdisjoint(pd.read_parquet(root / "resources/models/pe.pe.vocab.parquet")["word"])
+    )
+    assert track5_only and track5_only.isdisjoint(
+        pd.read_parquet(root / "resources/models/pe.pe.vocab.parquet")["word"]
+    )
     for log in ("paraphrase_cnn/pe.log", "mean/minilm-static.log"):
-        assert f"tinytrack5.tokens.parquet: {len(track5_only)} words the" in (root / "logs/sentence_vectors" / log).read_text()
+        assert (
+            f"tinytrack5.tokens.parquet: {len(track5_only)} words the"
+            in (root / "logs/sentence_vectors" / log).read_text()
+        )
     events = pd.read_parquet(root / "resources/events/2017/tinytrack5.parquet")
     assert list(events["events2"][3]) == ["play|subj|animate"]
     assert "event tokens" in (root / "logs/events/tables.log").read_text()
     # every head run's model is released with its card: the head, its PE model and the vectors it averages
     released = root / "results/models/pe-ee"
-    assert {p.name for p in released.iterdir() if not p.name.startswith(".snakemake")} == {"model.safetensors", "pe.pe.safetensors", "pe.pe.vocab.parquet",
-                                                   "event-embeddings.parquet", "README.md"}
+    assert {p.name for p in released.iterdir() if not p.name.startswith(".snakemake")} == {
+        "model.safetensors",
+        "pe.pe.safetensors",
+        "pe.pe.vocab.parquet",
+        "event-embeddings.parquet",
+        "README.md",
+    }
     card = (released / "README.md").read_text()
     assert "regression head (Tai et al. 2015" in card and "`pe`: the paraphrase embeddings of model `pe`" in card
     assert "| hidden |" in card and "head.predict(model, v1, v2)" in card
@@ -102,13 +151,24 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     assert planned_jobs(work.snakemake("-n", "all")) == {}
     # deterministic seeds: every model, vector table and prediction comes back byte for byte (the epoch logs
     # but for their seconds)
-    epochs_before = {path: pd.read_parquet(path).drop(columns="seconds") for path in root.glob("resources/models/*.pe.epochs.parquet")}
-    kept = {path: path.read_bytes() for pattern in ("resources/models/*.pe.safetensors", "resources/models/*.pe.vocab.parquet",
-                                                     "resources/vectors/event-embeddings.parquet",
-                                                     "resources/vectors/word2vec.parquet", "resources/sentence_vectors/**/*.parquet",
-                                                     "results/head/*/*.parquet", "results/head/*/*.safetensors",
-                                                     "results/predictions/**/*.txt")
-            for path in root.glob(pattern)}
+    epochs_before = {
+        path: pd.read_parquet(path).drop(columns="seconds")
+        for path in root.glob("resources/models/*.pe.epochs.parquet")
+    }
+    kept = {
+        path: path.read_bytes()
+        for pattern in (
+            "resources/models/*.pe.safetensors",
+            "resources/models/*.pe.vocab.parquet",
+            "resources/vectors/event-embeddings.parquet",
+            "resources/vectors/word2vec.parquet",
+            "resources/sentence_vectors/**/*.parquet",
+            "results/head/*/*.parquet",
+            "results/head/*/*.safetensors",
+            "results/predictions/**/*.txt",
+        )
+        for path in root.glob(pattern)
+    }
     assert len(kept) > 50
     work.snakemake("all", "--forcerun", "paraphrase_cnn_train", "event_corpus", "event_tables")
     changed = [str(path) for path, content in kept.items() if path.read_bytes() != content]
@@ -120,10 +180,14 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     work.write_config({"seed_study": {"seeds": [2], "runs": ["pe-ee"]}})
     work.snakemake("results/seed_study/spread.parquet")
     for model in ("pe", "pe-dev"):
-        assert (root / f"resources/models/{model}.seed2.pe.safetensors").read_bytes() != \
-            kept[root / f"resources/models/{model}.pe.safetensors"]
+        assert (root / f"resources/models/{model}.seed2.pe.safetensors").read_bytes() != kept[
+            root / f"resources/models/{model}.pe.safetensors"
+        ]
     assert [path.name for path in root.glob("resources/vectors/*seed*")] == ["event-embeddings.seed2.parquet"]
-    ee, ee_seeded = (read_vectors(root / f"resources/vectors/{name}.parquet") for name in ("event-embeddings", "event-embeddings.seed2"))
+    ee, ee_seeded = (
+        read_vectors(root / f"resources/vectors/{name}.parquet")
+        for name in ("event-embeddings", "event-embeddings.seed2")
+    )
     assert ee_seeded.words == ee.words and not np.array_equal(ee_seeded.matrix, ee.matrix)
     assert not list(root.glob("resources/events/**/*seed*"))  # one event corpus and one set of event tables
     seeded_head = head.load(root / "results/head/pe-ee.seed2/model.safetensors")[1]
@@ -142,8 +206,12 @@ def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
     grid = pd.read_parquet(work.path / "results/paraphrase_cnn/grid.parquet")
     assert list(grid["lambda"]) == [1e-5, 1e-6] and grid["finetune_dev_ALL"].notna().all()
     # a head run asking for vectors nobody declared, a preset that does not exist, an even width: refused at start
-    work.write_config({"runs": {"pe-ee": {"vectors": ["pe", "eee"], "preset": "taii"}},
-                       "paraphrase_cnn": {"models": {"pe": {"width": 2}}}})
+    work.write_config(
+        {
+            "runs": {"pe-ee": {"vectors": ["pe", "eee"], "preset": "taii"}},
+            "paraphrase_cnn": {"models": {"pe": {"width": 2}}},
+        }
+    )
     result = work.snakemake("-n", "all", check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
@@ -159,7 +227,10 @@ def test_an_event_corpus_that_yields_nothing_is_refused_naming_why(tmp_path):
     work.write_config({"events": {"corpus": {"kjv": None, "pair_years": [2012, 2015]}, "skipgram": {"min_count": 500}}})
     result = work.snakemake("results/scores/ee.md", check=False)
     assert result.returncode != 0
-    assert "no token occurs 500 times (events.skipgram.min_count)" in (work.path / "logs/events/event-embeddings.log").read_text()
+    assert (
+        "no token occurs 500 times (events.skipgram.min_count)"
+        in (work.path / "logs/events/event-embeddings.log").read_text()
+    )
     work.write_config({"events": {"corpus": {"kjv": None, "pair_years": []}}})
     result = work.snakemake("-n", "results/scores/ee.md", check=False)
     assert "events.corpus: kjv is null and pair_years is empty, but a head run reads" in result.stdout + result.stderr

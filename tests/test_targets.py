@@ -1,30 +1,44 @@
 """`all` builds the results, `studies` how their settings were chosen (issue 23), and `--cores` above the
 machine's cores never runs more jobs at once than it has cores; checked with dry runs of the real
 Snakefile on the tiny corpus."""
+
 from __future__ import annotations
 
-import pytest
 import os
 import platform
 
+import pytest
 import yaml
 
 from conftest import REPO
-from stsynth.pipeline import plan
 from stsynth.core.threads import NEEDED_FLAGS, cpu_flags, job_slots
+from stsynth.pipeline import plan
 from test_provenance import planned_jobs
 
-STUDY_RULES = {"paragram_threshold_sweep", "paragram_source_comparison", "synthetic_dev_check",
-               "encoder_tuning_dev_check", "crosslingual_mt_comparison", "fusion_ablation", "fusion_dev_table",
-               "compare_study_runs", "seed_study", "studies_report"}
+STUDY_RULES = {
+    "paragram_threshold_sweep",
+    "paragram_source_comparison",
+    "synthetic_dev_check",
+    "encoder_tuning_dev_check",
+    "crosslingual_mt_comparison",
+    "fusion_ablation",
+    "fusion_dev_table",
+    "compare_study_runs",
+    "seed_study",
+    "studies_report",
+}
 HEADLINE_RULES = {"fusion_dev", "fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
 
 
 def tiny_tuning(workspace, tmp_path):
     """The project's runs, with the encoder stage pointed at a tiny model (dry runs only: never loaded);
     the tiny corpus has no PPDB, so the source comparison compares the other two sources."""
-    workspace.write_config({"encoder": {"models": {"tiny": {"path": str(tmp_path)}}, "default": "tiny"},
-                            "paragram": {"compare_sources": {"sources": ["glove-6b-50d", "minilm-static"]}}})
+    workspace.write_config(
+        {
+            "encoder": {"models": {"tiny": {"path": str(tmp_path)}}, "default": "tiny"},
+            "paragram": {"compare_sources": {"sources": ["glove-6b-50d", "minilm-static"]}},
+        }
+    )
     (tmp_path / "config.json").write_text("{}")
 
 
@@ -35,8 +49,13 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     assert HEADLINE_RULES <= set(all_jobs) and not STUDY_RULES & set(all_jobs)
     headline = plan.headline_runs(workspace.config)
     studied = plan.study_runs(workspace.config)
-    assert studied == ["encoder-task-internal", "encoder-synthetic", "encoder-sts-synthetic",
-                       "head-minilm", "head-minilm-sts"]
+    assert studied == [
+        "encoder-task-internal",
+        "encoder-synthetic",
+        "encoder-sts-synthetic",
+        "head-minilm",
+        "head-minilm-sts",
+    ]
     assert all_jobs["score_run"] == len(headline) == 10
     # only the tuned encoders the headline runs need: the final one and the fusion run's dev-protocol one
     assert all_jobs["encoder_tune"] == 2
@@ -44,8 +63,9 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     seeded = [run for runs in plan.seed_study_runs(workspace.config).values() for run in runs]
     assert len(seeded) == 7 * 4  # the seed study: seven runs, four seeds besides the headline's
     # and the headline scores its table reads (here unbuilt): the runs it repeats, and those no seed reaches
-    read = set(plan.seed_study_runs(workspace.config)) | {run for pair in plan.seed_study_pairs(workspace.config)
-                                                          for run in pair}
+    read = set(plan.seed_study_runs(workspace.config)) | {
+        run for pair in plan.seed_study_pairs(workspace.config) for run in pair
+    }
     assert read - set(plan.seed_study_runs(workspace.config)) == {"baseline", "paragram-raw", "encoder"}
     assert STUDY_RULES <= set(study_jobs) and study_jobs["score_run"] == len(studied) + len(seeded) + len(read)
     # the regression head over encoders is a study here (the 2017 protocol, config/sts2017.yaml, heads `all`)
@@ -56,8 +76,7 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
 @pytest.mark.workflow
 def test_studies_reuse_what_all_built(workspace):
     """On a tree where `all` is built, `studies` plans only study jobs (baseline-only config, real jobs)."""
-    workspace.keep_runs({"baseline": {"stage": "baseline"},
-                         "baseline-again": {"stage": "baseline", "study": True}})
+    workspace.keep_runs({"baseline": {"stage": "baseline"}, "baseline-again": {"stage": "baseline", "study": True}})
     workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": []}
     workspace.config["crosslingual"]["reference_translation"]["field"] = 5  # no MT comparison (it trains models)
     workspace.write_config()
@@ -68,7 +87,12 @@ def test_studies_reuse_what_all_built(workspace):
     if NEEDED_FLAGS <= cpu_flags() and platform.machine() == "x86_64":
         assert "| kernels | ATEN_CPU_CAPABILITY=avx2, MKL_CBWR=AVX2, " in report and "torch uses AVX2 |" in report
     assert planned_jobs(workspace.snakemake("-n", "studies")) == {
-        "predict": 1, "score_run": 1, "compare_study_runs": 1, "studies_report": 1, "studies": 1}
+        "predict": 1,
+        "score_run": 1,
+        "compare_study_runs": 1,
+        "studies_report": 1,
+        "studies": 1,
+    }
     workspace.snakemake("studies")
     studies = (workspace.path / "results/studies.md").read_text()
     assert studies.startswith("# stsynth studies") and "**baseline-again**" in studies
@@ -97,6 +121,8 @@ def test_the_project_config_splits_runs_as_documented():
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     assert "encoder-sts" in plan.headline_runs(config) and "fusion-tuned" in plan.headline_runs(config)
     assert plan.run_comparisons(config, study=False) and all(
-        set(pair) <= set(plan.headline_runs(config)) for pair in plan.run_comparisons(config, study=False))
-    assert sorted(map(tuple, plan.run_comparisons(config, study=False) + plan.run_comparisons(config, study=True))) \
-        == sorted(map(tuple, plan.run_comparisons(config)))
+        set(pair) <= set(plan.headline_runs(config)) for pair in plan.run_comparisons(config, study=False)
+    )
+    assert sorted(
+        map(tuple, plan.run_comparisons(config, study=False) + plan.run_comparisons(config, study=True))
+    ) == sorted(map(tuple, plan.run_comparisons(config)))

@@ -1,18 +1,27 @@
 """Translation backends (real Apertium, a real tiny Marian model built here offline) and the cache."""
+
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from contextlib import closing
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from stsynth.translation.translate import (Apertium, Marian, TranslationEngineError, apertium_stream,
-                                           make_translator, strip_apertium_marks, translate_cached, translate_pairs)
 from stsynth.translation.cache import TranslationCache
+from stsynth.translation.translate import (
+    Apertium,
+    Marian,
+    TranslationEngineError,
+    apertium_stream,
+    make_translator,
+    strip_apertium_marks,
+    translate_cached,
+    translate_pairs,
+)
 
 MODES = {"en-es": "eng-spa", "es-en": "spa-eng"}
 
@@ -28,6 +37,7 @@ def apertium():
 
 class CountingTranslator:
     """Upper-cases; records every sentence it is asked for; can fail after a number of calls."""
+
     name = "counting"
     version = "1"
 
@@ -45,6 +55,7 @@ class CountingTranslator:
 
 
 # --- Apertium ----------------------------------------------------------------------------------
+
 
 @pytest.mark.subprocess
 def test_marks_are_stripped_but_source_hashtags_kept():
@@ -84,13 +95,17 @@ def distinct_field(path, field, count):
 @pytest.fixture
 def corpus_sentences(shared_corpus):
     """A few hundred real sentences per direction, among them pairs seen to leak into each other."""
-    english = (distinct_field(shared_corpus / "STS2016-test/STS2016.input.headlines.txt", 0, 150)
-               + distinct_field(shared_corpus / "STS2016-test/STS2016.input.postediting.txt", 0, 150)
-               # apertium-tagger carries state across a null flush: after the first, the second is tagged
-               # differently ("based" as a participle) unless the tagger starts afresh for it.
-               + ["the most well-known jerseys have on the neck.", "Gebrselassie based, goes beyond his world record."])
+    english = (
+        distinct_field(shared_corpus / "STS2016-test/STS2016.input.headlines.txt", 0, 150)
+        + distinct_field(shared_corpus / "STS2016-test/STS2016.input.postediting.txt", 0, 150)
+        # apertium-tagger carries state across a null flush: after the first, the second is tagged
+        # differently ("based" as a participle) unless the tagger starts afresh for it.
+        + ["the most well-known jerseys have on the neck.", "Gebrselassie based, goes beyond his world record."]
+    )
     spanish = distinct_field(shared_corpus / "STS2016-crosslingual-test/SemEval2016_test_news_es-en_4c.txt", 0, 150)
-    spanish += distinct_field(shared_corpus / "STS2016-crosslingual-test/SemEval2016_test_multisource_es-en_4c.txt", 0, 150)
+    spanish += distinct_field(
+        shared_corpus / "STS2016-crosslingual-test/SemEval2016_test_multisource_es-en_4c.txt", 0, 150
+    )
     return {"en-es": english, "es-en": spanish}
 
 
@@ -103,8 +118,11 @@ def test_a_translation_depends_on_its_sentence_only(apertium, corpus_sentences, 
     batch = apertium.translate(sentences, direction)
     assert apertium.translate(sentences[::-1], direction)[::-1] == batch
     for chunk_size in (7, 64):
-        chunked = [t for start in range(0, len(sentences), chunk_size)
-                   for t in apertium.translate(sentences[start:start + chunk_size], direction)]
+        chunked = [
+            t
+            for start in range(0, len(sentences), chunk_size)
+            for t in apertium.translate(sentences[start : start + chunk_size], direction)
+        ]
         assert chunked == batch, f"chunks of {chunk_size}"
     one_by_one = range(0, len(sentences), 6) if direction == "en-es" else range(0, len(sentences), 10)
     picked = sorted({*one_by_one, len(sentences) - 1})  # every 6th/10th, and the last (the tagger case)
@@ -112,8 +130,9 @@ def test_a_translation_depends_on_its_sentence_only(apertium, corpus_sentences, 
     # And it is what the apertium wrapper gives for the sentence alone in its plain-text format.
     mode = MODES[direction]
     for i in picked[:10]:
-        alone = subprocess.run(["apertium", "-u", "-f", "txt", mode], input=sentences[i] + "\n",
-                               capture_output=True, text=True, check=True).stdout
+        alone = subprocess.run(
+            ["apertium", "-u", "-f", "txt", mode], input=sentences[i] + "\n", capture_output=True, text=True, check=True
+        ).stdout
         assert batch[i] == " ".join(alone.split())
 
 
@@ -128,12 +147,20 @@ def test_translations_made_by_the_old_line_batching_are_not_reused(apertium, tmp
     """The cache key says how a translation was made: a row stored by the line-format code is ignored."""
     old_version = apertium.version.replace(Apertium.method, "cleanup 2")  # what the line-format code wrote
     cache = TranslationCache(tmp_path / "cache.sqlite")
-    cache.db.execute("INSERT INTO translations VALUES (?, ?, ?, ?, ?)",
-                     ("apertium", old_version, "en-es", "Toronto rapper Drake gets 4 Grammy nominations",
-                      "Ucrania oriental rapper Drake coge 4 Grammy Israel"))
+    cache.db.execute(
+        "INSERT INTO translations VALUES (?, ?, ?, ?, ?)",
+        (
+            "apertium",
+            old_version,
+            "en-es",
+            "Toronto rapper Drake gets 4 Grammy nominations",
+            "Ucrania oriental rapper Drake coge 4 Grammy Israel",
+        ),
+    )
     cache.db.commit()
-    (translation,), counts = translate_cached(["Toronto rapper Drake gets 4 Grammy nominations"], "en-es",
-                                              apertium, cache)
+    (translation,), counts = translate_cached(
+        ["Toronto rapper Drake gets 4 Grammy nominations"], "en-es", apertium, cache
+    )
     assert counts["translated"] == 1 and "Toronto" in translation and "Israel" not in translation
 
 
@@ -151,6 +178,7 @@ def test_unknown_backend_is_an_error():
 
 
 # --- cache ---------------------------------------------------------------------------------------
+
 
 def test_second_run_translates_nothing(tmp_path):
     sentences = ["one", "two", "one", "", "three"]
@@ -181,17 +209,26 @@ def test_interrupted_run_resumes(tmp_path):
         translate_cached(sentences, "en-es", killed, cache, chunk_size=3)
     assert len(killed.asked) == 6  # two chunks done and committed before the kill
     resumed = CountingTranslator()
-    out, counts = translate_cached(sentences, "en-es", resumed, TranslationCache(tmp_path / "cache.sqlite"),
-                                   chunk_size=3)
+    out, counts = translate_cached(
+        sentences, "en-es", resumed, TranslationCache(tmp_path / "cache.sqlite"), chunk_size=3
+    )
     assert resumed.asked == sentences[6:] and counts["cached"] == 6
     assert out == [f"en-es:SENTENCE {i}" for i in range(10)]
 
 
 @pytest.mark.subprocess
 def test_translate_pairs_keeps_the_spanish_original(tmp_path, apertium):
-    pairs = pd.DataFrame({"year": [2016, 2016], "dataset": ["news", "news"], "track": ["es-en", "es-en"],
-                          "line": [1, 2], "s1": ["El gato duerme.", "Un hombre toca la guitarra."],
-                          "s2": ["The cat sleeps.", "A man plays guitar."], "gold": [5.0, None]})
+    pairs = pd.DataFrame(
+        {
+            "year": [2016, 2016],
+            "dataset": ["news", "news"],
+            "track": ["es-en", "es-en"],
+            "line": [1, 2],
+            "s1": ["El gato duerme.", "Un hombre toca la guitarra."],
+            "s2": ["The cat sleeps.", "A man plays guitar."],
+            "gold": [5.0, None],
+        }
+    )
     with closing(TranslationCache(tmp_path / "c.sqlite")) as cache:
         translated = translate_pairs(pairs, apertium, cache)
     assert translated["s1_source"].tolist() == pairs["s1"].tolist()
@@ -214,8 +251,17 @@ def test_identification_decides_which_side_is_translated(tmp_path, apertium, lay
     else:
         s1 = [SPANISH[0], ENGLISH[1], SPANISH[2]]
         s2 = [ENGLISH[0], SPANISH[1], ENGLISH[2]]
-    pairs = pd.DataFrame({"year": 2016, "dataset": "mixed", "track": "es-en", "line": [1, 2, 3],
-                          "s1": s1, "s2": s2, "gold": [5.0, 5.0, 5.0]})
+    pairs = pd.DataFrame(
+        {
+            "year": 2016,
+            "dataset": "mixed",
+            "track": "es-en",
+            "line": [1, 2, 3],
+            "s1": s1,
+            "s2": s2,
+            "gold": [5.0, 5.0, 5.0],
+        }
+    )
     languages = language_table(pairs, ["en", "es"])
     with closing(TranslationCache(tmp_path / "c.sqlite")) as cache:
         translated = translate_pairs(pairs, apertium, cache, languages=languages)
@@ -231,8 +277,7 @@ def test_identification_decides_which_side_is_translated(tmp_path, apertium, lay
 
 # --- Marian (a tiny model built here, offline) ------------------------------------------------------
 
-MEMORIZED = {"a man plays the guitar .": "un hombre toca la guitarra .",
-             "the cat sleeps .": "el gato duerme ."}
+MEMORIZED = {"a man plays the guitar .": "un hombre toca la guitarra .", "the cat sleeps .": "el gato duerme ."}
 
 
 def build_tiny_marian(folder, train_steps: int = 0):
@@ -248,8 +293,14 @@ def build_tiny_marian(folder, train_steps: int = 0):
     folder.mkdir(parents=True, exist_ok=True)
     text = folder / "text.txt"
     text.write_text("\n".join([*MEMORIZED, *MEMORIZED.values()] * 4) + "\n")
-    spm.SentencePieceTrainer.train(input=str(text), model_prefix=str(folder / "sp"), vocab_size=40,
-                                   hard_vocab_limit=False, character_coverage=1.0, minloglevel=2)
+    spm.SentencePieceTrainer.train(
+        input=str(text),
+        model_prefix=str(folder / "sp"),
+        vocab_size=40,
+        hard_vocab_limit=False,
+        character_coverage=1.0,
+        minloglevel=2,
+    )
     processor = spm.SentencePieceProcessor(model_file=str(folder / "sp.model"))
     vocab = {"</s>": 0, "<unk>": 1}
     for index in range(processor.get_piece_size()):
@@ -263,10 +314,21 @@ def build_tiny_marian(folder, train_steps: int = 0):
     for leftover in ("sp.model", "sp.vocab", "text.txt"):
         (folder / leftover).unlink()
     pad = vocab["<pad>"]
-    config = MarianConfig(vocab_size=len(vocab), d_model=32, encoder_layers=1, decoder_layers=1,
-                          encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
-                          decoder_ffn_dim=64, max_position_embeddings=64, pad_token_id=pad, eos_token_id=0,
-                          decoder_start_token_id=pad, forced_eos_token_id=0)
+    config = MarianConfig(
+        vocab_size=len(vocab),
+        d_model=32,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=64,
+        pad_token_id=pad,
+        eos_token_id=0,
+        decoder_start_token_id=pad,
+        forced_eos_token_id=0,
+    )
     torch.set_num_threads(1)  # one thread per job on the shared 2-core machine; also keeps training deterministic
     torch.manual_seed(0)
     model = MarianMTModel(config)
@@ -305,7 +367,7 @@ def test_marian_translation_does_not_depend_on_its_batch(tiny_marian):
     """Sentences of many lengths: batch, reverse, other batch sizes and one by one agree exactly."""
     models = {"en-es": str(tiny_marian), "es-en": str(tiny_marian)}
     words = "a man plays the guitar the cat sleeps".split()
-    sentences = [" ".join(words[i % 7:i % 7 + 1 + i % 5]) + " ." for i in range(40)] + list(MEMORIZED)
+    sentences = [" ".join(words[i % 7 : i % 7 + 1 + i % 5]) + " ." for i in range(40)] + list(MEMORIZED)
     batch = Marian(models, batch_size=16, max_length=32).translate(sentences, "en-es")
     assert Marian(models, batch_size=16, max_length=32).translate(sentences[::-1], "en-es")[::-1] == batch
     assert Marian(models, batch_size=3, max_length=32).translate(sentences, "en-es") == batch
@@ -360,7 +422,6 @@ def test_a_killed_translation_resumes_with_only_what_is_missing(tmp_path):
     import sys
     import time
 
-    from conftest import REPO
     cache_path = tmp_path / "cache.sqlite"
     script = KILLED_TRANSLATION.format(cache=str(cache_path))
     child = subprocess.Popen([sys.executable, "-c", script])
@@ -391,9 +452,17 @@ def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_proba
     (p(es) 0.40); its English partner is less Spanish still, so the pair rule translates it."""
     from stsynth.translation.language import language_table
 
-    pairs = pd.DataFrame({"year": 2016, "dataset": "multisource", "track": "es-en", "line": [241, 242],
-                          "s1": ["Funeral de Margaret Thatcher", ENGLISH[0]],
-                          "s2": ["Margaret Thatcher's funeral", SPANISH[0]], "gold": [5.0, 5.0]})
+    pairs = pd.DataFrame(
+        {
+            "year": 2016,
+            "dataset": "multisource",
+            "track": "es-en",
+            "line": [241, 242],
+            "s1": ["Funeral de Margaret Thatcher", ENGLISH[0]],
+            "s2": ["Margaret Thatcher's funeral", SPANISH[0]],
+            "gold": [5.0, 5.0],
+        }
+    )
     languages = language_table(pairs, ["en", "es"])
     assert languages.query("line == 241 and side == 1")["language"].item() == "en"
     with closing(TranslationCache(tmp_path / "c.sqlite")) as cache:
@@ -407,7 +476,8 @@ def test_mode_stages_run_without_a_shell_and_only_apertium_programs():
     from stsynth.translation.translate import TranslationEngineError, _split_at_tagger, run_pipeline
 
     before, tagger, after = _split_at_tagger(
-        "lt-proc -z '/d/a b.bin' | apertium-tagger -z -g $2 '/d/x.prob' | lt-proc -z $1 '/d/gen.bin'", Path("m.mode"))
+        "lt-proc -z '/d/a b.bin' | apertium-tagger -z -g $2 '/d/x.prob' | lt-proc -z $1 '/d/gen.bin'", Path("m.mode")
+    )
     assert before == [["lt-proc", "-z", "/d/a b.bin"]] and tagger == ["apertium-tagger", "-g", "/d/x.prob"]
     assert after == [["lt-proc", "-z", "-n", "/d/gen.bin"]]
     with pytest.raises(TranslationEngineError, match="m.mode: stage 'rm -rf /tmp/x' does not run an Apertium program"):

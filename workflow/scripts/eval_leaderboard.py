@@ -2,9 +2,9 @@ import json
 
 import pandas as pd
 
-from stsynth.eval import evaluation
 from stsynth.core.logs import log_to
 from stsynth.core.paths import EVAL_MTEB_CACHE
+from stsynth.eval import evaluation
 from stsynth.results.plots import plot_leaderboard
 
 log = log_to(snakemake.log[0])

@@ -1,6 +1,6 @@
-from stsynth.eval import evaluation
 from stsynth.core.logs import log_to
 from stsynth.core.scoring import score_sets, scores_markdown
+from stsynth.eval import evaluation
 
 log = log_to(snakemake.log[0])
 tasks, bootstrap = snakemake.params.tasks, snakemake.params.bootstrap

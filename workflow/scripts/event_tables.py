@@ -1,10 +1,10 @@
 import pandas as pd
 import spacy
 
-from stsynth.sts2017.events import WordNetAnimacy, event_table
 from stsynth.core.lexicon import load_wordnet
 from stsynth.core.logs import log_to
 from stsynth.core.progress import Progress
+from stsynth.sts2017.events import WordNetAnimacy, event_table
 
 log = log_to(snakemake.log[0])
 settings = snakemake.params.settings
@@ -18,6 +18,12 @@ with Progress(log, f"event tokens of {len(tables)} datasets", sum(map(len, table
         table.to_parquet(output, index=False)
         sentences = 2 * len(table)
         with_events = int((table["events1"].map(len) > 0).sum() + (table["events2"].map(len) > 0).sum())
-        log.info("%s: %d sentences, %d with an event token (%.1f%%), %d event tokens", path, sentences, with_events,
-                 100 * with_events / max(sentences, 1), int(table["events1"].map(len).sum() + table["events2"].map(len).sum()))
+        log.info(
+            "%s: %d sentences, %d with an event token (%.1f%%), %d event tokens",
+            path,
+            sentences,
+            with_events,
+            100 * with_events / max(sentences, 1),
+            int(table["events1"].map(len).sum() + table["events2"].map(len).sum()),
+        )
         progress.advance(len(pairs))

@@ -15,10 +15,20 @@ for model, paths in snakemake.params.cosines.items():
     if not set(paths) <= set(snakemake.input.cosines):
         raise ValueError(f"cosine tables of {model} are not among the job's declared inputs")
     cosines[model] = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
-table = dev_table(load_split(splits["dev_train"], snakemake.input.dev_train),
-                  load_split(splits["dev_validate"], snakemake.input.dev_validate), features,
-                  [f for f in features if f in settings["paragram"]], chosen_parameters(pd.read_parquet(snakemake.input.dev)),
-                  settings["seed"], cosines)
+table = dev_table(
+    load_split(splits["dev_train"], snakemake.input.dev_train),
+    load_split(splits["dev_validate"], snakemake.input.dev_validate),
+    features,
+    [f for f in features if f in settings["paragram"]],
+    chosen_parameters(pd.read_parquet(snakemake.input.dev)),
+    settings["seed"],
+    cosines,
+)
 table.to_parquet(snakemake.output.table, index=False)
-Path(snakemake.output.markdown).write_text(markdown_table(
-    table, f"Dev protocol (fit {settings['dev']['train_years']}, validate {settings['dev']['validate_years']}): paper Table 1"))
+Path(snakemake.output.markdown).write_text(
+    markdown_table(
+        table,
+        f"Dev protocol (fit {settings['dev']['train_years']}, validate {settings['dev']['validate_years']}): "
+        "paper Table 1",
+    )
+)

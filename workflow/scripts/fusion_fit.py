@@ -1,9 +1,17 @@
 import numpy as np
 import pandas as pd
 
-from stsynth.dcu2016.fusion import chosen_parameters, export_model, fit, importances, load_split, predict_exported, test_scores
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
+from stsynth.dcu2016.fusion import (
+    chosen_parameters,
+    export_model,
+    fit,
+    importances,
+    load_split,
+    predict_exported,
+    test_scores,
+)
 from stsynth.results.plots import plot_importances
 
 log = log_to(snakemake.log[0])
@@ -19,8 +27,8 @@ if not np.allclose(predictions, model.predict(test[features].to_numpy()), rtol=0
     raise RuntimeError("exported trees do not reproduce the fitted model's predictions")
 np.savez_compressed(snakemake.output.model, **arrays)
 test[["year", "dataset", "line"]].assign(prediction=predictions).astype(
-    {"year": "int16", "dataset": "string", "line": "int32", "prediction": "float64"}).to_parquet(
-    snakemake.output.predictions, index=False)
+    {"year": "int16", "dataset": "string", "line": "int32", "prediction": "float64"}
+).to_parquet(snakemake.output.predictions, index=False)
 table = importances(model, features, settings["groups"])
 table.to_parquet(snakemake.output.importances, index=False)
 plot_importances(table, snakemake.output.plot, f"Fusion run {run}: Gini importances")

@@ -1,8 +1,8 @@
 import pandas as pd
 
-from stsynth.sts2017.head import chosen_settings, fit_and_predict, load_split, save
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
+from stsynth.sts2017.head import chosen_settings, fit_and_predict, load_split, save
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

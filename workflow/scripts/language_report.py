@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.translation.language import accuracy_markdown, accuracy_table
 from stsynth.core.logs import log_to
+from stsynth.translation.language import accuracy_markdown, accuracy_table
 
 log = log_to(snakemake.log[0])
 report = accuracy_table([pd.read_parquet(path) for path in snakemake.input])

@@ -14,6 +14,13 @@ for tokens_path, unknown_path, output in zip(tokens, unknown, snakemake.output, 
     set_model = model.with_words(read_vectors(unknown_path)) if unknown_path else model
     table, counts = similarity_table(set_model, pd.read_parquet(tokens_path))
     table.to_parquet(output, index=False)
-    log.info("%s: %d pairs, %d tokens, %d unknown (%.2f%%), %.3f s (%.0f pairs/s)", tokens_path, counts["pairs"],
-             counts["tokens"], counts["unknown"], 100 * counts["unknown"] / max(counts["tokens"], 1),
-             counts["seconds"], counts["pairs"] / max(counts["seconds"], 1e-9))
+    log.info(
+        "%s: %d pairs, %d tokens, %d unknown (%.2f%%), %.3f s (%.0f pairs/s)",
+        tokens_path,
+        counts["pairs"],
+        counts["tokens"],
+        counts["unknown"],
+        100 * counts["unknown"] / max(counts["tokens"], 1),
+        counts["seconds"],
+        counts["pairs"] / max(counts["seconds"], 1e-9),
+    )

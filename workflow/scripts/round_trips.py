@@ -3,9 +3,9 @@ from contextlib import closing
 import pandas as pd
 
 from stsynth.core.logs import log_to
+from stsynth.translation.cache import TranslationCache
 from stsynth.translation.synthetic import round_trip_table
 from stsynth.translation.translate import make_translator
-from stsynth.translation.cache import TranslationCache
 
 log = log_to(snakemake.log[0])
 settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)

@@ -2,9 +2,9 @@ import pandas as pd
 
 from stsynth.core.logs import log_to
 from stsynth.core.progress import Progress
+from stsynth.core.threads import use_threads
 from stsynth.sts2017.sentence_vectors import encode_pairs
 from stsynth.sts2017.vector_tables import check_known, write_table
-from stsynth.core.threads import use_threads
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -12,7 +12,9 @@ kind, name = snakemake.params.kind, snakemake.wildcards.name
 encode = encode_pairs(kind, snakemake.input, snakemake.params, snakemake.config["device"])
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 encoded = []
-with Progress(log, f"{kind} sentence vectors ({name}) of {len(tables)} datasets", sum(map(len, tables)), "pairs") as progress:
+with Progress(
+    log, f"{kind} sentence vectors ({name}) of {len(tables)} datasets", sum(map(len, tables)), "pairs"
+) as progress:
     for index, pairs in enumerate(tables):
         encoded.append(encode(index, pairs))
         progress.advance(len(pairs))

@@ -3,8 +3,8 @@ from contextlib import closing
 import pandas as pd
 
 from stsynth.core.logs import log_to
-from stsynth.translation.translate import make_translator, translate_pairs
 from stsynth.translation.cache import TranslationCache
+from stsynth.translation.translate import make_translator, translate_pairs
 
 log = log_to(snakemake.log[0])
 settings = snakemake.config["translate"]  # engine settings: params.engine (the rerun trigger)

@@ -8,8 +8,14 @@ use_threads(snakemake.threads)
 settings = snakemake.params.settings
 verify_copies(snakemake.input, snakemake.config["corpus"]["manifest"])
 base = read_vectors(snakemake.input.base)
-vectors = ppdb_paragram(base, read_ppdb_lexical(snakemake.input.ppdb), settings["trainer"], settings["max_pairs"],
-                        seed=settings["trainer"]["seed"], source=f"ppdb-paragram-{base.source}")
+vectors = ppdb_paragram(
+    base,
+    read_ppdb_lexical(snakemake.input.ppdb),
+    settings["trainer"],
+    settings["max_pairs"],
+    seed=settings["trainer"]["seed"],
+    source=f"ppdb-paragram-{base.source}",
+)
 check_finite(vectors)
 write_vectors(vectors, snakemake.output[0])
 log.info("wrote %d words of dimension %d", len(vectors.words), vectors.dim)

@@ -14,10 +14,13 @@ with tempfile.TemporaryDirectory(dir=output.parent) as folder:
     if settings["sha256"]:
         log.info("fetched %s (sha256 %s, as configured)", settings["url"], digest)
     else:
-        log.warning("fetched %s UNVERIFIED: vectors.paragram-xxl.sha256 is null (no checksum is published for "
-                    "it%s). What was fetched has sha256 %s; set that value to pin it.", settings["url"],
-                    ", and plain http lets anyone on the path change it" if settings["url"].startswith("http://") else "",
-                    digest)
+        log.warning(
+            "fetched %s UNVERIFIED: vectors.paragram-xxl.sha256 is null (no checksum is published for "
+            "it%s). What was fetched has sha256 %s; set that value to pin it.",
+            settings["url"],
+            ", and plain http lets anyone on the path change it" if settings["url"].startswith("http://") else "",
+            digest,
+        )
     vectors = read_text_vectors(archive, settings["member"], settings["encoding"], source="paragram-xxl")
 vectors.provenance = {"url": settings["url"], "sha256": digest, "member": settings["member"]}
 check_finite(vectors)

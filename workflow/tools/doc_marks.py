@@ -6,6 +6,7 @@ both values of every figure that differs. A block or figure whose tree lacks its
 protocol not built, ``make studies`` not run, ...) is left as it is and listed as not checked. A figure of a
 training-dependent run may differ within the seed study's spread (:func:`tolerances`).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,11 @@ from doc_tree import BLOCK, DECIMAL, FIGURE, NUMBER, NotBuilt, NotInBuild, Tree
 
 SEED_BLOCKS = ("seed-study-2016", "seed-study-2017")  # each protocol's seed study (2017: Table 1's head runs)
 SEED_WIDTHS = 3  # a figure of a run the seed study repeats may move by this many seed sds between builds
-SEED_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \| [^|]+ \| "
-                      r"(?P<set_sd>\d*\.\d+) \|", re.M)
+SEED_ROW = re.compile(
+    r"^\| `(?P<run>[^`]+)` \| [^|]+ \| [^|]+ \| \d+ \| [^|]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \| [^|]+ \| "
+    r"(?P<set_sd>\d*\.\d+) \|",
+    re.M,
+)
 NAMED = re.compile(r"`([^`]+)`")
 PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
 
@@ -64,14 +68,15 @@ def tolerance_of(names, allowed: dict[str, dict], level: str) -> tuple[float, li
 
 # --- writing and checking -------------------------------------------------------------------------
 
+
 @dataclass
 class Outcome:
-    text: str                                             # the file with every buildable mark rendered
+    text: str  # the file with every buildable mark rendered
     differences: list[str] = field(default_factory=list)  # "file:line: ..." per differing figure
-    tolerated: list[str] = field(default_factory=list)    # the same, within the seed study's tolerance
+    tolerated: list[str] = field(default_factory=list)  # the same, within the seed study's tolerance
     not_checked: list[str] = field(default_factory=list)  # marks whose files are not built
     checked: int = 0
-    unmarked: list[int] = field(default_factory=list)     # lines with a decimal figure outside any mark
+    unmarked: list[int] = field(default_factory=list)  # lines with a decimal figure outside any mark
 
 
 def line_of(text: str, offset: int) -> int:
@@ -99,8 +104,10 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         tolerance, runs = tolerance_of(names, allowed, level)
         if tolerance and within(old, new, tolerance):
             blocks = ", ".join(dict.fromkeys(allowed[run]["block"] for run in runs))
-            outcome.tolerated.append(f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
-                                     f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})")
+            outcome.tolerated.append(
+                f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
+                f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})"
+            )
             return False
         outcome.differences.append(f"{where}: {first}")
         return True
@@ -123,8 +130,9 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
     def block(match: re.Match) -> str:
         name, body = match["name"], match["body"]
         if name not in BLOCKS:
-            raise ValueError(f"{path}:{line_of(text, match.start())}: unknown generated block {name!r} "
-                             f"(known: {', '.join(BLOCKS)})")
+            raise ValueError(
+                f"{path}:{line_of(text, match.start())}: unknown generated block {name!r} (known: {', '.join(BLOCKS)})"
+            )
         tree_name, writer = BLOCKS[name]
         new = rendered(f"block {name}", match.start(), lambda: writer(trees[tree_name]).rstrip("\n") + "\n")
         if new is None:
@@ -132,13 +140,21 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         first_line = line_of(text, match.start("body"))
         old_lines, new_lines = body.splitlines(), new.splitlines()
         for i, (old, fresh) in enumerate(zip(old_lines, new_lines)):
-            if old != fresh and compare(f"{path}:{first_line + i}: block {name}", old, fresh, NAMED.findall(fresh),
-                                        first_difference(old, fresh), "sets" if name in PER_SET_BLOCKS else "ALL"):
+            if old != fresh and compare(
+                f"{path}:{first_line + i}: block {name}",
+                old,
+                fresh,
+                NAMED.findall(fresh),
+                first_difference(old, fresh),
+                "sets" if name in PER_SET_BLOCKS else "ALL",
+            ):
                 break
         else:
             if len(old_lines) != len(new_lines):
-                outcome.differences.append(f"{path}:{first_line}: block {name}: the doc has {len(old_lines)} lines, "
-                                           f"the build gives {len(new_lines)}")
+                outcome.differences.append(
+                    f"{path}:{first_line}: block {name}: the doc has {len(old_lines)} lines, "
+                    f"the build gives {len(new_lines)}"
+                )
         return match[0].replace(body, new, 1) if body else match[0].replace("-->\n", "-->\n" + new, 1)
 
     def inline(match: re.Match) -> str:
@@ -148,8 +164,14 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         if value != match["value"]:
             arguments = match["key"].split(":")[1:]
             level = "sets" if arguments[0].startswith("score") and not arguments[3].startswith("ALL") else "ALL"
-            compare(f"{path}:{line_of(text, match.start())}: figure {match['key']}", match["value"], value,
-                    arguments[1:], f"the doc has {match['value']}, the build gives {value}", level)
+            compare(
+                f"{path}:{line_of(text, match.start())}: figure {match['key']}",
+                match["value"],
+                value,
+                arguments[1:],
+                f"the doc has {match['value']}, the build gives {value}",
+                level,
+            )
         return f"<!-- fig: {match['key']} -->{value}<!-- /fig -->"
 
     text = FIGURE.sub(inline, text)

@@ -3,6 +3,7 @@
 The docs check (docs.py, doc_marks.py) renders every marked figure of README.md and docs/ from such trees;
 doc_blocks.py holds what each block and inline figure kind writes.
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,9 @@ from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, scores_path
 from stsynth.core.scoring import p_value_cell
 
 DOC_FILES = ("README.md", "docs/results.md")
-TREES = {name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")}  # tree -> its working directory
+TREES = {
+    name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")
+}  # tree -> its working directory
 CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 
@@ -37,6 +40,7 @@ class NotInBuild(Exception):
 @dataclass
 class Tree:
     """One built working directory: its tables, read once."""
+
     name: str
     root: Path
     _cache: dict = field(default_factory=dict)
@@ -67,8 +71,12 @@ class Tree:
 
     def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
         table = self.table(scores_path("comparisons"))
-        rows = table[(table["run"] == run) & (table["against"] == against) & (table["track"] == track)
-                     & (table["metric"] == metric)]
+        rows = table[
+            (table["run"] == run)
+            & (table["against"] == against)
+            & (table["track"] == track)
+            & (table["metric"] == metric)
+        ]
         if len(rows) != 1:
             raise NotInBuild(f"{self.root}/{scores_path('comparisons')} has no {run} − {against} ({track}, {metric})")
         return rows.iloc[0]
@@ -80,6 +88,7 @@ def trees_of(roots: dict[str, str | Path]) -> dict[str, Tree]:
 
 # --- formatting: one place for how a figure is written --------------------------------------------
 
+
 def ci(row: pd.Series, metric: str = "pearson") -> str:
     return f"{row[metric]:.4f} [{row[f'{metric}_ci_low']:.3f}, {row[f'{metric}_ci_high']:.3f}]"
 
@@ -89,11 +98,10 @@ def signed(value: float, digits: int = 4) -> str:
 
 
 def difference(row: pd.Series) -> str:
-    return f"{signed(row['difference'])} [{signed(row['ci_low'])}, {signed(row['ci_high'])}], p {p_value_cell(row['p_value'])}"
+    interval = f"[{signed(row['ci_low'])}, {signed(row['ci_high'])}]"
+    return f"{signed(row['difference'])} {interval}, p {p_value_cell(row['p_value'])}"
 
 
 def paper(value) -> str:
     """A published figure as printed."""
     return "" if value is None else str(value)
-
-

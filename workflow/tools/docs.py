@@ -1,5 +1,6 @@
 """`make docs` / `make check-docs`: write, or check, every generated figure of README.md and docs/ from
 built trees (doc_marks.py). --check exits 1 naming file, line and both values of each figure that differs."""
+
 import argparse
 import sys
 from pathlib import Path
@@ -11,8 +12,13 @@ from doc_tree import DOC_FILES, TREES, trees_of
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a figure differs")
-    parser.add_argument("--tree", action="append", default=[], metavar="NAME=DIR",
-                        help=f"a built working directory (defaults: {', '.join(f'{k}={v}' for k, v in TREES.items())})")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help=f"a built working directory (defaults: {', '.join(f'{k}={v}' for k, v in TREES.items())})",
+    )
     parser.add_argument("--docs-root", default=".", help="the checkout whose README.md and docs/ are read")
     parser.add_argument("files", nargs="*", default=list(DOC_FILES), help="Markdown files (relative to --docs-root)")
     args = parser.parse_args()
@@ -42,14 +48,19 @@ def main() -> int:
     for line in not_checked:
         print(f"not checked: {line}")
     for name, count in unmarked.items():
-        print(f"{name}: {count} lines with figures outside marks (prose: papers' figures and earlier builds' studies; not checked)")
+        print(
+            f"{name}: {count} lines with figures outside marks "
+            "(prose: papers' figures and earlier builds' studies; not checked)"
+        )
     if args.check:
         for line in tolerated:
             print(f"within tolerance: {line}")
         for line in differences:
             print(line, file=sys.stderr)
-        print(f"check-docs: {checked} marks checked, {len(differences)} differ, {len(tolerated)} within the seed "
-              f"study's tolerance ({SEED_WIDTHS} × a run's seed sd), {len(not_checked)} not built")
+        print(
+            f"check-docs: {checked} marks checked, {len(differences)} differ, {len(tolerated)} within the seed "
+            f"study's tolerance ({SEED_WIDTHS} × a run's seed sd), {len(not_checked)} not built"
+        )
         return 1 if differences else 0
     print(f"docs: {checked} marks written from the build, {len(not_checked)} not built (left as they are)")
     return 0

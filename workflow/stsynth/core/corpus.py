@@ -2,9 +2,10 @@
 
 The project's manifest (``workflow/corpus_manifest.tsv``) lists, for every file the
 pipeline uses, its path relative to the corpus root, sha256, size in bytes and an
-origin URL (``<zip URL>#<member>``: a member of a zip the organizers released). A mirror is either a local folder laid out like the corpus root or a base
-URL under which the same relative paths are served.
+origin URL (``<zip URL>#<member>``: a member of a zip the organizers released). A mirror is either a
+local folder laid out like the corpus root or a base URL under which the same relative paths are served.
 """
+
 from __future__ import annotations
 
 import csv
@@ -65,11 +66,14 @@ def read_manifest(path: str | Path) -> dict[str, ManifestEntry]:
             except (TypeError, ValueError) as err:
                 raise CorpusError(f"{path}:{lineno}: malformed manifest row ({err})") from err
             if reason := unsafe_relpath(entry.relpath):
-                raise CorpusError(f"{path}:{lineno}: relpath {entry.relpath!r} is refused: {reason} (a corpus path "
-                                  "is relative to the corpus folder and stays inside it)")
+                raise CorpusError(
+                    f"{path}:{lineno}: relpath {entry.relpath!r} is refused: {reason} (a corpus path "
+                    "is relative to the corpus folder and stays inside it)"
+                )
             if entry.relpath in lines:
-                raise CorpusError(f"{path}:{lineno}: relpath {entry.relpath!r} is listed twice (first on line "
-                                  f"{lines[entry.relpath]})")
+                raise CorpusError(
+                    f"{path}:{lineno}: relpath {entry.relpath!r} is listed twice (first on line {lines[entry.relpath]})"
+                )
             entries[entry.relpath], lines[entry.relpath] = entry, lineno
     return entries
 
@@ -117,8 +121,10 @@ def verify_copies(paths, manifest: str | Path) -> None:
         entries = entries or read_manifest(manifest)
         expected = entries[path.removeprefix(CORPUS_COPIES)].sha256
         if (digest := sha256_of(path)) != expected:
-            raise CorpusError(f"{path}: sha256 is {digest}, but the corpus manifest ({manifest}) says {expected}: "
-                              "the copy changed after it was fetched and verified. Delete it to fetch it again.")
+            raise CorpusError(
+                f"{path}: sha256 is {digest}, but the corpus manifest ({manifest}) says {expected}: "
+                "the copy changed after it was fetched and verified. Delete it to fetch it again."
+            )
         checked += 1
     log.info("%d corpus copies match the manifest's sha256", checked)
 

@@ -13,6 +13,7 @@ must start in well under a second and so never imports torch, asks :func:`gpus_r
 GPUs a job declares as its ``gpu`` resource (the Slurm profile turns it into ``--gpus``); for
 ``auto`` it looks for an NVIDIA GPU the way the driver exposes one (:func:`nvidia_gpu_visible`).
 """
+
 from __future__ import annotations
 
 import os
@@ -47,11 +48,15 @@ def resolve_device(setting: str, cuda_available: bool | None = None, mps_availab
         mps_available = torch.backends.mps.is_available() if mps_available is None else mps_available
     if setting == "mps":
         if not mps_available:
-            raise RuntimeError("config.yaml: device: mps, but torch sees no Apple MPS device here (set device: auto or cpu)")
+            raise RuntimeError(
+                "config.yaml: device: mps, but torch sees no Apple MPS device here (set device: auto or cpu)"
+            )
         return "mps"
     if not cuda_available:
-        raise RuntimeError(f"config.yaml: device: {setting}, but torch sees no CUDA device here "
-                           "(set device: auto or cpu, or run the job on a GPU node)")
+        raise RuntimeError(
+            f"config.yaml: device: {setting}, but torch sees no CUDA device here "
+            "(set device: auto or cpu, or run the job on a GPU node)"
+        )
     return setting
 
 

@@ -15,6 +15,7 @@ is remembered between invocations (:class:`FileDigests`, a JSON file under ``.sn
 path and (size, mtime_ns, ctime_ns, inode): a file overwritten in place (``cp``), even with its old
 mtime put back (``cp -p``: the ctime still moves), is hashed again. Deleting the memo costs time only.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -26,6 +27,7 @@ from .corpus import sha256_of
 
 # Below the working directory: the memo of file digests (the working directory's own, like Snakemake's metadata).
 MEMO_PATH = ".snakemake/stsynth/file-digests.json"
+
 
 def _hidden(name: str) -> bool:
     return name.startswith(".")

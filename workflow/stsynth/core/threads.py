@@ -14,6 +14,7 @@ boosting moved with none: docs/reproducibility.md). ``kernels: x86-64-v3`` (the 
 of them at the AVX2/FMA family that every x86-64 CPU from 2013 on has, so an Intel Xeon with AVX-512
 and an AMD EPYC run the same kernels; ``native`` lets each library choose (faster where AVX-512 is there).
 """
+
 from __future__ import annotations
 
 import os
@@ -49,13 +50,19 @@ def kernel_environment(kernels: str, machine: str | None = None, flags: set[str]
     run instructions the CPU lacks) or off x86-64; the line says the figures may then differ."""
     machine = machine or platform.machine()
     if kernels == "native":
-        return {}, "kernels: native (each library picks its kernels by this CPU; figures may differ in the last digits from another CPU's)"
+        return (
+            {},
+            "kernels: native (each library picks its kernels by this CPU; figures may differ in the last digits "
+            "from another CPU's)",
+        )
     if machine not in ("x86_64", "AMD64"):
         return {}, f"kernels: {kernels} applies to x86-64; this is {machine}, each library picks its own kernels"
     missing = NEEDED_FLAGS - (cpu_flags() if flags is None else flags)
     if missing:
-        return {}, (f"kernels: {kernels} needs {', '.join(sorted(missing))}, which this CPU lacks; each library "
-                    "picks its own kernels (figures may differ in the last digits from an AVX2 machine's)")
+        return {}, (
+            f"kernels: {kernels} needs {', '.join(sorted(missing))}, which this CPU lacks; each library "
+            "picks its own kernels (figures may differ in the last digits from an AVX2 machine's)"
+        )
     return dict(X86_64_V3), "kernels: x86-64-v3 (" + ", ".join(f"{k}={v}" for k, v in X86_64_V3.items()) + ")"
 
 

@@ -13,6 +13,7 @@ tokens1  list<string>  Moses tokens of s1 (Spanish rules on es-en)
 tokens2  list<string>  Moses tokens of s2
 =======  ============  ===============================================
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -28,8 +29,9 @@ def _moses(lang: str) -> MosesTokenizer:
     return MosesTokenizer(lang=lang)
 
 
-def tokenize(sentence: str, lang: str = "en", aggressive_dash_splits: bool = False,
-             escape: bool = False, lowercase: bool = True) -> list[str]:
+def tokenize(
+    sentence: str, lang: str = "en", aggressive_dash_splits: bool = False, escape: bool = False, lowercase: bool = True
+) -> list[str]:
     text = sentence.lower() if lowercase else sentence
     return _moses(lang).tokenize(text, aggressive_dash_splits=aggressive_dash_splits, escape=escape)
 
@@ -37,10 +39,12 @@ def tokenize(sentence: str, lang: str = "en", aggressive_dash_splits: bool = Fal
 def token_table(pairs: pd.DataFrame, **settings) -> pd.DataFrame:
     track = pairs["track"].iat[0] if len(pairs) else "en"
     lang1, lang2 = TRACK_LANGUAGES[track]
-    return pd.DataFrame({
-        "year": pairs["year"].to_numpy(),
-        "dataset": pairs["dataset"].to_numpy(),
-        "line": pairs["line"].to_numpy(),
-        "tokens1": [tokenize(s, lang1, **settings) for s in pairs["s1"]],
-        "tokens2": [tokenize(s, lang2, **settings) for s in pairs["s2"]],
-    }).astype({"year": "int16", "dataset": "string", "line": "int32"})
+    return pd.DataFrame(
+        {
+            "year": pairs["year"].to_numpy(),
+            "dataset": pairs["dataset"].to_numpy(),
+            "line": pairs["line"].to_numpy(),
+            "tokens1": [tokenize(s, lang1, **settings) for s in pairs["s1"]],
+            "tokens2": [tokenize(s, lang2, **settings) for s in pairs["s2"]],
+        }
+    ).astype({"year": "int16", "dataset": "string", "line": "int32"})

@@ -1,4 +1,5 @@
 """The organizers' STS baseline: whitespace tokens, binary bag-of-words vectors, cosine."""
+
 from __future__ import annotations
 
 import math

@@ -17,6 +17,7 @@ The folder chains the library's own modules, one per step of stsynth.dcu2016.sen
 On the same tokens the cosines are the pipeline's (float32); the only difference is the tokenizer,
 measured by :func:`export_check` (the share of sentences tokenized alike, per dataset).
 """
+
 from __future__ import annotations
 
 import re
@@ -44,17 +45,19 @@ def tokenizer_for(words: list[str], unknown_token: str):
 
     tokenizer = Tokenizer(models.WordLevel({word: row for row, word in enumerate(words)}, unk_token=unknown_token))
     tokenizer.normalizer = normalizers.Lowercase()
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(MOSES_LIKE), behavior="isolated")])
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex(MOSES_LIKE), behavior="isolated")]
+    )
     return PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token=unknown_token, model_max_length=1_000_000)
 
 
 def to_sentence_transformer(model: SentenceModel, folder: str | Path, device: str = "cpu"):
     """Write ``model`` as a sentence-transformers folder (safetensors weights); returns the model on
     ``device`` (config.yaml's ``device``, stsynth.core.device) for the check."""
-    from ..core.device import resolve_device
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Dense, Pooling, WordEmbeddings, WordWeights
+
+    from ..core.device import resolve_device
 
     words = list(model.words)
     embeddings = model.paragram.embeddings.detach().float().numpy()
@@ -69,8 +72,13 @@ def to_sentence_transformer(model: SentenceModel, folder: str | Path, device: st
     pooling = Pooling(embeddings.shape[1], pooling_mode="mean")
     components = model.paragram.components.detach().double()
     removal = (torch.eye(embeddings.shape[1], dtype=torch.float64) - components.T @ components).float()
-    dense = Dense(embeddings.shape[1], embeddings.shape[1], bias=False, activation_function=torch.nn.Identity(),
-                  init_weight=removal)
+    dense = Dense(
+        embeddings.shape[1],
+        embeddings.shape[1],
+        bias=False,
+        activation_function=torch.nn.Identity(),
+        init_weight=removal,
+    )
     transformer = SentenceTransformer(modules=[word_embeddings, word_weights, pooling, dense], device="cpu")
     transformer.save(str(folder))
     transformer.to(resolve_device(device))
@@ -101,9 +109,14 @@ def export_check(transformer, sets) -> pd.DataFrame:
         pipeline = similarity["cosine"].to_numpy()
         both = alike[0] & alike[1]
         gold = pairs["gold"].to_numpy(dtype=np.float64)
-        rows.append({"dataset": name, "lines": len(pairs),
-                     "same_tokens": float(np.concatenate(alike).mean()) if len(pairs) else float("nan"),
-                     "max_difference": float(np.abs(exported - pipeline)[both].max()) if both.any() else float("nan"),
-                     "pearson_pipeline": correlations([(name, pipeline, gold)])[0][2],
-                     "pearson_exported": correlations([(name, exported.astype(np.float64), gold)])[0][2]})
+        rows.append(
+            {
+                "dataset": name,
+                "lines": len(pairs),
+                "same_tokens": float(np.concatenate(alike).mean()) if len(pairs) else float("nan"),
+                "max_difference": float(np.abs(exported - pipeline)[both].max()) if both.any() else float("nan"),
+                "pearson_pipeline": correlations([(name, pipeline, gold)])[0][2],
+                "pearson_exported": correlations([(name, exported.astype(np.float64), gold)])[0][2],
+            }
+        )
     return pd.DataFrame(rows).astype({"dataset": "string", "lines": "int64"})

@@ -21,6 +21,7 @@ one letter or digit; punctuation never counts. Set-overlap features use the Dice
 what is returned. Word vectors come from a word-vector table (``stsynth.word_vectors.vectors``); words
 without a vector are skipped by vector features.
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,8 +38,9 @@ from ..core.lexicon import is_word
 
 log = logging.getLogger(__name__)
 
-NEGATION_CUES = frozenset({"not", "n't", "no", "never", "nobody", "nothing", "none", "neither", "nor",
-                           "nowhere", "without", "cannot"})
+NEGATION_CUES = frozenset(
+    {"not", "n't", "no", "never", "nobody", "nothing", "none", "neither", "nor", "nowhere", "without", "cannot"}
+)
 _NUMBER = re.compile(r"^[+-]?\d+(?:,\d{3})*(?:\.\d+)?$")
 _EDGE_PUNCTUATION = re.compile(r"^\W+|\W+$", re.UNICODE)
 
@@ -46,6 +48,7 @@ _EDGE_PUNCTUATION = re.compile(r"^\W+|\W+$", re.UNICODE)
 @dataclass
 class Resources:
     """What the features look things up in: information content, WordNet similarity, word vectors."""
+
     ic: Callable[[str], float]
     path_similarity: Callable[[str, str, str], float]
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
@@ -54,6 +57,7 @@ class Resources:
 @dataclass
 class Side:
     """One sentence as the features see it (all lists aligned: words, lemmas, POS tags)."""
+
     words: list[str]
     lemmas: list[str]
     pos: list[str]
@@ -77,6 +81,7 @@ class Side:
 
 # ---------------------------------------------------------------- helpers
 
+
 def dice(a: set, b: set, both_empty: float = 0.0) -> float:
     """``2|A∩B| / (|A|+|B|)``; ``both_empty`` when A and B are both empty, 0 when only one is."""
     if not a and not b:
@@ -97,7 +102,7 @@ def harmonic_mean(x: float, y: float) -> float:
 
 
 def ngrams(items: list[str], n: int) -> set[tuple[str, ...]]:
-    return {tuple(items[i:i + n]) for i in range(len(items) - n + 1)}
+    return {tuple(items[i : i + n]) for i in range(len(items) - n + 1)}
 
 
 def relative_difference(x: float, y: float) -> float:
@@ -119,6 +124,7 @@ def capitalised_words(raw: str) -> set[str]:
 
 
 # ---------------------------------------------------------------- TakeLab features
+
 
 def ngram_overlap(a: list[str], b: list[str], n: int) -> float:
     """TakeLab n-gram overlap ``ngo = 2 (|S1|/|S1∩S2| + |S2|/|S1∩S2|)^-1 = 2|S1∩S2| / (|S1|+|S2|)``
@@ -234,6 +240,7 @@ def _weighted_sum(side: Side) -> np.ndarray:
 
 # ---------------------------------------------------------------- the paper's features
 
+
 def bow_cosine(a: Side, b: Side) -> float:
     """Bag-of-words cosine ``Σ_w c1(w) c2(w) / (|c1| |c2|)`` over word counts c (0 for an empty side)."""
     return _count_cosine(Counter(a.words), Counter(b.words), lambda w: 1.0)
@@ -303,8 +310,10 @@ def verb_vector_cosine(a: Side, b: Side) -> float:
 def negation_mismatch(a: Side, b: Side) -> float:
     """1 if exactly one sentence contains a negation cue (:data:`NEGATION_CUES`, lemma "not"
     included, so "n't" counts), else 0."""
+
     def negated(side: Side) -> bool:
         return any(w in NEGATION_CUES for w in side.words) or "not" in side.lemmas
+
     return float(negated(a) != negated(b))
 
 
@@ -341,8 +350,9 @@ def pair_features(a: Side, b: Side) -> dict[str, float]:
     return {name: float(function(a, b)) for name, function in FEATURES.items()}
 
 
-def feature_table(pairs: pd.DataFrame, tokens: pd.DataFrame, tagged: list[tuple[list[str], list[str]]],
-                  resources: Resources) -> pd.DataFrame:
+def feature_table(
+    pairs: pd.DataFrame, tokens: pd.DataFrame, tagged: list[tuple[list[str], list[str]]], resources: Resources
+) -> pd.DataFrame:
     """Features for every pair. ``tagged``: (lemmas, POS) for tokens1 of every row, then tokens2 of every row."""
     n = len(pairs)
     rows = []
@@ -352,8 +362,9 @@ def feature_table(pairs: pd.DataFrame, tokens: pd.DataFrame, tagged: list[tuple[
         b = Side.build(t2, *tagged[n + i], str(pairs["s2"].iat[i]), resources)
         rows.append(pair_features(a, b))
     table = pd.DataFrame(rows, columns=list(FEATURES), dtype="float64")
-    keys = pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                         "line": pairs["line"].to_numpy()}).astype({"year": "int16", "dataset": "string", "line": "int32"})
+    keys = pd.DataFrame(
+        {"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(), "line": pairs["line"].to_numpy()}
+    ).astype({"year": "int16", "dataset": "string", "line": "int32"})
     return pd.concat([keys, table], axis=1)
 
 
@@ -370,8 +381,11 @@ def extract(pairs: pd.DataFrame, tokens: pd.DataFrame, vectors, settings: dict, 
     known = {w: vectors.matrix[index[w]] for w in vocabulary if w in index}
     log.info("%d distinct tokens, %d with a %s vector", len(vocabulary), len(known), vectors.source)
     nlp = load_tagger(settings["tagger"])
-    tagged = tag(nlp, [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]],
-                 batch_size=settings["tag_batch_size"])
+    tagged = tag(
+        nlp,
+        [list(t) for t in tokens["tokens1"]] + [list(t) for t in tokens["tokens2"]],
+        batch_size=settings["tag_batch_size"],
+    )
     ic = partial(information_content, min_frequency=settings["ic_min_frequency"], language=settings["ic_language"])
     resources = Resources(ic, path_similarity(str(nltk_data)), known)
     return feature_table(pairs, tokens, tagged, resources)

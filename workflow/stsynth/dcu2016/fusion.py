@@ -42,6 +42,7 @@ prediction = ``init + Σ coef · feature``; both empty for a constant start), ``
 (scikit-learn's tree arrays); :func:`predict_exported` predicts from it exactly as the fitted
 model does.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -51,21 +52,22 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor
 
-from ..encoders.encoder import ENCODER_FEATURES
 from ..core.keyed import KEYS, check_aligned
 from ..core.paraphrase_pairs import fold_of
 from ..core.progress import Progress
 from ..core.scoring import correlations
 from ..core.similarity import predictions_from_cosines
+from ..encoders.encoder import ENCODER_FEATURES
 
 log = logging.getLogger(__name__)
 
 
-
 def out_of_fold(pairs: pd.DataFrame, fold_tables: list[pd.DataFrame], column: str = "cosine") -> np.ndarray:
     """Per row, the value from the table of the fold the row belongs to (``fold_tables[i]`` = fold i)."""
-    folds = np.array([fold_of(y, d, n, len(fold_tables)) for y, d, n in
-                      zip(pairs["year"], pairs["dataset"], pairs["line"])], dtype=int)
+    folds = np.array(
+        [fold_of(y, d, n, len(fold_tables)) for y, d, n in zip(pairs["year"], pairs["dataset"], pairs["line"])],
+        dtype=int,
+    )
     stacked = np.stack([t[column].to_numpy(dtype=np.float64) for t in fold_tables])
     return stacked[folds, np.arange(len(pairs))]
 
@@ -96,16 +98,21 @@ def linear_start(init: list[str], features: list[str]):
     from sklearn.linear_model import LinearRegression
     from sklearn.pipeline import make_pipeline
 
-    return make_pipeline(ColumnTransformer([("init", "passthrough", [features.index(n) for n in init])]),
-                         LinearRegression())
+    return make_pipeline(
+        ColumnTransformer([("init", "passthrough", [features.index(n) for n in init])]), LinearRegression()
+    )
 
 
 def make_regressor(params: dict, seed: int, features: list[str]) -> GradientBoostingRegressor:
-    return GradientBoostingRegressor(loss="squared_error", max_depth=int(params["max_depth"]),
-                                     learning_rate=float(params["learning_rate"]),
-                                     subsample=float(params["subsample"]),
-                                     n_estimators=int(params["n_estimators"]), random_state=seed,
-                                     init=linear_start(list(params.get("init", [])), features))
+    return GradientBoostingRegressor(
+        loss="squared_error",
+        max_depth=int(params["max_depth"]),
+        learning_rate=float(params["learning_rate"]),
+        subsample=float(params["subsample"]),
+        n_estimators=int(params["n_estimators"]),
+        random_state=seed,
+        init=linear_start(list(params.get("init", [])), features),
+    )
 
 
 def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
@@ -113,16 +120,23 @@ def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[st
     (stsynth.core.scoring.correlations)."""
     gold = frame["gold"].to_numpy()
     groups = frame.groupby(["year", "dataset"], sort=True).indices.items()
-    return {name: r for name, _, r in correlations((f"{year}_{name}", predictions[index], gold[index])
-                                                    for (year, name), index in groups)}
+    return {
+        name: r
+        for name, _, r in correlations(
+            (f"{year}_{name}", predictions[index], gold[index]) for (year, name), index in groups
+        )
+    }
 
 
 def grid_points(grid: dict, features: list[str]) -> list[dict]:
     """Grid points of the hyperparameters; ``init`` entries naming a feature the run lacks are left out."""
     inits = [list(init) for init in grid.get("init", [[]]) if set(init) <= set(features)]
     keys = ["max_depth", "learning_rate", "subsample"]
-    return [{"init": init, **dict(zip(keys, values))}
-            for init in inits for values in itertools.product(*(grid[k] for k in keys))]
+    return [
+        {"init": init, **dict(zip(keys, values))}
+        for init in inits
+        for values in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 def parallel_map(function, items: list, processes: int = 1, what: str = "fits") -> list:
@@ -136,8 +150,9 @@ def parallel_map(function, items: list, processes: int = 1, what: str = "fits") 
     items = list(items)
     with Progress(log, what, len(items), "fits") as progress, ExitStack() as stack:
         if processes > 1 and len(items) > 1:
-            pool = stack.enter_context(ProcessPoolExecutor(min(processes, len(items)),
-                                                           mp_context=multiprocessing.get_context("fork")))
+            pool = stack.enter_context(
+                ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork"))
+            )
             results = pool.map(function, items)
         else:
             results = map(function, items)
@@ -172,11 +187,15 @@ class DevCurve:
         return self.patience is not None and trees - self.best_trees >= self.patience
 
 
-def _grid_point_rows(point: dict, train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict,
-                     seed: int) -> list[dict]:
+def _grid_point_rows(
+    point: dict, train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int
+) -> list[dict]:
     model = make_regressor({**point, "n_estimators": grid["max_estimators"]}, seed, features)
-    model.fit(train[features].to_numpy(), train["gold"].to_numpy(),
-              monitor=DevCurve(validate, features, grid["step"], grid.get("patience")))
+    model.fit(
+        train[features].to_numpy(),
+        train["gold"].to_numpy(),
+        monitor=DevCurve(validate, features, grid["step"], grid.get("patience")),
+    )
     label = {**point, "init": ",".join(point["init"])}
     rows = []
     for trees, predictions in enumerate(model.staged_predict(validate[features].to_numpy()), start=1):
@@ -187,15 +206,20 @@ def _grid_point_rows(point: dict, train: pd.DataFrame, validate: pd.DataFrame, f
     return rows
 
 
-def dev_search(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int,
-               processes: int = 1) -> pd.DataFrame:
+def dev_search(
+    train: pd.DataFrame, validate: pd.DataFrame, features: list[str], grid: dict, seed: int, processes: int = 1
+) -> pd.DataFrame:
     """Every grid point, every ``grid.step``-th number of trees up to ``grid.max_estimators`` (or
     until ``grid.patience`` trees passed without a better validation ALL): validation Pearson; the
     best ``pearson_ALL`` is marked ``chosen``."""
     from functools import partial
 
-    score = partial(_grid_point_rows, train=gold_rows(train), validate=validate, features=features, grid=grid, seed=seed)
-    rows = [row for rows in parallel_map(score, grid_points(grid, features), processes, "fusion dev grid") for row in rows]
+    score = partial(
+        _grid_point_rows, train=gold_rows(train), validate=validate, features=features, grid=grid, seed=seed
+    )
+    rows = [
+        row for rows in parallel_map(score, grid_points(grid, features), processes, "fusion dev grid") for row in rows
+    ]
     table = pd.DataFrame(rows)
     best = table.sort_values(["pearson_ALL", "n_estimators"], ascending=[False, True], kind="stable").index[0]
     table["chosen"] = table.index == best
@@ -207,9 +231,13 @@ def chosen_parameters(dev: pd.DataFrame) -> dict:
     if len(row) != 1:
         raise ValueError(f"dev table must mark exactly one chosen row, found {len(row)}")
     row = row.iloc[0]
-    return {"init": [name for name in str(row["init"]).split(",") if name],
-            "max_depth": int(row["max_depth"]), "learning_rate": float(row["learning_rate"]),
-            "subsample": float(row["subsample"]), "n_estimators": int(row["n_estimators"])}
+    return {
+        "init": [name for name in str(row["init"]).split(",") if name],
+        "max_depth": int(row["max_depth"]),
+        "learning_rate": float(row["learning_rate"]),
+        "subsample": float(row["subsample"]),
+        "n_estimators": int(row["n_estimators"]),
+    }
 
 
 def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> GradientBoostingRegressor:
@@ -221,12 +249,21 @@ def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> Gr
 def dev_table_feature_sets(features: list[str], paragram: list[str]) -> dict[str, list[str]]:
     """The regressors of the paper's Table 1 on the dev protocol: the run's features without the paragram
     cosines (and without encoder similarities, which the paper's fusion lacked), then with the paragram ones."""
-    return {"features only (GBR)": [f for f in features if f not in paragram and f not in ENCODER_FEATURES],
-            "features + paragram (GBR)": [f for f in features if f not in ENCODER_FEATURES]}
+    return {
+        "features only (GBR)": [f for f in features if f not in paragram and f not in ENCODER_FEATURES],
+        "features + paragram (GBR)": [f for f in features if f not in ENCODER_FEATURES],
+    }
 
 
-def dev_table(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], paragram: list[str], params: dict,
-              seed: int, cosines: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def dev_table(
+    train: pd.DataFrame,
+    validate: pd.DataFrame,
+    features: list[str],
+    paragram: list[str],
+    params: dict,
+    seed: int,
+    cosines: dict[str, pd.DataFrame],
+) -> pd.DataFrame:
     """The paper's Table 1 on the dev protocol: Pearson per validation set and ALL of the features alone, each
     paragram model's 5 x cosine (``cosines``: model -> its similarity tables of the validation sets,
     row-aligned with them), and the features with the paragram cosines.
@@ -237,7 +274,9 @@ def dev_table(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], 
     rows = []
 
     def add(system, predictions):
-        rows.append({"system": system, **{f"pearson_{k}": v for k, v in per_dataset_pearson(validate, predictions).items()}})
+        rows.append(
+            {"system": system, **{f"pearson_{k}": v for k, v in per_dataset_pearson(validate, predictions).items()}}
+        )
 
     def add_regressor(system):
         names = feature_sets[system]
@@ -253,10 +292,18 @@ def dev_table(train: pd.DataFrame, validate: pd.DataFrame, features: list[str], 
 
 def importances(model: GradientBoostingRegressor, features: list[str], groups: dict[str, list[str]]) -> pd.DataFrame:
     group_of = {f: g for g, names in groups.items() for f in names}
-    table = pd.DataFrame({"feature": features, "group": [group_of.get(f, "") for f in features],
-                          "importance": model.feature_importances_})
-    return table.sort_values("importance", ascending=False, kind="stable").reset_index(drop=True).astype(
-        {"feature": "string", "group": "string", "importance": "float64"})
+    table = pd.DataFrame(
+        {
+            "feature": features,
+            "group": [group_of.get(f, "") for f in features],
+            "importance": model.feature_importances_,
+        }
+    )
+    return (
+        table.sort_values("importance", ascending=False, kind="stable")
+        .reset_index(drop=True)
+        .astype({"feature": "string", "group": "string", "importance": "float64"})
+    )
 
 
 def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[str, np.ndarray]:
@@ -267,9 +314,13 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
         # kept in the line's own dtype (float32, as scikit-learn fits it on float32 features)
         columns, line = model.init_[0].transformers_[0][2], model.init_[-1]
         init, init_features, init_coef = line.intercept_, [features[c] for c in columns], line.coef_
-    arrays = {"init": np.asarray(init), "init_features": np.array(init_features, dtype=str),
-              "init_coef": np.asarray(init_coef),
-              "learning_rate": np.array(model.learning_rate), "features": np.array(features)}
+    arrays = {
+        "init": np.asarray(init),
+        "init_features": np.array(init_features, dtype=str),
+        "init_coef": np.asarray(init_coef),
+        "learning_rate": np.array(model.learning_rate),
+        "features": np.array(features),
+    }
     for t, estimator in enumerate(model.estimators_[:, 0]):
         tree = estimator.tree_
         arrays[f"t{t}_left"] = tree.children_left
@@ -284,8 +335,11 @@ def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
     """Predictions of an exported ensemble: ``init + Σ coef · x[init_features] + learning_rate · Σ_t tree_t(x)``."""
     X = np.asarray(X, dtype=np.float32)  # scikit-learn casts features to float32, for the line too
     columns = [list(arrays["features"]).index(name) for name in arrays["init_features"]]
-    start = (X[:, columns] @ arrays["init_coef"] + arrays["init"]).astype(np.float64) if columns else \
-        np.full(len(X), float(arrays["init"]))
+    start = (
+        (X[:, columns] @ arrays["init_coef"] + arrays["init"]).astype(np.float64)
+        if columns
+        else np.full(len(X), float(arrays["init"]))
+    )
     trees = sorted({int(k[1:].split("_")[0]) for k in arrays if k.startswith("t") and k.endswith("_left")})
     total = np.zeros(len(X))
     rows = np.arange(len(X))
@@ -313,15 +367,19 @@ def test_scores(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float
     return scores
 
 
-def similarity_columns(pairs: pd.DataFrame, paths: list[str], names: dict[str, str] | None = None) -> dict[str, np.ndarray]:
+def similarity_columns(
+    pairs: pd.DataFrame, paths: list[str], names: dict[str, str] | None = None
+) -> dict[str, np.ndarray]:
     """The similarity columns (``names``: column -> name; default every non-key column, same name) of
     one table, or of k fold tables out of fold (:func:`out_of_fold`), each checked row by row against the pairs."""
     tables = [pd.read_parquet(path) for path in paths]
     for table, path in zip(tables, paths):
         check_aligned(table, pairs, path)
     names = names or {column: column for column in tables[0].columns if column not in KEYS}
-    return {name: out_of_fold(pairs, tables, column) if len(tables) > 1 else tables[0][column].to_numpy()
-            for column, name in names.items()}
+    return {
+        name: out_of_fold(pairs, tables, column) if len(tables) > 1 else tables[0][column].to_numpy()
+        for column, name in names.items()
+    }
 
 
 def check_encoded(frame: pd.DataFrame, entry) -> None:
@@ -330,8 +388,10 @@ def check_encoded(frame: pd.DataFrame, entry) -> None:
     for column in (c for c in ENCODER_FEATURES if c in frame.columns):
         missing = frame["line"][frame[column].isna()]
         if len(missing):
-            raise ValueError(f"{entry.year}/{entry.dataset}: line {int(missing.iat[0])} has no {column} value in "
-                             f"{', '.join(entry.encoder)} ({len(missing)} such lines), though this split reads it")
+            raise ValueError(
+                f"{entry.year}/{entry.dataset}: line {int(missing.iat[0])} has no {column} value in "
+                f"{', '.join(entry.encoder)} ({len(missing)} such lines), though this split reads it"
+            )
 
 
 def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.DataFrame:
@@ -372,13 +432,26 @@ def _ablation_row(job: tuple, dev_validate: pd.DataFrame, test: pd.DataFrame, pa
     dev = fit(dev_fit, kept, kept_params, seed).predict(dev_validate[kept].to_numpy())
     final = fit(final_train, kept, kept_params, seed).predict(test[kept].to_numpy())
     log.info("ablation %s: %d features", name, len(kept))
-    return {"removed": name, "features": len(kept), "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
-            **test_scores(test, final)}
+    return {
+        "removed": name,
+        "features": len(kept),
+        "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
+        **test_scores(test, final),
+    }
 
 
-def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.DataFrame, test: pd.DataFrame,
-             features: list[str], groups: dict[str, list[str]], params: dict, seed: int,
-             variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None, processes: int = 1) -> pd.DataFrame:
+def ablation(
+    dev_train: pd.DataFrame,
+    dev_validate: pd.DataFrame,
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    features: list[str],
+    groups: dict[str, list[str]],
+    params: dict,
+    seed: int,
+    variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+    processes: int = 1,
+) -> pd.DataFrame:
     """The run's model with nothing removed, then with each of its feature groups removed in turn
     (chosen hyperparameters throughout): dev Pearson and test Pearson per track. ``variants``:
     extra rows named by their key, the full feature set fitted on another (train, dev_train) pair."""
@@ -391,6 +464,10 @@ def ablation(dev_train: pd.DataFrame, dev_validate: pd.DataFrame, train: pd.Data
             jobs.append((group, kept, train, dev_train))
     for name, (variant_train, variant_dev_train) in (variants or {}).items():
         jobs.append((name, features, variant_train, variant_dev_train))
-    rows = parallel_map(partial(_ablation_row, dev_validate=dev_validate, test=test, params=params, seed=seed),
-                        jobs, processes, "fusion ablation")
+    rows = parallel_map(
+        partial(_ablation_row, dev_validate=dev_validate, test=test, params=params, seed=seed),
+        jobs,
+        processes,
+        "fusion ablation",
+    )
     return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})

@@ -6,14 +6,15 @@ Built once when the workflow is parsed: rule inputs take the entries' files, rul
 plain form (:func:`split_params`), the job reads them back (:func:`splits_from_params`,
 stsynth.dcu2016.fusion.load_split).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.folds import fold_names, seed_name
 from ..core.pairs import Dataset
 from ..core.paths import encoder_path, features_path, pairs_path, similarity_path
 from ..encoders.encoder import is_tuned
-from ..core.folds import fold_names, seed_name
 from ..pipeline.plan import Run, runs_of, select
 
 
@@ -34,7 +35,9 @@ def uses_encoder(config: dict, run: Run) -> bool:
     return bool(set(fusion_features(config, run)) & set(ENCODER_FEATURES))
 
 
-def fusion_encoders(config: dict, run: Run, protocol: str, out_of_fold: bool, in_sample: str | None = None) -> list[str]:
+def fusion_encoders(
+    config: dict, run: Run, protocol: str, out_of_fold: bool, in_sample: str | None = None
+) -> list[str]:
     """The encoders whose similarity tables a fusion split reads (none when the run has no encoder
     feature): the run's ``protocol`` encoder, or, out of fold, a tuned encoder's k fold models
     (k = fusion.encoder_folds; 0, or a named encoder, means in-sample)."""
@@ -55,6 +58,7 @@ class SplitEntry:
     (``scored_only``: a split not in :data:`EVERY_LINE_SPLITS`). Built once by :func:`fusion_split`; rule
     inputs take :meth:`files`, rule params :meth:`as_param` (a plain dict: Snakemake's params trigger
     compares those), the job :meth:`from_param`."""
+
     year: int
     dataset: str
     pairs: str
@@ -67,18 +71,38 @@ class SplitEntry:
         return [self.pairs, self.features, *self.encoder, *(path for _, paths in self.paragram for path in paths)]
 
     def as_param(self) -> dict:
-        return {"year": self.year, "dataset": self.dataset, "pairs": self.pairs, "features": self.features,
-                "encoder": list(self.encoder), "paragram": {feature: list(paths) for feature, paths in self.paragram},
-                "scored_only": self.scored_only}
+        return {
+            "year": self.year,
+            "dataset": self.dataset,
+            "pairs": self.pairs,
+            "features": self.features,
+            "encoder": list(self.encoder),
+            "paragram": {feature: list(paths) for feature, paths in self.paragram},
+            "scored_only": self.scored_only,
+        }
 
     @classmethod
     def from_param(cls, entry: dict) -> "SplitEntry":
-        return cls(entry["year"], entry["dataset"], entry["pairs"], entry["features"], tuple(entry["encoder"]),
-                   tuple((feature, tuple(paths)) for feature, paths in entry["paragram"].items()), entry["scored_only"])
+        return cls(
+            entry["year"],
+            entry["dataset"],
+            entry["pairs"],
+            entry["features"],
+            tuple(entry["encoder"]),
+            tuple((feature, tuple(paths)) for feature, paths in entry["paragram"].items()),
+            entry["scored_only"],
+        )
 
 
-def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str, out_of_fold: bool,
-                 in_sample: str | None = None, scored_only: bool = False) -> list[SplitEntry]:
+def fusion_split(
+    config: dict,
+    run: Run,
+    datasets: list[Dataset],
+    protocol: str,
+    out_of_fold: bool,
+    in_sample: str | None = None,
+    scored_only: bool = False,
+) -> list[SplitEntry]:
     """What the fusion reads per dataset (:class:`SplitEntry`): encoder similarities
     (:func:`fusion_encoders`) and per paragram feature the cosines of its ``protocol`` model (final or
     dev), or with out_of_fold the k fold models' (k = fusion.folds; 0 means in-sample).
@@ -94,10 +118,25 @@ def fusion_split(config: dict, run: Run, datasets: list[Dataset], protocol: str,
         for feature, models in fusion["paragram"].items():
             if feature in names:
                 model = seed_name(models[protocol], run.seed)
-                paragram.append((feature, tuple(similarity_path(fold, d) for fold in fold_names(model, folds))
-                                 if folds else (similarity_path(model, d),)))
-        split.append(SplitEntry(d.year, d.name, pairs_path(d), features_path(d),
-                                tuple(encoder_path(encoder, d) for encoder in encoders), tuple(paragram), scored_only))
+                paragram.append(
+                    (
+                        feature,
+                        tuple(similarity_path(fold, d) for fold in fold_names(model, folds))
+                        if folds
+                        else (similarity_path(model, d),),
+                    )
+                )
+        split.append(
+            SplitEntry(
+                d.year,
+                d.name,
+                pairs_path(d),
+                features_path(d),
+                tuple(encoder_path(encoder, d) for encoder in encoders),
+                tuple(paragram),
+                scored_only,
+            )
+        )
     return split
 
 
@@ -126,19 +165,24 @@ def fusion_split_sets(config: dict, datasets: list[Dataset], in_sample: str | No
     final_train = select(train, years=config["fusion"].get("train_years"))  # default: every training set
     if in_sample:
         return {"train": (final_train, "final", True), "dev_train": (dev_train, "dev", True)}
-    return {"dev_train": (dev_train, "dev", True),
-            "dev_validate": (select(train, years=dev["validate_years"]), "dev", False),
-            "train": (final_train, "final", True),
-            "test": (select(datasets, role="test"), "final", False)}
+    return {
+        "dev_train": (dev_train, "dev", True),
+        "dev_validate": (select(train, years=dev["validate_years"]), "dev", False),
+        "train": (final_train, "final", True),
+        "test": (select(datasets, role="test"), "final", False),
+    }
 
 
-def fusion_splits(config: dict, run: Run, datasets: list[Dataset],
-                  in_sample: str | None = None) -> dict[str, list[SplitEntry]]:
+def fusion_splits(
+    config: dict, run: Run, datasets: list[Dataset], in_sample: str | None = None
+) -> dict[str, list[SplitEntry]]:
     """Every split of :func:`fusion_split_sets` as :func:`fusion_split` entries; with in_sample (a
     source of :func:`fold_sources`) the two training splits with that source's similarities
     in-sample instead (the ablation's comparison row)."""
-    return {name: fusion_split(config, run, sets, protocol, out_of_fold, in_sample, name not in EVERY_LINE_SPLITS)
-            for name, (sets, protocol, out_of_fold) in fusion_split_sets(config, datasets, in_sample).items()}
+    return {
+        name: fusion_split(config, run, sets, protocol, out_of_fold, in_sample, name not in EVERY_LINE_SPLITS)
+        for name, (sets, protocol, out_of_fold) in fusion_split_sets(config, datasets, in_sample).items()
+    }
 
 
 def fold_sources(config: dict, run: Run) -> list[str]:
@@ -147,8 +191,11 @@ def fold_sources(config: dict, run: Run) -> list[str]:
     sources = []
     if config["fusion"]["folds"] > 0 and any(f in names for f in config["fusion"]["paragram"]):
         sources.append("paragram")
-    if (uses_encoder(config, run) and config["fusion"].get("encoder_folds", 0) > 0
-            and any(is_tuned(config, encoder) for encoder in run.encoder)):
+    if (
+        uses_encoder(config, run)
+        and config["fusion"].get("encoder_folds", 0) > 0
+        and any(is_tuned(config, encoder) for encoder in run.encoder)
+    ):
         sources.append("encoder")
     return sources
 

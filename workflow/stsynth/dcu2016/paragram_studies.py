@@ -1,5 +1,6 @@
 """Dev-protocol studies of paragram models: the gold-threshold sweep and the untuned word-vector
 sources (their plots: stsynth.results.plots)."""
+
 from __future__ import annotations
 
 import logging
@@ -9,8 +10,8 @@ import pandas as pd
 
 from ..core.progress import Progress
 from ..core.scoring import correlations
-from .sentence_model import DevSet, build_model, fit
 from ..word_vectors.vectors import WordVectors
+from .sentence_model import DevSet, build_model, fit
 
 log = logging.getLogger(__name__)
 
@@ -21,8 +22,14 @@ def sweep_thresholds(sweep: dict) -> list[float]:
     return np.round(np.arange(sweep["start"], sweep["stop"] + sweep["step"] / 2, sweep["step"]), 6).tolist()
 
 
-def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlabeled: list, settings: dict,
-                    dev_sets: list[DevSet], thresholds: list[float]) -> pd.DataFrame:
+def threshold_sweep(
+    vectors: WordVectors,
+    gold_tables: list[pd.DataFrame],
+    unlabeled: list,
+    settings: dict,
+    dev_sets: list[DevSet],
+    thresholds: list[float],
+) -> pd.DataFrame:
     """One model per gold threshold; its dev scores after the configured epochs.
 
     Schema: threshold float64, pairs int32, then the dev_* Pearson columns of the epoch log.
@@ -35,16 +42,26 @@ def threshold_sweep(vectors: WordVectors, gold_tables: list[pd.DataFrame], unlab
         pairs = gold_filter(gold_tables, threshold)
         _, epochs = fit(vectors, pairs, unlabeled, settings, dev_sets, every_epoch=False)
         final = epochs.iloc[-1]
-        rows.append({"threshold": threshold, "pairs": len(pairs),
-                     **{k: final[k] for k in epochs.columns if k.startswith("dev_")}})
+        rows.append(
+            {
+                "threshold": threshold,
+                "pairs": len(pairs),
+                **{k: final[k] for k in epochs.columns if k.startswith("dev_")},
+            }
+        )
         log.info("threshold %.2f: %d pairs, dev ALL %.4f", threshold, len(pairs), rows[-1].get("dev_ALL", np.nan))
         progress.advance()
     progress.finish()
     return pd.DataFrame(rows).astype({"threshold": "float64", "pairs": "int32"})
 
 
-def source_comparison(sources: list[WordVectors], unlabeled: list, settings: dict, variants: list[dict],
-                      datasets: list[tuple[str, DevSet]]) -> pd.DataFrame:
+def source_comparison(
+    sources: list[WordVectors],
+    unlabeled: list,
+    settings: dict,
+    variants: list[dict],
+    datasets: list[tuple[str, DevSet]],
+) -> pd.DataFrame:
     """Untuned sources under each sentence-weighting variant, per dataset and per split.
 
     Schema: source string, variant string, split string (a label such as dev or test), dataset
@@ -64,5 +81,12 @@ def source_comparison(sources: list[WordVectors], unlabeled: list, settings: dic
                 log.info("%s %s %s ALL %.4f", vectors.source, variant["name"], split, scores[-1][2])
     progress.finish()
     return pd.DataFrame(rows, columns=["source", "variant", "split", "dataset", "pairs", "pearson"]).astype(
-        {"source": "string", "variant": "string", "split": "string", "dataset": "string", "pairs": "int32",
-         "pearson": "float64"})
+        {
+            "source": "string",
+            "variant": "string",
+            "split": "string",
+            "dataset": "string",
+            "pairs": "int32",
+            "pearson": "float64",
+        }
+    )

@@ -5,6 +5,7 @@ safetensors files, fitting from paraphrase-pair tables, and per-dataset cosine t
 Similarity tables (``resources/similarity/{model}/{year}/{dataset}.parquet``): ``year`` int16,
 ``dataset`` string, ``line`` int32, ``cosine`` float64, row-aligned with the pair table.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,8 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
-from ..word_vectors.paragram import Paragram, _pad_flat, cosine, train
 from ..core.scoring import correlations
+from ..word_vectors.paragram import Paragram, _pad_flat, cosine, train
 from ..word_vectors.vectors import WordVectors
 
 log = logging.getLogger(__name__)
@@ -35,9 +36,11 @@ def _word_frequencies(words: list[str], punctuation_frequency: float) -> np.ndar
 def _frequencies_of(words: tuple[str, ...], punctuation_frequency: float) -> np.ndarray:
     """Looked up once per vocabulary and process (SIF weights, the rare-word rule, every model of a sweep)."""
     import wordfreq
+
     # wordfreq strips punctuation (frequency 0); punctuation is among the most frequent tokens.
-    frequencies = np.array([wordfreq.word_frequency(w, "en") if any(c.isalnum() for c in w) else punctuation_frequency
-                            for w in words])
+    frequencies = np.array(
+        [wordfreq.word_frequency(w, "en") if any(c.isalnum() for c in w) else punctuation_frequency for w in words]
+    )
     frequencies.flags.writeable = False  # shared by every caller
     return frequencies
 
@@ -76,8 +79,11 @@ class SentenceModel:
 
     def encode(self, sentences) -> Encoded:
         lengths = np.array([len(sentence) for sentence in sentences], dtype=np.int64)
-        rows = np.fromiter((self.index.get(token, -1) for sentence in sentences for token in sentence),
-                           dtype=np.int64, count=int(lengths.sum()))
+        rows = np.fromiter(
+            (self.index.get(token, -1) for sentence in sentences for token in sentence),
+            dtype=np.int64,
+            count=int(lengths.sum()),
+        )
         missing = rows < 0
         if self.unknown is not None:
             rows[missing] = self.unknown
@@ -95,18 +101,25 @@ class SentenceModel:
         if not new:
             return self
         if extra.dim != self.paragram.embeddings.shape[1]:
-            raise ValueError(f"{extra.source}: {extra.dim}-d vectors for a model of {self.paragram.embeddings.shape[1]} dimensions")
+            raise ValueError(
+                f"{extra.source}: {extra.dim}-d vectors for a model of {self.paragram.embeddings.shape[1]} dimensions"
+            )
         rows = extra.index()
-        embeddings = torch.cat([self.paragram.embeddings.detach(), torch.from_numpy(extra.matrix[[rows[w] for w in new]])])
+        embeddings = torch.cat(
+            [self.paragram.embeddings.detach(), torch.from_numpy(extra.matrix[[rows[w] for w in new]])]
+        )
         weights = torch.cat([self.paragram.weights, torch.from_numpy(word_weights(new, self.settings))])
-        return SentenceModel(Paragram(embeddings, weights, self.paragram.components), self.words + new, self.unknown,
-                             self.settings)
+        return SentenceModel(
+            Paragram(embeddings, weights, self.paragram.components), self.words + new, self.unknown, self.settings
+        )
 
     def prepare(self, sentences, batch_size: int = 512) -> list[tuple[list[int], Encoded]]:
         """Sentences encoded once, in batches of similar length (little padding): reusable across epochs."""
         order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-        return [(order[start:start + batch_size], self.encode([sentences[i] for i in order[start:start + batch_size]]))
-                for start in range(0, len(order), batch_size)]
+        return [
+            (order[start : start + batch_size], self.encode([sentences[i] for i in order[start : start + batch_size]]))
+            for start in range(0, len(order), batch_size)
+        ]
 
     @torch.no_grad()
     def prepared_vectors(self, prepared: list[tuple[list[int], Encoded]]) -> np.ndarray:
@@ -139,9 +152,14 @@ class SentenceModel:
 
     def save(self, path: str | Path) -> None:
         path = Path(path)
-        tensors = {name: tensor.detach().contiguous() for name, tensor in
-                   [("embeddings", self.paragram.embeddings), ("weights", self.paragram.weights),
-                    ("components", self.paragram.components)]}
+        tensors = {
+            name: tensor.detach().contiguous()
+            for name, tensor in [
+                ("embeddings", self.paragram.embeddings),
+                ("weights", self.paragram.weights),
+                ("components", self.paragram.components),
+            ]
+        }
         # One metadata key: safetensors writes its metadata map in a per-process random order, so
         # two keys would make the same model's bytes differ from run to run.
         metadata = {"stsynth": json.dumps({"settings": self.settings, "unknown_word": self.unknown}, sort_keys=True)}
@@ -188,8 +206,12 @@ class DevSet:
 
 def dev_set(pairs: pd.DataFrame, tokens: pd.DataFrame) -> DevSet:
     scored = pairs["gold"].notna().to_numpy()
-    return DevSet(f"{pairs['year'].iat[0]}/{pairs['dataset'].iat[0]}", list(tokens["tokens1"][scored]),
-                  list(tokens["tokens2"][scored]), pairs["gold"].to_numpy()[scored])
+    return DevSet(
+        f"{pairs['year'].iat[0]}/{pairs['dataset'].iat[0]}",
+        list(tokens["tokens1"][scored]),
+        list(tokens["tokens2"][scored]),
+        pairs["gold"].to_numpy()[scored],
+    )
 
 
 def evaluate(model: SentenceModel, dev_sets: list[DevSet], prepared: list | None = None) -> dict[str, float]:
@@ -197,8 +219,10 @@ def evaluate(model: SentenceModel, dev_sets: list[DevSet], prepared: list | None
     if not dev_sets:
         return {}
     prepared = prepared or [(model.prepare(d.tokens1), model.prepare(d.tokens2)) for d in dev_sets]
-    results = correlations((d.name.replace("/", "_"), model.prepared_cosines(*sides), d.gold)
-                           for d, sides in zip(dev_sets, prepared, strict=True))
+    results = correlations(
+        (d.name.replace("/", "_"), model.prepared_cosines(*sides), d.gold)
+        for d, sides in zip(dev_sets, prepared, strict=True)
+    )
     return {f"dev_{name}": r for name, _, r in results}
 
 
@@ -206,9 +230,15 @@ def unlabeled_sentences(token_tables: list[pd.DataFrame]) -> list:
     return [list(tokens) for table in token_tables for column in ("tokens1", "tokens2") for tokens in table[column]]
 
 
-def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, settings: dict,
-        dev_sets: list[DevSet] = (), every_epoch: bool = True,
-        extra: WordVectors | None = None) -> tuple[SentenceModel, pd.DataFrame]:
+def fit(
+    vectors: WordVectors,
+    training_pairs: pd.DataFrame,
+    unlabeled: list,
+    settings: dict,
+    dev_sets: list[DevSet] = (),
+    every_epoch: bool = True,
+    extra: WordVectors | None = None,
+) -> tuple[SentenceModel, pd.DataFrame]:
     """Build, tune (settings["epochs"] passes; 0 = raw vectors) and finish a model.
 
     Sentence components are refitted on the unlabeled sentences whenever the model is
@@ -223,8 +253,13 @@ def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, set
         e = model.encode([list(a), list(b)])
         tokens, unknown = tokens + e.tokens, unknown + e.unknown
         encoded.append(tuple(e.indices[i][e.mask[i] > 0].tolist() for i in range(2)))
-    log.info("training pairs: %d, tokens %d, unknown %d (%.2f%%)", len(encoded), tokens, unknown,
-             100 * unknown / max(tokens, 1))
+    log.info(
+        "training pairs: %d, tokens %d, unknown %d (%.2f%%)",
+        len(encoded),
+        tokens,
+        unknown,
+        100 * unknown / max(tokens, 1),
+    )
 
     # the extra words' rows follow the vocabulary's, so these indices hold while the table is trained
     reader = model.with_words(extra) if extra is not None else model
@@ -239,8 +274,11 @@ def fit(vectors: WordVectors, training_pairs: pd.DataFrame, unlabeled: list, set
 
     # Without dev sets there is nothing to score per epoch: the components are fitted once, at the end.
     every_epoch = every_epoch and bool(dev_sets)
-    records = train(model.paragram, encoded, settings, finish_and_evaluate, every_epoch) if encoded else \
-        [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": 0, **finish_and_evaluate()}]
+    records = (
+        train(model.paragram, encoded, settings, finish_and_evaluate, every_epoch)
+        if encoded
+        else [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": 0, **finish_and_evaluate()}]
+    )
     epochs = pd.DataFrame(records).astype({"epoch": "int32", "pairs": "int32"})
     return model, epochs
 
@@ -250,10 +288,20 @@ def similarity_table(model: SentenceModel, tokens: pd.DataFrame) -> tuple[pd.Dat
     cosines = model.cosines([list(t) for t in tokens["tokens1"]], [list(t) for t in tokens["tokens2"]])
     seconds = time.perf_counter() - started
     encoded = [model.encode([list(t) for t in tokens[c]]) for c in ("tokens1", "tokens2")]
-    counts = {"pairs": len(tokens), "tokens": sum(e.tokens for e in encoded),
-              "unknown": sum(e.unknown for e in encoded), "seconds": seconds}
-    table = pd.DataFrame({"year": tokens["year"].to_numpy(), "dataset": tokens["dataset"].to_numpy(),
-                          "line": tokens["line"].to_numpy(), "cosine": cosines})
+    counts = {
+        "pairs": len(tokens),
+        "tokens": sum(e.tokens for e in encoded),
+        "unknown": sum(e.unknown for e in encoded),
+        "seconds": seconds,
+    }
+    table = pd.DataFrame(
+        {
+            "year": tokens["year"].to_numpy(),
+            "dataset": tokens["dataset"].to_numpy(),
+            "line": tokens["line"].to_numpy(),
+            "cosine": cosines,
+        }
+    )
     return table.astype({"year": "int16", "dataset": "string", "line": "int32", "cosine": "float64"}), counts
 
 
@@ -267,7 +315,15 @@ def unknown_word_table(words: list[str], token_tables: list[pd.DataFrame]) -> pd
     for table in token_tables:
         tokens = [t for column in ("tokens1", "tokens2") for sentence in table[column] for t in sentence]
         unknown = sum(t not in vocabulary for t in tokens)
-        rows.append((int(table["year"].iat[0]), table["dataset"].iat[0], len(tokens), unknown,
-                     100.0 * unknown / max(len(tokens), 1)))
+        rows.append(
+            (
+                int(table["year"].iat[0]),
+                table["dataset"].iat[0],
+                len(tokens),
+                unknown,
+                100.0 * unknown / max(len(tokens), 1),
+            )
+        )
     return pd.DataFrame(rows, columns=["year", "dataset", "tokens", "unknown", "percent"]).astype(
-        {"year": "int16", "dataset": "string", "tokens": "int64", "unknown": "int64", "percent": "float64"})
+        {"year": "int16", "dataset": "string", "tokens": "int64", "unknown": "int64", "percent": "float64"}
+    )

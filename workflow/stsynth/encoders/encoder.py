@@ -38,6 +38,7 @@ code, config/README.md), ``prompt`` (a text put before every sentence, e5's ``"q
 (L2-normalise what `snakemake eval` scores; the cosine is the same either way), ``similarity`` (the
 model's similarity function: ``cosine``, ``dot``, ``euclidean``, ``manhattan``; default the model's own).
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -98,8 +99,9 @@ def check_model_folder(folder: Path) -> Path:
     if not folder.is_dir():
         raise EncoderNotFound(f"{folder}: no such folder")
     if not ((folder / "modules.json").is_file() or (folder / "config.json").is_file()):
-        raise EncoderNotFound(f"{folder}: neither modules.json nor config.json; not a sentence-transformers "
-                              f"or transformers model folder")
+        raise EncoderNotFound(
+            f"{folder}: neither modules.json nor config.json; not a sentence-transformers or transformers model folder"
+        )
     return folder
 
 
@@ -123,7 +125,8 @@ def hub_directory(hub_name: str, revision: str | None = None) -> Path:
             f"hub model {hub_name!r}{at} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and the "
             f"pipeline never downloads. Where there is internet, run `hf download {hub_name}"
             f"{' --revision ' + revision if revision else ''}` and copy the cache "
-            f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`") from None
+            f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`"
+        ) from None
 
 
 def encoder_directory(name: str, entry: dict, digests: FileDigests | None = None) -> Path:
@@ -133,8 +136,11 @@ def encoder_directory(name: str, entry: dict, digests: FileDigests | None = None
     if len(source) != 1:
         raise ValueError(f"encoder.models.{name}: give exactly one of {', '.join(SOURCES)} (got {source or 'none'})")
     try:
-        folder = {"package": model_directory, "path": path_directory,
-                  "hub": lambda hub: hub_directory(hub, entry.get("revision"))}[source[0]](entry[source[0]])
+        folder = {
+            "package": model_directory,
+            "path": path_directory,
+            "hub": lambda hub: hub_directory(hub, entry.get("revision")),
+        }[source[0]](entry[source[0]])
     except EncoderNotFound as error:
         raise EncoderNotFound(f"encoder {name!r} (encoder.models.{name}.{source[0]}): {error}") from None
     check_pinned_files(folder, entry.get("sha256") or {}, f"encoder.models.{name}.sha256", digests)
@@ -146,8 +152,10 @@ def path_directory(path: str) -> Path:
     working directory), not taken for a hub name."""
     folder = Path(path)
     if not folder.exists() and not folder.is_absolute():
-        raise EncoderNotFound(f"{folder}: no such folder (a relative path is read from the working directory, "
-                              f"{Path.cwd()}; give an absolute path, or a hub name as hub:)")
+        raise EncoderNotFound(
+            f"{folder}: no such folder (a relative path is read from the working directory, "
+            f"{Path.cwd()}; give an absolute path, or a hub name as hub:)"
+        )
     return check_model_folder(folder)
 
 
@@ -161,12 +169,15 @@ def check_pinned_files(folder: Path, pinned: dict[str, str], where: str, digests
             raise EncoderNotFound(f"{where}: {path} does not exist")
         digest = digests.sha256(os.path.realpath(path))
         if digest != expected.lower():
-            raise ValueError(f"{where}: {path} has sha256 {digest}, not {expected}: "
-                             f"the folder is not the model this config names (assemble or download it again)")
+            raise ValueError(
+                f"{where}: {path} has sha256 {digest}, not {expected}: "
+                f"the folder is not the model this config names (assemble or download it again)"
+            )
         log.info("%s: sha256 %s as pinned", path, expected.lower())
 
 
 # --- which encoder a job opens: one owner, for every rule and script that loads one -----------
+
 
 def is_tuned(config: dict, encoder: str) -> bool:
     """A tuned encoder (or its fold or seed model), trained by the pipeline, as opposed to a named one."""
@@ -183,8 +194,9 @@ def job_inputs(config: dict, encoder: str) -> list[str]:
     return [path] if path else []
 
 
-def job_identity(config: dict, encoder: str, digests: FileDigests | None = None,
-                 made_by_workflow=lambda path: False) -> str | None:
+def job_identity(
+    config: dict, encoder: str, digests: FileDigests | None = None, made_by_workflow=lambda path: False
+) -> str | None:
     """The ``model`` param of every job that opens ``encoder``: the digest of its folder's bytes
     (stsynth.core.digests.folder_digest), so that a model changed in place, a moved hub snapshot or an upgraded
     package reruns exactly the jobs that open it, and an unchanged one nothing. None for a tuned encoder and
@@ -204,8 +216,10 @@ def opened_identity(folder: Path, planned: str | None) -> str:
     refused, not scored under the old bytes' name."""
     identity = folder_digest(folder)
     if planned is not None and identity != planned:
-        raise RuntimeError(f"{folder}: the model's files changed after this job was planned (sha256 {identity}, "
-                           f"planned with {planned}); run the workflow again")
+        raise RuntimeError(
+            f"{folder}: the model's files changed after this job was planned (sha256 {identity}, "
+            f"planned with {planned}); run the workflow again"
+        )
     log.info("model %s: sha256 %s over its files", folder, identity)
     return identity
 
@@ -216,8 +230,14 @@ def job_entry(config: dict, encoder: str, evaluation: bool = False) -> dict:
     entry with its ``name``, less the :data:`EVAL_SETTINGS` unless ``evaluation`` (`snakemake eval`)."""
     if is_tuned(config, encoder):
         return {"tuned": encoder}
-    return {"name": encoder, **{key: value for key, value in config["encoder"]["models"][encoder].items()
-                                if evaluation or key not in EVAL_SETTINGS}}
+    return {
+        "name": encoder,
+        **{
+            key: value
+            for key, value in config["encoder"]["models"][encoder].items()
+            if evaluation or key not in EVAL_SETTINGS
+        },
+    }
 
 
 def job_folder(entry: dict, inputs: list[str]) -> Path:
@@ -240,13 +260,19 @@ def open_encoder(entry: dict, folder: Path, default_max_length: int | None, devi
     :data:`LOAD_SETTINGS`: its own ``max_length``, else ``default_max_length`` (None: the model's own)."""
     settings = load_settings(entry)
     model = load_encoder(folder, entry.get("max_length") or default_max_length, device, settings)
-    log.info("encoder %s (%s) on %s%s", entry.get("name") or entry["tuned"], folder, model.device,
-             "".join(f", {key} {value!r}" for key, value in settings.items()))
+    log.info(
+        "encoder %s (%s) on %s%s",
+        entry.get("name") or entry["tuned"],
+        folder,
+        model.device,
+        "".join(f", {key} {value!r}" for key, value in settings.items()),
+    )
     return model
 
 
-def open_job_encoder(entry: dict, inputs: list[str], planned: str | None, default_max_length: int | None,
-                     device: str = "cpu"):
+def open_job_encoder(
+    entry: dict, inputs: list[str], planned: str | None, default_max_length: int | None, device: str = "cpu"
+):
     """What every job that opens an encoder does: its :func:`job_folder`, that folder's files checked against
     the identity the job was planned with (:func:`opened_identity`; the rule's ``model`` param), the encoder
     loaded (:func:`open_encoder`). Returns the model, its folder and its identity."""
@@ -275,9 +301,13 @@ def load_encoder(folder: str | Path, max_length: int | None = None, device: str 
         import torch
 
         model_kwargs["dtype"] = getattr(torch, settings["dtype"])
-    model = SentenceTransformer(str(folder), device=resolve_device(device), local_files_only=True,
-                                trust_remote_code=bool(settings.get("trust_remote_code")),
-                                model_kwargs=model_kwargs or None)
+    model = SentenceTransformer(
+        str(folder),
+        device=resolve_device(device),
+        local_files_only=True,
+        trust_remote_code=bool(settings.get("trust_remote_code")),
+        model_kwargs=model_kwargs or None,
+    )
     if max_length:
         model.max_seq_length = max_length
     if settings.get("prompt") is not None:
@@ -285,8 +315,10 @@ def load_encoder(folder: str | Path, max_length: int | None = None, device: str 
         model.default_prompt_name = ENTRY_PROMPT
     elif settings.get("prompt_name"):
         if settings["prompt_name"] not in model.prompts:
-            raise ValueError(f"{folder}: prompt_name {settings['prompt_name']!r} is not one of the model's prompts "
-                             f"({', '.join(model.prompts) or 'it has none'}); give the text as prompt: instead")
+            raise ValueError(
+                f"{folder}: prompt_name {settings['prompt_name']!r} is not one of the model's prompts "
+                f"({', '.join(model.prompts) or 'it has none'}); give the text as prompt: instead"
+            )
         model.default_prompt_name = settings["prompt_name"]
     if settings.get("similarity"):
         model.similarity_fn_name = settings["similarity"]
@@ -298,8 +330,13 @@ def batch_progress(model, progress=None):
     """While open, ``progress`` (stsynth.core.progress.Progress; None: nothing) advances by each batch the model
     encodes: encode calls the model once per batch, and a forward hook counts them without touching the
     computation."""
-    hook = model.register_forward_hook(
-        lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))) if progress else None
+    hook = (
+        model.register_forward_hook(
+            lambda _module, _inputs, output: progress.advance(len(output["sentence_embedding"]))
+        )
+        if progress
+        else None
+    )
     try:
         yield
     finally:
@@ -307,8 +344,9 @@ def batch_progress(model, progress=None):
             hook.remove()
 
 
-def embed(sentences: list[str], model, batch_size: int = 64, token_states: list | None = None,
-          progress=None) -> np.ndarray:
+def embed(
+    sentences: list[str], model, batch_size: int = 64, token_states: list | None = None, progress=None
+) -> np.ndarray:
     """L2-normalised sentence embeddings, float32 [len(sentences), dimension].
 
     Each distinct sentence is encoded once (a quarter of the STS 2012-2016 sentences are repeats).
@@ -321,8 +359,9 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
     sentences = list(sentences)
     distinct = list(dict.fromkeys(sentences))
     with batch_progress(model, progress):
-        outputs = model.encode(distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False,
-                               show_progress_bar=False)
+        outputs = model.encode(
+            distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False, show_progress_bar=False
+        )
     if not outputs:
         return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
     row = {sentence: i for i, sentence in enumerate(distinct)}
@@ -336,7 +375,9 @@ def embed(sentences: list[str], model, batch_size: int = 64, token_states: list 
         for o in outputs:
             real = int(o["attention_mask"].sum())
             keep = ~np.isin(o["input_ids"][:real].cpu().numpy(), special)
-            states.append(torch.nn.functional.normalize(o["token_embeddings"][:real].float(), p=2, dim=1).cpu().numpy()[keep])
+            states.append(
+                torch.nn.functional.normalize(o["token_embeddings"][:real].float(), p=2, dim=1).cpu().numpy()[keep]
+            )
         token_states[:] = [states[i] for i in rows]
     return vectors.cpu().numpy()[rows]
 
@@ -370,8 +411,9 @@ def sentences_of(pairs: pd.DataFrame) -> list[str]:
     return [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]]
 
 
-def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64, progress=None, every_line: bool = True
-                 ) -> pd.DataFrame:
+def cosine_table(
+    pairs: pd.DataFrame, model, batch_size: int = 64, progress=None, every_line: bool = True
+) -> pd.DataFrame:
     """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring);
     with ``every_line`` False only its scored lines are encoded, the others' similarities are null;
     ``progress`` as in :func:`embed`."""
@@ -382,6 +424,14 @@ def cosine_table(pairs: pd.DataFrame, model, batch_size: int = 64, progress=None
     similarity, f1 = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     similarity[encoded] = unit_cosines(vectors[:n], vectors[n:])
     f1[encoded] = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]
-    return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                         "line": pairs["line"].to_numpy(), "encoder": similarity, "encoder_token_f1": f1}).astype(
-        {"year": "int16", "dataset": "string", "line": "int32", "encoder": "float64", "encoder_token_f1": "float64"})
+    return pd.DataFrame(
+        {
+            "year": pairs["year"].to_numpy(),
+            "dataset": pairs["dataset"].to_numpy(),
+            "line": pairs["line"].to_numpy(),
+            "encoder": similarity,
+            "encoder_token_f1": f1,
+        }
+    ).astype(
+        {"year": "int16", "dataset": "string", "line": "int32", "encoder": "float64", "encoder_token_f1": "float64"}
+    )

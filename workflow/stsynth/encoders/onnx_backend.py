@@ -19,6 +19,7 @@ faster on this project's 2-core CPU at one thread per job (0.98-1.11x), and ORT 
 CPU with no cap like the one that makes torch's floats the same on every x86-64 machine
 (stsynth.core.threads), so a default ORT backend would lose that guarantee.
 """
+
 from __future__ import annotations
 
 import copy
@@ -45,8 +46,10 @@ def transformer_module(model):
 
     first = model[0]
     if not isinstance(first, Transformer):
-        raise ValueError(f"encoder.backend onnx: the model's first module is {type(first).__name__}, not a "
-                         f"transformer; use encoder.backend torch for it")
+        raise ValueError(
+            f"encoder.backend onnx: the model's first module is {type(first).__name__}, not a "
+            f"transformer; use encoder.backend torch for it"
+        )
     return first
 
 
@@ -74,8 +77,16 @@ def export(model, path: str | Path, int8: bool = False) -> None:
         plain = Path(scratch) / "plain.onnx"
         axes = {name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]}
         with torch.no_grad():
-            torch.onnx.export(Positional().eval(), tuple(probe[name] for name in names), str(plain), input_names=names,
-                              output_names=["last_hidden_state"], dynamic_axes=axes, opset_version=17, dynamo=False)
+            torch.onnx.export(
+                Positional().eval(),
+                tuple(probe[name] for name in names),
+                str(plain),
+                input_names=names,
+                output_names=["last_hidden_state"],
+                dynamic_axes=axes,
+                opset_version=17,
+                dynamo=False,
+            )
         if int8:
             import onnx
             from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -83,13 +94,24 @@ def export(model, path: str | Path, int8: bool = False) -> None:
             # per channel (measured against per tensor, docs/reproducibility.md); reduce_range: 7-bit weights, as
             # ORT advises on CPUs without VNNI, where u8 x s8 products saturate (all-mpnet-base-v2's int8
             # cosines kept a correlation of 0.008 with torch's without it, 0.96 with it, on this AVX2 CPU)
-            quantize_dynamic(str(plain), str(path), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True,
-                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+            quantize_dynamic(
+                str(plain),
+                str(path),
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                reduce_range=True,
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
         elif source.config.model_type in OPTIMIZED_TYPES:
             from onnxruntime.transformers.optimizer import optimize_model
 
-            optimized = optimize_model(str(plain), model_type="bert", num_heads=source.config.num_attention_heads,
-                                       hidden_size=source.config.hidden_size, opt_level=1)
+            optimized = optimize_model(
+                str(plain),
+                model_type="bert",
+                num_heads=source.config.num_attention_heads,
+                hidden_size=source.config.hidden_size,
+                opt_level=1,
+            )
             log.info("ORT fusions: %s", {k: v for k, v in optimized.get_fused_operator_statistics().items() if v})
             optimized.save_model_to_file(str(path))
         else:
@@ -98,11 +120,18 @@ def export(model, path: str | Path, int8: bool = False) -> None:
         expected = source(**{name: probe[name] for name in names}, return_dict=True).last_hidden_state.numpy()
     got = OnnxTransformerModel(path, transformer.model.config, threads=1)(**{name: probe[name] for name in names})
     difference = float(np.abs(got["last_hidden_state"].numpy() - expected).max())
-    log.info("%s: %s ONNX, largest token-state difference to torch on %d probe sentences %.2e", path,
-             "int8" if int8 else "float32", len(PROBES), difference)
+    log.info(
+        "%s: %s ONNX, largest token-state difference to torch on %d probe sentences %.2e",
+        path,
+        "int8" if int8 else "float32",
+        len(PROBES),
+        difference,
+    )
     if not int8 and difference > FP32_TOLERANCE:
-        raise RuntimeError(f"{path}: the float32 ONNX graph differs from torch by {difference:.2e} "
-                           f"(> {FP32_TOLERANCE}); use encoder.backend torch for this model")
+        raise RuntimeError(
+            f"{path}: the float32 ONNX graph differs from torch by {difference:.2e} "
+            f"(> {FP32_TOLERANCE}); use encoder.backend torch for this model"
+        )
 
 
 class OnnxTransformerModel(torch.nn.Module):
@@ -121,8 +150,11 @@ class OnnxTransformerModel(torch.nn.Module):
         self.config = config  # sentence-transformers reads the model's config (model type, ...)
 
     def forward(self, input_ids, attention_mask, token_type_ids=None, **_):
-        given = {"input_ids": input_ids, "attention_mask": attention_mask,
-                 "token_type_ids": token_type_ids if token_type_ids is not None else torch.zeros_like(input_ids)}
+        given = {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "token_type_ids": token_type_ids if token_type_ids is not None else torch.zeros_like(input_ids),
+        }
         feed = {name: given[name].cpu().numpy() for name in self.inputs}
         # back where the pooling runs (the session runs on the CPU whatever config `device` says)
         return {"last_hidden_state": torch.from_numpy(self.session.run(None, feed)[0]).to(input_ids.device)}

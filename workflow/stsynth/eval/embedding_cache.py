@@ -13,10 +13,12 @@ and one Parquet shard per job that encoded something (``{time}-{pid}.parquet``; 
 string, the SHA-1 of the UTF-8 text, and ``embedding`` fixed-size list of float32). Shards are only
 ever added, so a job killed half-way leaves at worst an unfinished temporary file, which readers
 ignore; a shard that cannot be read (a disk that filled up, a copy cut short) is set aside as
-``{shard}.unreadable`` with a warning naming it, and its sentences are encoded again. The cache is no declared input or output of any rule (like the translation cache): deleting
-it costs time, never a result. A Snakemake job of one encoder never runs beside another of the same
-encoder (one eval job per encoder), so no shard is written twice; two encoders of the same key write shards of their own.
+``{shard}.unreadable`` with a warning naming it, and its sentences are encoded again. The cache is no
+declared input or output of any rule (like the translation cache): deleting it costs time, never a
+result. A Snakemake job of one encoder never runs beside another of the same encoder (one eval job per
+encoder), so no shard is written twice; two encoders of the same key write shards of their own.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,8 +63,13 @@ class EmbeddingCache:
         except (OSError, pa.ArrowException) as error:
             aside = shard.with_name(shard.name + ".unreadable")
             shard.rename(aside)
-            log.warning("%s: unreadable (%s); set aside as %s, its sentences are encoded again (delete it when "
-                        "you have looked at it)", shard, error, aside.name)
+            log.warning(
+                "%s: unreadable (%s); set aside as %s, its sentences are encoded again (delete it when "
+                "you have looked at it)",
+                shard,
+                error,
+                aside.name,
+            )
             return
         vectors = table.column("embedding").combine_chunks()
         dimension = vectors.type.list_size
@@ -87,8 +94,12 @@ class EmbeddingCache:
         if not description.exists():
             description.write_text(json.dumps(self.description, indent=2, sort_keys=True, default=str) + "\n")
         shard = self.folder / f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.parquet"
-        table = pa.table({"sentence": keys, "embedding": pa.FixedSizeListArray.from_arrays(
-            pa.array(matrix.reshape(-1)), matrix.shape[1])})
+        table = pa.table(
+            {
+                "sentence": keys,
+                "embedding": pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), matrix.shape[1]),
+            }
+        )
         temporary = shard.with_suffix(".parquet.tmp")
         pq.write_table(table, temporary)
         temporary.rename(shard)  # readers see a whole shard or none

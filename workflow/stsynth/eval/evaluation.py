@@ -20,6 +20,7 @@ with the pair table): ``year`` int16, ``dataset`` string, ``line`` int32, then f
 similar, as MTEB), ``dot``, ``model`` (the model's similarity function); NaN on the unscored lines (no
 gold), whose sentences are never encoded.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -49,12 +50,14 @@ TRACK_LANGUAGES = {"en": ["eng-Latn"], "es-en": ["spa-Latn", "eng-Latn"]}
 # MTEB's STS tasks that are the SemEval sets this project knows, with the revision of the MTEB dataset
 # (mteb 2.26.24's task metadata; an MTEB result records it) and MTEB's number of test pairs: a task of
 # ``eval.tasks`` with one of these names and that many scored pairs is recorded as that MTEB task.
-MTEB_TASKS = {"STS12": ("a0d554a64d88156834ff5ae9920b964011b16384", 3108),
-              "STS13": ("7e90230a92c190f1bf69ae9002b8cea547a64cca", 1500),
-              "STS14": ("6031580fec1f6af667f0bd2da0a551cf4f0b2375", 3750),
-              "STS15": ("ae752c7c21bf194d8b67fd573edf7ae58183cbe3", 3000),
-              "STS16": ("4d8694f8f0e0100860b497b999b3dbed754a0513", 1186),
-              "STSBenchmark": ("b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379)}
+MTEB_TASKS = {
+    "STS12": ("a0d554a64d88156834ff5ae9920b964011b16384", 3108),
+    "STS13": ("7e90230a92c190f1bf69ae9002b8cea547a64cca", 1500),
+    "STS14": ("6031580fec1f6af667f0bd2da0a551cf4f0b2375", 3750),
+    "STS15": ("ae752c7c21bf194d8b67fd573edf7ae58183cbe3", 3000),
+    "STS16": ("4d8694f8f0e0100860b497b999b3dbed754a0513", 1186),
+    "STSBenchmark": ("b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379),
+}
 
 
 def dataset_revision(task: str, sets: list[Dataset]) -> str:
@@ -80,8 +83,10 @@ class EvalConfigError(ValueError):
 
 # --- which encoders -----------------------------------------------------------------------------
 
-def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
-                   find_spec=importlib.util.find_spec) -> tuple[str, dict]:
+
+def location_entry(
+    location: str, where: str, is_dir=lambda p: Path(p).is_dir(), find_spec=importlib.util.find_spec
+) -> tuple[str, dict]:
     """An encoder given by where it is (``eval.models``): a local folder (``path``), else an installed
     Python package with a ``model`` folder (``package``), else a hub name in the local cache
     (``hub``, ``org/name``). Returns the encoder's name (folder name; package name; hub name with
@@ -93,7 +98,8 @@ def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
         raise EvalConfigError(  # a path, not a hub name: its folder exists, the model in it does not
             f"{where}: {location!r} is no folder: {Path(location).parent} exists (relative paths are read from the "
             f"working directory, {Path.cwd()}) but holds no {Path(location).name}. Give the model folder's path "
-            "(`make eval MODEL=...` and `stsynth eval -m` take it relative to where you run them)")
+            "(`make eval MODEL=...` and `stsynth eval -m` take it relative to where you run them)"
+        )
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", location) and find_spec(location) is not None:
         return _encoder_name(location, where), {"package": location}
     if re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", location):
@@ -101,7 +107,8 @@ def location_entry(location: str, where: str, is_dir=lambda p: Path(p).is_dir(),
     raise EvalConfigError(
         f"{where}: {location!r} is no folder on this machine, no installed package and no hub name (org/name). "
         "Give a model folder (a sentence-transformers or transformers folder), an installed package whose "
-        "`model` folder holds one, or a hub name in the local Hugging Face cache")
+        "`model` folder holds one, or a hub name in the local Hugging Face cache"
+    )
 
 
 def _encoder_name(name: str, where: str) -> str:
@@ -119,8 +126,10 @@ def eval_encoders(config: dict) -> dict[str, dict]:
     chosen = {}
     for index, name in enumerate(settings["encoders"]):
         if name not in models:
-            raise EvalConfigError(f"eval.encoders[{index}]: {name!r} is not a named encoder (encoder.models: "
-                                  f"{', '.join(models)}); add it there, or give its folder in eval.models")
+            raise EvalConfigError(
+                f"eval.encoders[{index}]: {name!r} is not a named encoder (encoder.models: "
+                f"{', '.join(models)}); add it there, or give its folder in eval.models"
+            )
         chosen[name] = models[name]
     return chosen
 
@@ -134,8 +143,10 @@ def add_location_encoders(config: dict, **probes) -> list[str]:
         name, entry = location_entry(location, where, **probes)
         existing = config["encoder"]["models"].get(name)
         if existing is not None and existing != entry:
-            raise EvalConfigError(f"{where}: {location!r} would be named {name!r}, which encoder.models already "
-                                  f"names for {existing}; give it a name of its own there and list it in eval.encoders")
+            raise EvalConfigError(
+                f"{where}: {location!r} would be named {name!r}, which encoder.models already "
+                f"names for {existing}; give it a name of its own there and list it in eval.encoders"
+            )
         config["encoder"]["models"][name] = entry
         if name not in config["eval"]["encoders"]:
             config["eval"]["encoders"] = [*config["eval"]["encoders"], name]
@@ -156,9 +167,11 @@ def mteb_folders(encoders: dict[str, dict]) -> dict[str, str]:
     for name, entry in encoders.items():
         folder = mteb_folder(name, entry)
         if folder in folders:
-            raise EvalConfigError(f"encoder.models.{name}: its MTEB results would be written to {folder}, as those of "
-                                  f"encoder {folders[folder]} (the same model_name and revision); give one a model_name "
-                                  "of its own")
+            raise EvalConfigError(
+                f"encoder.models.{name}: its MTEB results would be written to {folder}, as those of "
+                f"encoder {folders[folder]} (the same model_name and revision); give one a model_name "
+                "of its own"
+            )
         folders[folder] = name
     return folders
 
@@ -171,6 +184,7 @@ def mteb_folder(name: str, entry: dict) -> str:
 
 # --- which tasks ----------------------------------------------------------------------------------
 
+
 def resolve_tasks(settings: dict, datasets: list[Dataset]) -> tuple[dict[str, list[Dataset]], list[str]]:
     """Task -> its datasets (``eval.tasks``), in the order given, and notes. A dataset is ``year/name``,
     or a year (every dataset of it). A task with an es-en set only when ``eval.crosslingual`` is true;
@@ -179,18 +193,24 @@ def resolve_tasks(settings: dict, datasets: list[Dataset]) -> tuple[dict[str, li
     by_key = {f"{d.year}/{d.name}": d for d in datasets}
     tasks, seen, notes = {}, {}, []
     for task, references in settings["tasks"].items():
-        found = {index: [by_key[str(r)]] if str(r) in by_key else [d for d in datasets if str(d.year) == str(r)]
-                 for index, r in enumerate(references)}
+        found = {
+            index: [by_key[str(r)]] if str(r) in by_key else [d for d in datasets if str(d.year) == str(r)]
+            for index, r in enumerate(references)
+        }
         if not any(found.values()):
-            notes.append(f"eval.tasks.{task}: none of its datasets ({', '.join(map(str, references))}) is declared; "
-                         "the task is left out")
+            notes.append(
+                f"eval.tasks.{task}: none of its datasets ({', '.join(map(str, references))}) is declared; "
+                "the task is left out"
+            )
             continue
         chosen = []
         for index, sets in found.items():
             where = f"eval.tasks.{task}[{index}]"
             if not sets:
-                raise EvalConfigError(f"{where}: {references[index]!r} names no dataset (datasets: year/name, e.g. "
-                                      f"{next(iter(by_key), '2016/headlines')}, or a year)")
+                raise EvalConfigError(
+                    f"{where}: {references[index]!r} names no dataset (datasets: year/name, e.g. "
+                    f"{next(iter(by_key), '2016/headlines')}, or a year)"
+                )
             for d in sets:
                 key = f"{d.year}/{d.name}"
                 if not d.has_gold:
@@ -200,8 +220,10 @@ def resolve_tasks(settings: dict, datasets: list[Dataset]) -> tuple[dict[str, li
                 seen[key] = task
                 chosen.append(d)
         if len({d.track for d in chosen}) > 1:
-            raise EvalConfigError(f"eval.tasks.{task}: mixes tracks ({', '.join(sorted({d.track for d in chosen}))}); "
-                                  "give each track its own task")
+            raise EvalConfigError(
+                f"eval.tasks.{task}: mixes tracks ({', '.join(sorted({d.track for d in chosen}))}); "
+                "give each track its own task"
+            )
         if chosen[0].track == "en" or settings["crosslingual"]:
             tasks[task] = chosen
     return tasks, notes
@@ -210,18 +232,25 @@ def resolve_tasks(settings: dict, datasets: list[Dataset]) -> tuple[dict[str, li
 def check_tasks(tasks: dict) -> None:
     """`snakemake eval` needs a task (asked only when eval is a target)."""
     if not tasks:
-        raise EvalConfigError("eval.tasks: no task to evaluate: none names a declared dataset with gold, or every "
-                              "one is es-en while eval.crosslingual is false")
+        raise EvalConfigError(
+            "eval.tasks: no task to evaluate: none names a declared dataset with gold, or every "
+            "one is es-en while eval.crosslingual is false"
+        )
 
 
 # --- similarities and scores --------------------------------------------------------------------
 
+
 def pair_similarities(a: np.ndarray, b: np.ndarray, model_similarity: np.ndarray) -> dict[str, np.ndarray]:
     """Every :data:`SIMILARITIES` of row-aligned embeddings, as MTEB's STS evaluator computes them."""
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return {"cosine": cosines(a, b), "manhattan": -np.abs(a - b).sum(axis=1),
-            "euclidean": -np.sqrt(((a - b) ** 2).sum(axis=1)), "dot": (a * b).sum(axis=1),
-            "model": np.asarray(model_similarity, dtype=np.float64)}
+    return {
+        "cosine": cosines(a, b),
+        "manhattan": -np.abs(a - b).sum(axis=1),
+        "euclidean": -np.sqrt(((a - b) ** 2).sum(axis=1)),
+        "dot": (a * b).sum(axis=1),
+        "model": np.asarray(model_similarity, dtype=np.float64),
+    }
 
 
 def cache_settings(entry: dict, max_length: int) -> dict:
@@ -238,8 +267,9 @@ def cache_encoder(entry: dict) -> dict:
     return {"name": entry["name"], **{key: entry[key] for key in SOURCES if key in entry}}
 
 
-def encode_pairs(model, tables: list[pd.DataFrame], cache, batch_size: int, normalize: bool,
-                 progress=None, chunk: int = 4096) -> tuple[list[pd.DataFrame], int]:
+def encode_pairs(
+    model, tables: list[pd.DataFrame], cache, batch_size: int, normalize: bool, progress=None, chunk: int = 4096
+) -> tuple[list[pd.DataFrame], int]:
     """The similarity table of every pair table, encoding only the sentences ``cache``
     (stsynth.eval.embedding_cache.EmbeddingCache) does not hold; returns the tables and how many sentences
     were encoded. Sentences go to the model in chunks, each kept in the cache as it is done (a killed job
@@ -249,9 +279,17 @@ def encode_pairs(model, tables: list[pd.DataFrame], cache, batch_size: int, norm
     new = cache.missing(scored_sentences(tables))
     with batch_progress(model, progress):
         for start in range(0, len(new), chunk):
-            part = new[start:start + chunk]
-            cache.add(part, model.encode(part, batch_size=batch_size, normalize_embeddings=normalize,
-                                         convert_to_numpy=True, show_progress_bar=False).astype(np.float32))
+            part = new[start : start + chunk]
+            cache.add(
+                part,
+                model.encode(
+                    part,
+                    batch_size=batch_size,
+                    normalize_embeddings=normalize,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ).astype(np.float32),
+            )
     similarity = []
     for table in tables:
         scored = table["gold"].notna().to_numpy()
@@ -273,26 +311,39 @@ def scored_sentences(tables: list[pd.DataFrame]) -> list[str]:
 
 
 def similarity_table(pairs: pd.DataFrame, similarities: dict[str, np.ndarray]) -> pd.DataFrame:
-    table = pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                          "line": pairs["line"].to_numpy(), **{name: similarities[name] for name in SIMILARITIES}})
-    return table.astype({"year": "int16", "dataset": "string", "line": "int32",
-                         **{name: "float64" for name in SIMILARITIES}})
+    table = pd.DataFrame(
+        {
+            "year": pairs["year"].to_numpy(),
+            "dataset": pairs["dataset"].to_numpy(),
+            "line": pairs["line"].to_numpy(),
+            **{name: similarities[name] for name in SIMILARITIES},
+        }
+    )
+    return table.astype(
+        {"year": "int16", "dataset": "string", "line": "int32", **{name: "float64" for name in SIMILARITIES}}
+    )
 
 
 def read_task_tables(tasks: dict[str, list[str]], pair_paths, table_paths) -> tuple[dict, dict]:
     """``year/name`` -> pair table and -> similarity table, in the order the tasks list their sets (the
     order eval's rules give their inputs in)."""
     keys = [key for sets in tasks.values() for key in sets]
-    return (dict(zip(keys, map(pd.read_parquet, pair_paths), strict=True)),
-            dict(zip(keys, map(pd.read_parquet, table_paths), strict=True)))
+    return (
+        dict(zip(keys, map(pd.read_parquet, pair_paths), strict=True)),
+        dict(zip(keys, map(pd.read_parquet, table_paths), strict=True)),
+    )
 
 
-def task_sets(tasks: dict[str, list[str]], pairs: dict[str, pd.DataFrame], similarity: dict[str, pd.DataFrame],
-              column: str) -> dict[tuple[str, str], list]:
+def task_sets(
+    tasks: dict[str, list[str]], pairs: dict[str, pd.DataFrame], similarity: dict[str, pd.DataFrame], column: str
+) -> dict[tuple[str, str], list]:
     """(track, task) -> ``[(year/name, scores, gold), ...]``: stsynth.core.scoring.score_sets' input."""
-    return {(pairs[keys[0]]["track"].iat[0], task): [
-        (key, similarity[key][column].to_numpy(), pairs[key]["gold"].to_numpy(dtype=np.float64)) for key in keys]
-        for task, keys in tasks.items()}
+    return {
+        (pairs[keys[0]]["track"].iat[0], task): [
+            (key, similarity[key][column].to_numpy(), pairs[key]["gold"].to_numpy(dtype=np.float64)) for key in keys
+        ]
+        for task, keys in tasks.items()
+    }
 
 
 def mteb_scores(keys: list[str], pairs: dict[str, pd.DataFrame], similarity: dict[str, pd.DataFrame]) -> dict:
@@ -308,18 +359,31 @@ def mteb_scores(keys: list[str], pairs: dict[str, pd.DataFrame], similarity: dic
     return scores
 
 
-def task_result(task: str, scores: dict, track: str, revision: str, evaluation_time: float,
-                split: str = "test", subset: str = "default"):
+def task_result(
+    task: str,
+    scores: dict,
+    track: str,
+    revision: str,
+    evaluation_time: float,
+    split: str = "test",
+    subset: str = "default",
+):
     """MTEB's TaskResult of one STS task, built by mteb (its ``mteb_version``, ``date`` and layout are
-    mteb's; ``ResultCache.save_to_cache`` writes it). NaN scores (a constant similarity) are None, as JSON has no NaN."""
+    mteb's; ``ResultCache.save_to_cache`` writes it). NaN scores (a constant similarity) are None, as JSON
+    has no NaN."""
     import datetime
 
     from mteb.results import TaskResult
 
     clean = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in scores.items()}
-    return TaskResult(dataset_revision=revision, task_name=task, mteb_version=_mteb_version(),
-                      scores={split: [{**clean, "hf_subset": subset, "languages": TRACK_LANGUAGES[track]}]},
-                      evaluation_time=evaluation_time, date=datetime.datetime.now(datetime.timezone.utc))
+    return TaskResult(
+        dataset_revision=revision,
+        task_name=task,
+        mteb_version=_mteb_version(),
+        scores={split: [{**clean, "hf_subset": subset, "languages": TRACK_LANGUAGES[track]}]},
+        evaluation_time=evaluation_time,
+        date=datetime.datetime.now(datetime.timezone.utc),
+    )
 
 
 def _mteb_version() -> str:
@@ -328,8 +392,9 @@ def _mteb_version() -> str:
     return version("mteb")
 
 
-def save_results(cache: str, results: list, meta, outputs: list[str], meta_output: str,
-                 identity: str | None = None) -> None:
+def save_results(
+    cache: str, results: list, meta, outputs: list[str], meta_output: str, identity: str | None = None
+) -> None:
     """Write TaskResults and their ModelMeta with mteb's own ``ResultCache.save_to_cache`` (it also keeps
     ``run_settings.jsonl`` beside them), refusing when mteb would put them elsewhere than the rule's outputs
     (``mteb_folder`` and mteb's ``model_name_as_path`` disagreeing). ``identity``: the model's files' digest
@@ -369,12 +434,17 @@ def model_meta(name: str, entry: dict, facts: dict | None = None):
         from mteb.models.model_meta import ScoringFunction
 
         known = facts or {}
-        meta = ModelMeta.create_empty(overwrites={
-            "loader": SentenceTransformerEncoderWrapper if facts else None,
-            "max_tokens": known.get("max_tokens"), "embed_dim": known.get("embed_dim"),
-            "similarity_fn_name": ScoringFunction.from_str(known["similarity_fn_name"])
-            if known.get("similarity_fn_name") else None,
-            "framework": ["Sentence Transformers", "PyTorch"] if facts else []})
+        meta = ModelMeta.create_empty(
+            overwrites={
+                "loader": SentenceTransformerEncoderWrapper if facts else None,
+                "max_tokens": known.get("max_tokens"),
+                "embed_dim": known.get("embed_dim"),
+                "similarity_fn_name": ScoringFunction.from_str(known["similarity_fn_name"])
+                if known.get("similarity_fn_name")
+                else None,
+                "framework": ["Sentence Transformers", "PyTorch"] if facts else [],
+            }
+        )
     return meta.model_copy(update={"name": model_name, "revision": revision})
 
 
@@ -387,8 +457,11 @@ def run_task_scores(scores: pd.DataFrame, keys: list[str]) -> tuple[str, dict] |
         sets = group[~group["dataset"].isin(AGGREGATES)]
         if sorted(f"{year}/{name}" for year, name in zip(sets["year"], sets["dataset"])) == sorted(keys):
             pooled = group[group["dataset"] == AGGREGATES[2]].iloc[0]
-            return track, {"pearson": float(pooled["pearson"]), "spearman": float(pooled["spearman"]),
-                           "main_score": float(pooled["spearman"])}
+            return track, {
+                "pearson": float(pooled["pearson"]),
+                "spearman": float(pooled["spearman"]),
+                "main_score": float(pooled["spearman"]),
+            }
     return None
 
 
@@ -396,12 +469,20 @@ def model_facts(name: str, entry: dict, model, identity: str, folder) -> dict:
     """What an encoding job says of the model it opened (``results/eval/similarity/{encoder}/model.json``):
     its names, its files' identity (stsynth.core.digests), and what mteb's ModelMeta takes from a loaded model."""
     model_name, revision = model_identity(name, entry)
-    return {"encoder": name, "model_name": model_name, "revision": revision, "model_sha256": identity,
-            "folder": str(folder), "embed_dim": model.get_embedding_dimension(), "max_tokens": model.max_seq_length,
-            "similarity_fn_name": entry.get("similarity") or model.similarity_fn_name}
+    return {
+        "encoder": name,
+        "model_name": model_name,
+        "revision": revision,
+        "model_sha256": identity,
+        "folder": str(folder),
+        "embed_dim": model.get_embedding_dimension(),
+        "max_tokens": model.max_seq_length,
+        "similarity_fn_name": entry.get("similarity") or model.similarity_fn_name,
+    }
 
 
 # --- the leaderboard --------------------------------------------------------------------------
+
 
 def mteb_main_scores(cache: str, facts: list[dict]) -> dict[str, dict[str, float]]:
     """Encoder -> task -> main score, read back from the MTEB results under ``cache`` through mteb's own
@@ -415,7 +496,9 @@ def mteb_main_scores(cache: str, facts: list[dict]) -> dict[str, dict[str, float
     for fact in facts:
         key = (fact["model_name"], fact.get("revision") or NO_REVISION)
         if key not in by_model:
-            raise ValueError(f"{cache}: mteb found no results of {key[0]} at revision {key[1]} (encoder {fact['encoder']})")
+            raise ValueError(
+                f"{cache}: mteb found no results of {key[0]} at revision {key[1]} (encoder {fact['encoder']})"
+            )
         mains[fact["encoder"]] = {r.task_name: r.scores["test"][0]["main_score"] for r in by_model[key].task_results}
     return mains
 
@@ -429,8 +512,11 @@ def leaderboard(scores: list[pd.DataFrame], facts: dict[str, dict], mains: dict[
     rows = []
     for table in scores:
         encoder = table["run"].iat[0]
-        row = {"encoder": encoder, "model": facts[encoder]["model_name"],
-               "model_sha256": facts[encoder].get("model_sha256", "")}
+        row = {
+            "encoder": encoder,
+            "model": facts[encoder]["model_name"],
+            "model_sha256": facts[encoder].get("model_sha256", ""),
+        }
         for (track, task), group in table.groupby(["track", "group"], sort=False):
             by_row = group.set_index("dataset")
             if task not in mains[encoder]:
@@ -447,21 +533,27 @@ def leaderboard(scores: list[pd.DataFrame], facts: dict[str, dict], mains: dict[
 def leaderboard_rows(board: pd.DataFrame) -> tuple[list[str], list[list]]:
     """The leaderboard's main-score table: header and rows (also the README's, stsynth.results.docs)."""
     tasks = [c[: -len(" main")] for c in board.columns if c.endswith(" main")]
-    return (["encoder", "model (MTEB name)", *tasks, "mean"],
-            [[r["encoder"], r["model"], *[r[f"{t} main"] for t in tasks], r["mean"]] for _, r in board.iterrows()])
+    return (
+        ["encoder", "model (MTEB name)", *tasks, "mean"],
+        [[r["encoder"], r["model"], *[r[f"{t} main"] for t in tasks], r["mean"]] for _, r in board.iterrows()],
+    )
 
 
 def leaderboard_markdown(board: pd.DataFrame) -> str:
     tasks = [c[: -len(" main")] for c in board.columns if c.endswith(" main")]
     header, rows = leaderboard_rows(board)
     official = [[r["encoder"], *[r[f"{t} ALL"] for t in tasks]] for _, r in board.iterrows()]
-    return ("# Zero-shot STS leaderboard\n\nMain score: Spearman of the cosine over every pair of the task "
-            "(MTEB's main STS score; its STS12 pools the five 2012 test sets).\n\n"
-            + markdown_rows(header, rows, "ll" + "r" * (len(tasks) + 1), digits=4)
-            + "\nThe official SemEval score of each task: Pearson per set, mean weighted by scored pairs (ALL).\n\n"
-            + markdown_rows(["encoder", *tasks], official, "l" + "r" * len(tasks), digits=4)
-            + "\nThe model each encoder read, known by its bytes (SHA-256 over its folder's files, stsynth.core.digests):\n\n"
-            + markdown_rows(["encoder", "model files sha256"], [[r["encoder"], r["model_sha256"]]
-                                                                for _, r in board.iterrows()], "ll")
-            + f"\nPer set, with 95% bootstrap intervals: {eval_scores_path('{encoder}', 'md')}; MTEB TaskResult JSON: "
-              f"{EVAL_MTEB_CACHE}/results/.\n")
+    return (
+        "# Zero-shot STS leaderboard\n\nMain score: Spearman of the cosine over every pair of the task "
+        "(MTEB's main STS score; its STS12 pools the five 2012 test sets).\n\n"
+        + markdown_rows(header, rows, "ll" + "r" * (len(tasks) + 1), digits=4)
+        + "\nThe official SemEval score of each task: Pearson per set, mean weighted by scored pairs (ALL).\n\n"
+        + markdown_rows(["encoder", *tasks], official, "l" + "r" * len(tasks), digits=4)
+        + "\nThe model each encoder read, known by its bytes (SHA-256 over its folder's files, "
+        "stsynth.core.digests):\n\n"
+        + markdown_rows(
+            ["encoder", "model files sha256"], [[r["encoder"], r["model_sha256"]] for _, r in board.iterrows()], "ll"
+        )
+        + f"\nPer set, with 95% bootstrap intervals: {eval_scores_path('{encoder}', 'md')}; MTEB TaskResult JSON: "
+        f"{EVAL_MTEB_CACHE}/results/.\n"
+    )

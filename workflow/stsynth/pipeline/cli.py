@@ -12,6 +12,7 @@ profiles/slurm``). The workflow is the checkout the command runs in (a folder wi
 ``{sys.prefix}/share/stsynth``. Corpus mirrors are the config's (``../shared/sts-corpus`` relative to the
 workflow) unless ``STSYNTH_MIRRORS`` names others.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,13 @@ from pathlib import Path
 from ..core.paths import PROTOCOL_DIRECTORIES
 
 # target -> (working directory, overlays over config.yaml): as the Makefile's targets
-OVERLAYS = {"all": [], "studies": [], "eval": ["config/eval.yaml"], "stsb": ["config/stsb.yaml"],
-            "sts2017": ["config/sts2017.yaml"]}
+OVERLAYS = {
+    "all": [],
+    "studies": [],
+    "eval": ["config/eval.yaml"],
+    "stsb": ["config/stsb.yaml"],
+    "sts2017": ["config/sts2017.yaml"],
+}
 PROTOCOLS = {target: (PROTOCOL_DIRECTORIES[target], overlays) for target, overlays in OVERLAYS.items()}
 SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
 
@@ -44,8 +50,10 @@ def workflow_root(cwd: Path | None = None, environ=os.environ, prefix: str = sys
     for folder in candidates:
         if is_workflow(folder):
             return folder
-    raise SystemExit("stsynth: no workflow found: run it inside a checkout of the project, set STSYNTH_WORKFLOW "
-                     f"to one, or install the package with pip install . (looked in {', '.join(map(str, candidates))})")
+    raise SystemExit(
+        "stsynth: no workflow found: run it inside a checkout of the project, set STSYNTH_WORKFLOW "
+        f"to one, or install the package with pip install . (looked in {', '.join(map(str, candidates))})"
+    )
 
 
 def model_location(model: str) -> str:
@@ -58,8 +66,10 @@ def model_location(model: str) -> str:
     if path.is_dir():
         return str(path.resolve())
     if looks_like_path(model):
-        raise SystemExit(f"stsynth: -m {model}: no such folder ({path.parent.resolve()} holds no {path.name}); "
-                         "a hub name is org/name of a model in the local Hugging Face cache")
+        raise SystemExit(
+            f"stsynth: -m {model}: no such folder ({path.parent.resolve()} holds no {path.name}); "
+            "a hub name is org/name of a model in the local Hugging Face cache"
+        )
     return model
 
 
@@ -75,18 +85,38 @@ def models_overlay(models: list[str], folder: str | Path) -> Path:
     return Path(handle.name)
 
 
-def snakemake_command(target: str, root: Path, cores: str, models: list[str], directory: str | None,
-                      extra: list[str], overlays: list[str] = (), models_folder: str | Path | None = None) -> list[str]:
+def snakemake_command(
+    target: str,
+    root: Path,
+    cores: str,
+    models: list[str],
+    directory: str | None,
+    extra: list[str],
+    overlays: list[str] = (),
+    models_folder: str | Path | None = None,
+) -> list[str]:
     """The Snakemake command line of a target: its working directory and overlays (:data:`PROTOCOLS`),
     then ``overlays`` (files, absolute paths: Snakemake runs in the working directory), the models of
     eval (:func:`model_location`, in an overlay file :func:`models_overlay` writes in ``models_folder``,
     default the system's temporary folder: the caller deletes it) and ``extra`` arguments. `make eval` and
     `make bench` call it too."""
     workdir, protocol_overlays = PROTOCOLS[target]
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
-               "--directory", directory or workdir, "--cores", cores, SNAKEMAKE_TARGET.get(target, target),
-               "--configfile", str(root / "config.yaml"), *(str(root / overlay) for overlay in protocol_overlays),
-               *(str(Path(overlay).resolve()) for overlay in overlays)]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(root / "Snakefile"),
+        "--directory",
+        directory or workdir,
+        "--cores",
+        cores,
+        SNAKEMAKE_TARGET.get(target, target),
+        "--configfile",
+        str(root / "config.yaml"),
+        *(str(root / overlay) for overlay in protocol_overlays),
+        *(str(Path(overlay).resolve()) for overlay in overlays),
+    ]
     if models:
         command.append(str(models_overlay(models, models_folder or tempfile.gettempdir())))
     return command + extra
@@ -94,22 +124,36 @@ def snakemake_command(target: str, root: Path, cores: str, models: list[str], di
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
     argv = argv[: argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(prog="stsynth", description=__doc__.split("\n\n")[0])
     parser.add_argument("target", choices=list(PROTOCOLS))
-    parser.add_argument("-m", "--model", action="append", default=[],
-                        help="eval: a model folder, installed package or cached hub name (repeatable)")
+    parser.add_argument(
+        "-m",
+        "--model",
+        action="append",
+        default=[],
+        help="eval: a model folder, installed package or cached hub name (repeatable)",
+    )
     parser.add_argument("--cores", default="all", help="Snakemake --cores (default: all)")
     parser.add_argument("--directory", help="working directory (default: the protocol's own, as make)")
-    parser.add_argument("--overlay", action="append", default=[],
-                        help="a config overlay after the protocol's own (repeatable)")
+    parser.add_argument(
+        "--overlay", action="append", default=[], help="a config overlay after the protocol's own (repeatable)"
+    )
     options = parser.parse_args(argv)
     if options.model and options.target != "eval":
         parser.error("-m/--model is for stsynth eval")
     with tempfile.TemporaryDirectory(prefix="stsynth-") as folder:  # the models' overlay lives while Snakemake runs
-        command = snakemake_command(options.target, workflow_root(), options.cores, options.model, options.directory,
-                                    extra, options.overlay, folder)
+        command = snakemake_command(
+            options.target,
+            workflow_root(),
+            options.cores,
+            options.model,
+            options.directory,
+            extra,
+            options.overlay,
+            folder,
+        )
         print("+", " ".join(command), file=sys.stderr)
         return subprocess.call(command)
 

@@ -7,6 +7,7 @@ beside the copy, and an edit of requirements.txt would never rebuild the environ
 written into the env file itself: ``python -m stsynth.pipeline.conda_env`` (``make conda-env``) writes it,
 ``--check`` (``make lint``, and tests/test_conda_env.py) fails when it is not what requirements.txt gives.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,9 @@ def requirements(text: str, source: str = "requirements.txt") -> list[str]:
             continue
         name, sep, version = line.partition("==")
         if not sep or not name.strip() or not version.strip() or line.startswith("-"):
-            raise ValueError(f"{source}:{number}: {line!r} is not a pin (name==version); the conda env file "
-                             "lists exact pins only")
+            raise ValueError(
+                f"{source}:{number}: {line!r} is not a pin (name==version); the conda env file lists exact pins only"
+            )
         pins.append(f"{name.strip()}=={version.strip()}")
     return pins
 

@@ -15,6 +15,7 @@ change must stop the workflow is checked here, read-only, every time:
 
 All problems are reported together, each naming the file or config key and the fix.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -23,11 +24,11 @@ from pathlib import Path
 from ..core.corpus import CORPUS_COPIES, ManifestEntry, fetched_digest, sha256_of
 from ..core.paths import corpus_copy, corpus_fetch_log
 
-
 # Invocations that plan no job and read no output: a stale lock or metadata must be removable while an
 # input is refused. Snakemake tells a Snakefile nothing about its invocation, so its command line is read.
-NO_JOB_FLAGS = frozenset({"--unlock", "--cleanup-metadata", "--cm", "--lint", "--list-rules", "--list", "-l",
-                          "--list-target-rules", "--lt"})
+NO_JOB_FLAGS = frozenset(
+    {"--unlock", "--cleanup-metadata", "--cm", "--lint", "--list-rules", "--list", "-l", "--list-target-rules", "--lt"}
+)
 
 
 def plans_jobs(argv: list[str]) -> bool:
@@ -49,8 +50,10 @@ def corpus_copy_problems(manifest: dict[str, ManifestEntry], root: str | Path = 
         if not copy.is_file() or (digest := sha256_of(copy)) == entry.sha256:
             continue
         if digest != fetched_digest(Path(root) / corpus_fetch_log(relpath)):
-            problems.append(f"{CORPUS_COPIES}{relpath}: sha256 is {digest}, but the corpus manifest says {entry.sha256}: "
-                            "the copy changed after it was fetched and verified. Delete it to fetch it again")
+            problems.append(
+                f"{CORPUS_COPIES}{relpath}: sha256 is {digest}, but the corpus manifest says {entry.sha256}: "
+                "the copy changed after it was fetched and verified. Delete it to fetch it again"
+            )
     return problems
 
 
@@ -61,8 +64,12 @@ def encoder_problems(config: dict, digests=None) -> list[str]:
     problems = []
     for name, entry in config["encoder"]["models"].items():
         folder = Path(entry["path"]) if entry.get("path") else None
-        if folder is not None and not folder.exists() and not folder.is_absolute() and folder.parts[:1] in (
-                ("resources",), ("results",)):
+        if (
+            folder is not None
+            and not folder.exists()
+            and not folder.is_absolute()
+            and folder.parts[:1] in (("resources",), ("results",))
+        ):
             continue  # a folder the workflow may make
         try:
             encoder_directory(name, entry, digests)
@@ -81,23 +88,30 @@ def program_problems(config: dict, stage: str, which=shutil.which) -> list[str]:
         settings = config["translate"]
         if settings["backend"] != "apertium" or which(settings["apertium"]["executable"]):
             return []
-        return [f"translate.apertium.executable: {settings['apertium']['executable']!r} is not on PATH; install it "
-                "with `apt-get install apertium apertium-eng-spa` (make all does), or set the key to its path"]
+        return [
+            f"translate.apertium.executable: {settings['apertium']['executable']!r} is not on PATH; install it "
+            "with `apt-get install apertium apertium-eng-spa` (make all does), or set the key to its path"
+        ]
     if stage == "events":
         kjv = config["events"]["corpus"]["kjv"]
         if not kjv or which(kjv["program"]):
             return []
-        return [f"events.corpus.kjv.program: {kjv['program']!r} is not installed; install it with "
-                "`apt-get install bible-kjv` (make sts2017 does), or set the key to its path"]
+        return [
+            f"events.corpus.kjv.program: {kjv['program']!r} is not installed; install it with "
+            "`apt-get install bible-kjv` (make sts2017 does), or set the key to its path"
+        ]
     raise ValueError(f"no programs known for stage {stage!r}")
 
 
-def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None,
-                 digests=None) -> None:
+def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None, digests=None) -> None:
     """Raise InputCheckError with every problem of the checks above (module docstring); ``digests``: the
     invocation's memo of file digests (stsynth.core.digests.FileDigests), shared with the jobs' model identities."""
-    problems = corpus_copy_problems(manifest) + ([local_files_error] if local_files_error else []) \
+    problems = (
+        corpus_copy_problems(manifest)
+        + ([local_files_error] if local_files_error else [])
         + encoder_problems(config, digests)
+    )
     if problems:
-        raise InputCheckError(f"{len(problems)} input(s) refused; nothing runs until they are fixed:\n  "
-                              + "\n  ".join(problems))
+        raise InputCheckError(
+            f"{len(problems)} input(s) refused; nothing runs until they are fixed:\n  " + "\n  ".join(problems)
+        )

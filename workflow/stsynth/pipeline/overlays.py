@@ -10,6 +10,7 @@ overlay writes ``extra_<key>:`` beside it (``extra_datasets:`` at the top, ``eva
 every problem, the config key and the config files that set that key's section, so an error in an
 overlay points at the overlay.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -27,12 +28,14 @@ def append_extras(config: dict, where: str = "") -> None:
     """Append every ``extra_<key>`` of the config (at the top and in its sections) to ``<key>``, in
     place, and drop the ``extra_`` keys."""
     for key in [k for k in config if isinstance(k, str) and k.startswith(EXTRA)]:
-        target, extra = key[len(EXTRA):], config.pop(key)
+        target, extra = key[len(EXTRA) :], config.pop(key)
         if not isinstance(extra, list):
             raise OverlayError(f"{where}{key}: a list to append to {where}{target} (got {type(extra).__name__})")
         if target in config and not isinstance(config[target], list):
-            raise OverlayError(f"{where}{key}: {where}{target} is a {type(config[target]).__name__}, not a list: "
-                               f"a mapping in an overlay adds to it already, write {where}{target}: in the overlay")
+            raise OverlayError(
+                f"{where}{key}: {where}{target} is a {type(config[target]).__name__}, not a list: "
+                f"a mapping in an overlay adds to it already, write {where}{target}: in the overlay"
+            )
         config[target] = [*config.get(target, []), *extra]
     for key, value in config.items():
         if isinstance(value, dict) and key in ("eval",):
@@ -61,7 +64,10 @@ def schema_problems(config: dict, schema_path: str | Path, configfiles: list[str
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         path = list(error.absolute_path)
-        key = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path)) or "(top)"
+        key = (
+            "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
+            or "(top)"
+        )
         files = files_setting(configfiles, str(path[0])) if path else []
         problems.append(f"{key}: {error.message}" + (f" (set in {', '.join(files)})" if files else ""))
     return problems

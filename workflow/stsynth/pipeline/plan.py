@@ -34,20 +34,33 @@ is trained by the pipeline. Both have their similarity tables under ``resources/
 Tuned settings are ``encoder.tuning.defaults`` then the entry, ``<model>.fold<i>of<k>`` is trained
 without fold ``i`` (and starts from ``<start>.fold<i>of<k>`` when its start is a tuned model).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from ..encoders.encoder import is_tuned, job_inputs
 from ..core.folds import fold_model, fold_names, seed_model, seed_name
 from ..core.pairs import Dataset
-from ..core.paths import (EVENT_VECTOR_SOURCES, PPDB_TUNED, encoder_path, english_pairs_path, english_tokens_path,
-                          fusion_path, head_path, pairs_path, paraphrase_table, similarity_path, unknown_vectors_path,
-                          vectors_path)
+from ..core.paths import (
+    EVENT_VECTOR_SOURCES,
+    PPDB_TUNED,
+    encoder_path,
+    english_pairs_path,
+    english_tokens_path,
+    fusion_path,
+    head_path,
+    pairs_path,
+    paraphrase_table,
+    similarity_path,
+    unknown_vectors_path,
+    vectors_path,
+)
+from ..encoders.encoder import is_tuned, job_inputs
 
 RUN_STAGES = ("baseline", "paragram", "paragram-per-set", "encoder", "fusion", "head", "external")
 PER_SET_PREFIX = "synthetic-per-set-"
 # --- datasets and their files -----------------------------------------------------------------
+
 
 def datasets_of(config: dict) -> list[Dataset]:
     return [Dataset.from_config(entry) for entry in config["datasets"]]
@@ -58,8 +71,7 @@ def dataset_entry(d: Dataset) -> dict:
     the keys every entry had before formats existed, plus every other key not at its default, so
     adding a key with a default value rebuilds nothing."""
     always = ("year", "name", "track", "role", "input", "gold", "fields", "scored")
-    entry = {f.name: getattr(d, f.name) for f in fields(Dataset)
-             if f.name in always or getattr(d, f.name) != f.default}
+    entry = {f.name: getattr(d, f.name) for f in fields(Dataset) if f.name in always or getattr(d, f.name) != f.default}
     if "score_range" in entry:
         entry["score_range"] = list(entry["score_range"])
     return entry
@@ -69,8 +81,13 @@ def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
     """Datasets of a role and track; ``years``: a selection of years or groups (config keys such as
     ``years``, ``dev_years``, ``train_years`` name either: 2015, or a group such as ``sts-dev``)."""
     selection = None if years is None else {str(value) for value in years}
-    return [d for d in datasets if role in (None, d.role) and track in (None, d.track)
-            and (selection is None or str(d.year) in selection or d.group_name in selection)]
+    return [
+        d
+        for d in datasets
+        if role in (None, d.role)
+        and track in (None, d.track)
+        and (selection is None or str(d.year) in selection or d.group_name in selection)
+    ]
 
 
 def vocabulary_datasets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
@@ -89,22 +106,28 @@ def reference_translation_sets(config: dict, datasets: list[Dataset]) -> list[Da
     """es-en test sets whose released files carry the third-party translation
     (crosslingual.reference_translation): the MT comparison's sets."""
     field = config["crosslingual"]["reference_translation"]["field"]
-    return [d for d in select(datasets, role="test", track="es-en")
-            if d.format == "sts" and d.input and d.has_gold and d.fields >= field]
+    return [
+        d
+        for d in select(datasets, role="test", track="es-en")
+        if d.format == "sts" and d.input and d.has_gold and d.fields >= field
+    ]
 
 
 def optional_rules(config: dict) -> dict[str, bool]:
     """The rules the workflow declares only when the config has what they need; the rule files and
     the report both ask here."""
     datasets = datasets_of(config)
-    return {"language_report": bool(select(datasets, track="es-en")),
-            "fusion_dev_table": config["fusion"]["dev_table"]["run"] in config["runs"],
-            "encoder_tuning_dev_check": bool(config["encoder"]["tuning"]["dev_check"]),
-            "crosslingual_mt_comparison": bool(reference_translation_sets(config, datasets)),
-            "seed_study": bool(seed_study_runs(config))}
+    return {
+        "language_report": bool(select(datasets, track="es-en")),
+        "fusion_dev_table": config["fusion"]["dev_table"]["run"] in config["runs"],
+        "encoder_tuning_dev_check": bool(config["encoder"]["tuning"]["dev_check"]),
+        "crosslingual_mt_comparison": bool(reference_translation_sets(config, datasets)),
+        "seed_study": bool(seed_study_runs(config)),
+    }
 
 
 # --- runs -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Run:
@@ -146,9 +169,17 @@ def runs_of(config: dict) -> dict[str, Run]:
     for name, entry in config["runs"].items():
         if entry["stage"] not in RUN_STAGES:
             raise ValueError(f"runs.{name}.stage: {entry['stage']!r} is not one of {', '.join(RUN_STAGES)}")
-        runs[name] = Run(name, entry["stage"], entry.get("model") if entry["stage"] == "paragram" else None,
-                         tuple(entry.get("groups", ())), run_encoder(config, entry), bool(entry.get("study", False)),
-                         entry.get("predictions"), tuple(entry.get("vectors", ())), entry.get("preset"))
+        runs[name] = Run(
+            name,
+            entry["stage"],
+            entry.get("model") if entry["stage"] == "paragram" else None,
+            tuple(entry.get("groups", ())),
+            run_encoder(config, entry),
+            bool(entry.get("study", False)),
+            entry.get("predictions"),
+            tuple(entry.get("vectors", ())),
+            entry.get("preset"),
+        )
     study = config.get("seed_study", {"seeds": [], "runs": []})
     for name in study["runs"]:
         if name not in runs:
@@ -167,10 +198,20 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
     encoder = tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in run.encoder) if run.encoder else None
     vectors = tuple(seed_name(source, seed) if seeded_source(config, source) else source for source in run.vectors)
     if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
-        raise ValueError(f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
-                         f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)")
-    return replace(run, name=seed_name(run.name, seed), model=seed_name(run.model, seed) if run.model else None,
-                   encoder=encoder, vectors=vectors, study=True, seed=seed, seed_of=run.name)
+        raise ValueError(
+            f"seed_study.runs: {run.name} (stage {run.stage}) trains nothing the seed study can seed "
+            f"(stages {', '.join(SEEDED_STAGES)}; an encoder run only with a tuned encoder)"
+        )
+    return replace(
+        run,
+        name=seed_name(run.name, seed),
+        model=seed_name(run.model, seed) if run.model else None,
+        encoder=encoder,
+        vectors=vectors,
+        study=True,
+        seed=seed,
+        seed_of=run.name,
+    )
 
 
 def seeded_source(config: dict, source: str) -> bool:
@@ -179,8 +220,11 @@ def seeded_source(config: dict, source: str) -> bool:
     mean over PPDB-tuned word vectors (the paragram stand-ins: ``ppdb-paragram-<base>.seed<s>``, rule
     vectors_ppdb_paragram)."""
     kind, value = sentence_vector_source(source, config["sentence_vectors"][source])
-    return kind == "paraphrase_cnn" or (kind in ("events", "mean") and value in EVENT_VECTOR_SOURCES) or (
-        kind == "mean" and value.startswith(PPDB_TUNED))
+    return (
+        kind == "paraphrase_cnn"
+        or (kind in ("events", "mean") and value in EVENT_VECTOR_SOURCES)
+        or (kind == "mean" and value.startswith(PPDB_TUNED))
+    )
 
 
 def headline_runs(config: dict) -> list[str]:
@@ -197,7 +241,9 @@ def study_runs(config: dict) -> list[str]:
 def seed_study_runs(config: dict) -> dict[str, list[str]]:
     """Each run of ``seed_study.runs`` -> its seed-study runs, in seed order (none without seeds)."""
     study = config.get("seed_study", {"seeds": [], "runs": []})
-    return {name: [seed_name(name, seed) for seed in study["seeds"]] for name in study["runs"]} if study["seeds"] else {}
+    return (
+        {name: [seed_name(name, seed) for seed in study["seeds"]] for name in study["runs"]} if study["seeds"] else {}
+    )
 
 
 def seeds_reach(config: dict, run: Run) -> bool:
@@ -217,8 +263,11 @@ def seed_study_pairs(config: dict) -> list[list[str]]:
     """The compared pairs (:func:`run_comparisons`) the seed study can pair seed by seed: both runs in it,
     or one in it and the other one no seed reaches."""
     studied, runs = set(seed_study_runs(config)), runs_of(config)
-    return [pair for pair in run_comparisons(config) if studied & set(pair)
-            and all(run in studied or not seeds_reach(config, runs[run]) for run in pair)]
+    return [
+        pair
+        for pair in run_comparisons(config)
+        if studied & set(pair) and all(run in studied or not seeds_reach(config, runs[run]) for run in pair)
+    ]
 
 
 def per_set_model(d: Dataset) -> str:
@@ -246,7 +295,8 @@ def run_source(run: Run, d: Dataset) -> str:
 
 
 def external_prediction_files(config: dict, datasets: list[Dataset]) -> list[str]:
-    """Every prediction file of every external run (sha256-locked like local dataset files: stsynth.core.local_files)."""
+    """Every prediction file of every external run (sha256-locked like local dataset files:
+    stsynth.core.local_files)."""
     tests = select(datasets, role="test")
     return [external_predictions_path(run.predictions, d) for run in runs_of_stage(config, "external") for d in tests]
 
@@ -268,12 +318,17 @@ def runs_of_stage(config: dict, *stages: str) -> list[Run]:
 
 # --- paragram models --------------------------------------------------------------------------
 
+
 def paragram_models(config: dict, datasets: list[Dataset]) -> dict[str, dict]:
     """The declared models plus one per test set for stage paragram-per-set (keys: synthetic.per_set)."""
     per_set = config.get("synthetic", {}).get("per_set", {"pairs": []})
-    return {**config["paragram"]["models"],
-            **{per_set_model(d): {**per_set, "pairs": [*per_set["pairs"], f"synthetic-{d.year}-{d.name}"]}
-               for d in select(datasets, role="test")}}
+    return {
+        **config["paragram"]["models"],
+        **{
+            per_set_model(d): {**per_set, "pairs": [*per_set["pairs"], f"synthetic-{d.year}-{d.name}"]}
+            for d in select(datasets, role="test")
+        },
+    }
 
 
 def layered_settings(*layers: dict, seed: int | None = None, holdout: dict | None = None) -> dict:
@@ -303,8 +358,15 @@ def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
         raise KeyError(f"{base!r} is not a paragram model (paragram.models, or {PER_SET_PREFIX}<year>-<dataset>)")
     entry = models[base]
     preset = entry.get("preset", paragram["defaults"]["preset"])
-    return layered_settings({"dev_years": [], "exclude": [], "holdout": None}, paragram["defaults"],
-                            paragram["presets"][preset], entry, {"preset": preset}, seed=seed, holdout=holdout)
+    return layered_settings(
+        {"dev_years": [], "exclude": [], "holdout": None},
+        paragram["defaults"],
+        paragram["presets"][preset],
+        entry,
+        {"preset": preset},
+        seed=seed,
+        holdout=holdout,
+    )
 
 
 def training_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
@@ -319,7 +381,9 @@ def training_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list[s
         "dev_pairs": [pairs_path(d) for d in dev],
         "dev_tokens": [english_tokens_path(d) for d in dev],
     }
-    if settings["unknown"] == "encode":  # the unknown words of the sentences it reads (stsynth.dcu2016.sentence_model.fit)
+    if (
+        settings["unknown"] == "encode"
+    ):  # the unknown words of the sentences it reads (stsynth.dcu2016.sentence_model.fit)
         inputs["unknown"] = list(dict.fromkeys(unknown_vectors_path(d) for d in [*unlabeled, *dev]))
     return inputs
 
@@ -364,8 +428,11 @@ def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list
     """The sweep model's training inputs, with the sweep years' pair and token tables as its pairs."""
     sweep = config["paraphrase_pairs"]["sweep"]
     train = select(datasets, role="train", years=sweep["years"])
-    return {**training_inputs(paragram_settings(config, models, sweep["model"]), datasets),
-            "pairs": [pairs_path(d) for d in train], "pair_tokens": [english_tokens_path(d) for d in train]}
+    return {
+        **training_inputs(paragram_settings(config, models, sweep["model"]), datasets),
+        "pairs": [pairs_path(d) for d in train],
+        "pair_tokens": [english_tokens_path(d) for d in train],
+    }
 
 
 def source_comparison_sets(config: dict, datasets: list[Dataset]) -> list[tuple[str, Dataset]]:
@@ -376,9 +443,12 @@ def source_comparison_sets(config: dict, datasets: list[Dataset]) -> list[tuple[
 
 def source_comparison_inputs(config: dict, datasets: list[Dataset]) -> dict:
     sets = [d for _, d in source_comparison_sets(config, datasets)]
-    return {"vectors": [vectors_path(s) for s in config["paragram"]["compare_sources"]["sources"]],
-            "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
-            "pairs": [pairs_path(d) for d in sets], "tokens": [english_tokens_path(d) for d in sets]}
+    return {
+        "vectors": [vectors_path(s) for s in config["paragram"]["compare_sources"]["sources"]],
+        "unlabeled": [english_tokens_path(d) for d in select(datasets, role="train")],
+        "pairs": [pairs_path(d) for d in sets],
+        "tokens": [english_tokens_path(d) for d in sets],
+    }
 
 
 def ppdb_vector_settings(config: dict, base: str) -> dict:
@@ -391,6 +461,7 @@ def ppdb_vector_settings(config: dict, base: str) -> dict:
 
 # --- encoders ---------------------------------------------------------------------------------
 
+
 def tuned_encoder_settings(config: dict, name: str) -> dict:
     """Resolved settings of a tuned encoder: encoder.tuning.defaults, then its entry (fold names too)."""
     tuning = config["encoder"]["tuning"]
@@ -398,8 +469,13 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
     base, seed = seed_model(base)
     if base not in tuning["models"]:
         raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
-    settings = layered_settings({"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None},
-                                tuning["defaults"], tuning["models"][base], seed=seed, holdout=holdout)
+    settings = layered_settings(
+        {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None},
+        tuning["defaults"],
+        tuning["models"][base],
+        seed=seed,
+        holdout=holdout,
+    )
     settings["start"] = settings["start"] or config["encoder"]["default"]
     if seed is not None and is_tuned(config, settings["start"]):  # a tuned start model's same seed
         settings["start"] = seed_name(settings["start"], seed)
@@ -414,10 +490,12 @@ def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) 
     encoder's local folder)."""
     return {
         "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
-        if settings["gold_years"] else [],
+        if settings["gold_years"]
+        else [],
         "pairs": [paraphrase_table(table) for table in settings["pairs"]],
         "dev": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["dev_years"])]
-        if settings["dev_years"] else [],
+        if settings["dev_years"]
+        else [],
         "encoder_folder": job_inputs(config, settings["start"]),
     }
 
@@ -454,8 +532,9 @@ def sentence_vector_source(name: str, entry: dict) -> tuple[str, object]:
     """(kind, value) of a ``sentence_vectors`` entry."""
     kinds = [kind for kind in SENTENCE_VECTOR_KINDS if kind in entry]
     if len(kinds) != 1:
-        raise ValueError(f"sentence_vectors.{name}: give exactly one of {', '.join(SENTENCE_VECTOR_KINDS)} "
-                         f"(got {kinds or 'none'})")
+        raise ValueError(
+            f"sentence_vectors.{name}: give exactly one of {', '.join(SENTENCE_VECTOR_KINDS)} (got {kinds or 'none'})"
+        )
     return kinds[0], entry[kinds[0]]
 
 

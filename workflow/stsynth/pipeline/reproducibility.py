@@ -8,6 +8,7 @@ the translation cache, a SQLite file whose bytes depend on insertion order, is c
 rows. Prints one line per pattern (files, identical, different, only in one tree) and the paths
 that differ; exits 1 when anything differs or is missing from one tree.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,14 +46,18 @@ def compare(tree_a: Path, tree_b: Path, patterns: list[str], common_only: bool =
         common = sorted(files_a & files_b)
         different = [f for f in common if digest(tree_a / f) != digest(tree_b / f)]
         only = [] if common_only else sorted(files_a ^ files_b)
-        lines.append(f"{pattern}: {len(common)} files in both, {len(common) - len(different)} identical, "
-                     f"{len(different)} different, {len(only)} in one tree only")
+        lines.append(
+            f"{pattern}: {len(common)} files in both, {len(common) - len(different)} identical, "
+            f"{len(different)} different, {len(only)} in one tree only"
+        )
         lines += [f"  differs: {f}" for f in different] + [f"  in one tree only: {f}" for f in only]
         same = same and not different and not only and bool(common)
     if (tree_a / CACHE).is_file() and (tree_b / CACHE).is_file():
         rows_a, rows_b = cache_rows(tree_a / CACHE), cache_rows(tree_b / CACHE)
-        lines.append(f"{CACHE}: {len(rows_a)} and {len(rows_b)} translations, "
-                     f"{'identical' if rows_a == rows_b else 'different'} rows")
+        lines.append(
+            f"{CACHE}: {len(rows_a)} and {len(rows_b)} translations, "
+            f"{'identical' if rows_a == rows_b else 'different'} rows"
+        )
         same = same and rows_a == rows_b
     return lines, same
 

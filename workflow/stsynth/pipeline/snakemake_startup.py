@@ -29,6 +29,7 @@ when the installed Snakemake lacks them or is outside that range, so an upgrade 
 silently. The fix could go upstream: a pending-timer check in ``_schedule_reevalutation`` itself
 (docs/reproducibility.md, "Snakemake's own scheduler").
 """
+
 from __future__ import annotations
 
 import os
@@ -74,8 +75,10 @@ def cap_cores(workflow, usable: int) -> str | None:
     slots = job_slots(workflow._cores, usable)
     if slots >= workflow._cores:
         return None
-    note = (f"--cores {workflow._cores} on a machine with {slots} usable cores: running at most {slots} cores' "
-            "worth of jobs at once (jobs would only compete for the same cores)")
+    note = (
+        f"--cores {workflow._cores} on a machine with {slots} usable cores: running at most {slots} cores' "
+        "worth of jobs at once (jobs would only compete for the same cores)"
+    )
     workflow.register_resource("_cores", slots)
     return note
 
@@ -93,6 +96,8 @@ def start(workflow, config: dict, logger) -> None:
         if note := cap_cores(workflow, len(os.sched_getaffinity(0))):
             logger.info(note)
         if not coalesce_reevaluations():
-            logger.warning(f"this Snakemake has no JobScheduler.{PATCHED_METHOD}: stsynth.pipeline.snakemake_startup's "
-                           f"scheduler fix is not applied (checked on Snakemake {CHECKED_ON[0]} to {CHECKED_ON[1]})")
+            logger.warning(
+                f"this Snakemake has no JobScheduler.{PATCHED_METHOD}: stsynth.pipeline.snakemake_startup's "
+                f"scheduler fix is not applied (checked on Snakemake {CHECKED_ON[0]} to {CHECKED_ON[1]})"
+            )
     normalise_config(config, workflow.basedir)

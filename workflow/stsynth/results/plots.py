@@ -1,5 +1,6 @@
 """Every plot of the workflow, one function each (matplotlib, Agg backend): the report's and the
 study rules' PNGs come from here."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,10 @@ from ..core.scoring import pearson
 
 def _pyplot():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -29,7 +32,7 @@ def plot_scatter(run: str, panels: list[tuple[str, np.ndarray, np.ndarray]], pat
         axis.set_xlabel("gold")
         axis.set_ylabel("predicted")
         axis.set_xlim(-0.2, 5.2)
-    for axis in list(axes.flat)[len(panels):]:
+    for axis in list(axes.flat)[len(panels) :]:
         axis.axis("off")
     figure.suptitle(run)
     figure.tight_layout()
@@ -47,8 +50,12 @@ def plot_importances(table: pd.DataFrame, path: str | Path, title: str) -> None:
     axis.barh(ranked["feature"], ranked["importance"], color=[colours[g] for g in ranked["group"]])
     axis.set_xlabel("Gini importance (impurity decrease, sums to 1)")
     axis.set_title(title)
-    axis.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=colours[g]) for g in groups], labels=groups,
-                fontsize=7, loc="lower right")
+    axis.legend(
+        handles=[plt.Rectangle((0, 0), 1, 1, color=colours[g]) for g in groups],
+        labels=groups,
+        fontsize=7,
+        loc="lower right",
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
@@ -60,8 +67,13 @@ def plot_sweep(table: pd.DataFrame, path: str | Path, threshold: float | None = 
     plt = _pyplot()
     figure, left = plt.subplots(figsize=(6, 3.5))
     for column in [c for c in table.columns if c.startswith("dev_")]:
-        left.plot(table["threshold"], table[column], marker="o" if column == "dev_ALL" else None,
-                  linewidth=2 if column == "dev_ALL" else 0.8, label=column.removeprefix("dev_"))
+        left.plot(
+            table["threshold"],
+            table[column],
+            marker="o" if column == "dev_ALL" else None,
+            linewidth=2 if column == "dev_ALL" else 0.8,
+            label=column.removeprefix("dev_"),
+        )
     if threshold is not None:
         left.axvline(threshold, color="gray", linestyle=":", label=f"in use ({threshold}; paper 3.8)")
     left.set_xlabel("gold threshold t (training pairs: gold ≥ t)")

@@ -2,18 +2,24 @@
 the organizers' baseline from the pair table, 5 x cosine for paragram and encoder runs (the STS
 scale is 0-5), their own predictions for fusion and regression-head runs, and for an external run
 another system's prediction file, one number per line of the released input (checked as our own are)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..dcu2016.baseline import predict as baseline_predict
 from ..core.keyed import check_aligned
 from ..core.scoring import read_predictions
 from ..core.similarity import predictions_from_cosines
+from ..dcu2016.baseline import predict as baseline_predict
 
-SCORE_COLUMN = {"paragram": "cosine", "paragram-per-set": "cosine", "encoder": "encoder", "fusion": "prediction",
-                "head": "prediction"}
+SCORE_COLUMN = {
+    "paragram": "cosine",
+    "paragram-per-set": "cosine",
+    "encoder": "encoder",
+    "fusion": "prediction",
+    "head": "prediction",
+}
 PREDICTING_STAGES = ("fusion", "head")  # stages whose table holds scores on the STS scale, not cosines
 
 

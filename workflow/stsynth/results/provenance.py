@@ -4,6 +4,7 @@ sources, the seeds, the wall time per rule (``benchmarks/``), and the Python and
 Unlike the other report modules this one reads the machine: ``git``, ``dpkg-query``, ``/proc`` and
 the configured translator (for its version).
 """
+
 from __future__ import annotations
 
 import json
@@ -44,8 +45,9 @@ def debian_versions(packages: list[str]) -> list[list[str]]:
     rows = []
     for package in packages:
         result = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
-        rows.append([package, result.stdout.strip() if result.returncode == 0 and result.stdout.strip()
-                     else "not installed"])
+        rows.append(
+            [package, result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else "not installed"]
+        )
     return rows
 
 
@@ -58,30 +60,52 @@ def kernels_in_effect() -> str:
     pins = ", ".join(f"{name}={os.environ[name]}" for name in X86_64_V3 if name in os.environ) or "none (native)"
     try:
         import torch
+
         return f"{pins}; torch uses {torch.backends.cpu.get_cpu_capability()}"
     except ImportError:
         return pins
 
 
 def machine() -> list[list[str]]:
-    memory = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
-                   if line.startswith("MemTotal:")), None) if Path("/proc/meminfo").exists() else None
+    memory = (
+        next(
+            (
+                line.split()[1]
+                for line in Path("/proc/meminfo").read_text().splitlines()
+                if line.startswith("MemTotal:")
+            ),
+            None,
+        )
+        if Path("/proc/meminfo").exists()
+        else None
+    )
     try:
         import torch
-        gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] \
-            if torch.cuda.is_available() else []
+
+        gpus = (
+            [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            if torch.cuda.is_available()
+            else []
+        )
         gpu = ", ".join(gpus) if gpus else f"none (torch {torch.__version__}: CUDA not available)"
     except ImportError:
         gpu = "unknown (torch not installed)"
-    return [["CPU", cpu_model()], ["CPU cores", str(os.cpu_count())], ["kernels", kernels_in_effect()],
-            ["memory", f"{int(memory) / 2**20:.1f} GiB" if memory else "unknown"],
-            ["GPU", gpu], ["platform", platform.platform()], ["Python", sys.version.split()[0]]]
+    return [
+        ["CPU", cpu_model()],
+        ["CPU cores", str(os.cpu_count())],
+        ["kernels", kernels_in_effect()],
+        ["memory", f"{int(memory) / 2**20:.1f} GiB" if memory else "unknown"],
+        ["GPU", gpu],
+        ["platform", platform.platform()],
+        ["Python", sys.version.split()[0]],
+    ]
 
 
 def translation_provenance(settings: dict | None) -> list[list[str]]:
     if settings is None:
         return [["machine translation", "stage absent"]]
     from ..translation.translate import make_translator
+
     try:
         version = make_translator(settings).version
     except Exception as error:  # the report still records which engine was configured
@@ -98,8 +122,13 @@ def vector_provenance(paths: dict[str, str]) -> list[list[str]]:
     for source, path in paths.items():
         raw = (pq.read_schema(path).metadata or {}).get(b"stsynth")
         info = json.loads(raw) if raw else {}
-        rows.append([f"word vectors: {source}", f"{info.get('words', '?')} words × {info.get('dim', '?')} dims; "
-                     f"{json.dumps(info.get('provenance', 'no provenance recorded'))}"])
+        rows.append(
+            [
+                f"word vectors: {source}",
+                f"{info.get('words', '?')} words × {info.get('dim', '?')} dims; "
+                f"{json.dumps(info.get('provenance', 'no provenance recorded'))}",
+            ]
+        )
     return rows
 
 
@@ -107,8 +136,9 @@ def workflow_commit(basedir: str) -> str:
     head = subprocess.run(["git", "-C", basedir, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
         return "not a git checkout"
-    dirty = subprocess.run(["git", "-C", basedir, "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", basedir, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
     return head.stdout.strip() + (" + uncommitted changes" if dirty else "")
 
 
@@ -129,32 +159,57 @@ def stage_times(benchmark_dir: str | Path, patterns: list[tuple[str, str]]) -> p
         table = pd.read_csv(path, sep="\t")
         rows.append((rule, float(table["s"].iloc[-1]), float(table["cpu_time"].iloc[-1])))
     frame = pd.DataFrame(rows, columns=["rule", "s", "cpu"])
-    return (frame.groupby("rule").agg(jobs=("s", "size"), wall_s=("s", "sum"), max_wall_s=("s", "max"),
-                                      cpu_s=("cpu", "sum"))
-            .sort_values("wall_s", ascending=False).reset_index())
+    return (
+        frame.groupby("rule")
+        .agg(jobs=("s", "size"), wall_s=("s", "sum"), max_wall_s=("s", "max"), cpu_s=("cpu", "sum"))
+        .sort_values("wall_s", ascending=False)
+        .reset_index()
+    )
 
 
 def model_provenance(models: dict[str, str | None]) -> list[list[str]]:
-    """One row per named encoder: the SHA-256 over its folder's files (stsynth.core.digests) the jobs were planned with."""
-    return [[f"encoder: {name}", f"files sha256 {identity}" if identity else "a folder this workflow makes"]
-            for name, identity in models.items()]
+    """One row per named encoder: the SHA-256 over its folder's files (stsynth.core.digests) the jobs were
+    planned with."""
+    return [
+        [f"encoder: {name}", f"files sha256 {identity}" if identity else "a folder this workflow makes"]
+        for name, identity in models.items()
+    ]
 
 
-def provenance_section(*, requirements: str, debian_packages: list[str], translate: dict | None,
-                       vectors: dict[str, str], seed_values: list[tuple[str, object]], times: pd.DataFrame,
-                       basedir: str, started: datetime, models: dict[str, str | None] | None = None) -> str:
-    facts = [["built", started.strftime("%Y-%m-%d %H:%M UTC")], ["workflow commit", workflow_commit(basedir)],
-             *machine(), *translation_provenance(translate), *model_provenance(models or {}), *vector_provenance(vectors),
-             ["seeds", "; ".join(f"`{path}` = {value}" for path, value in seed_values) or "none"]]
+def provenance_section(
+    *,
+    requirements: str,
+    debian_packages: list[str],
+    translate: dict | None,
+    vectors: dict[str, str],
+    seed_values: list[tuple[str, object]],
+    times: pd.DataFrame,
+    basedir: str,
+    started: datetime,
+    models: dict[str, str | None] | None = None,
+) -> str:
+    facts = [
+        ["built", started.strftime("%Y-%m-%d %H:%M UTC")],
+        ["workflow commit", workflow_commit(basedir)],
+        *machine(),
+        *translation_provenance(translate),
+        *model_provenance(models or {}),
+        *vector_provenance(vectors),
+        ["seeds", "; ".join(f"`{path}` = {value}" for path, value in seed_values) or "none"],
+    ]
     total = times["wall_s"].sum() if len(times) else 0.0
-    time_rows = [[r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"]
-                 for r in times.itertuples()]
-    return ("## Provenance\n\n" + markdown_rows(["", ""], facts, "ll")
-            + f"\n### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run): {len(times)} "
-              f"rules, {int(times['jobs'].sum()) if len(times) else 0} jobs, {total / 60:.1f} min of job "
-              "wall time in total (jobs run in parallel, so the elapsed time was shorter).\n\n"
-            + markdown_rows(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
-            + "\n### Python packages (requirements.txt; bold: installed version differs)\n\n"
-            + markdown_rows(["package", "pinned", "installed"], package_versions(requirements), "lll")
-            + "\n### System packages (Debian)\n\n"
-            + markdown_rows(["package", "version"], debian_versions(debian_packages), "ll"))
+    time_rows = [
+        [r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"] for r in times.itertuples()
+    ]
+    return (
+        "## Provenance\n\n"
+        + markdown_rows(["", ""], facts, "ll")
+        + f"\n### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run): {len(times)} "
+        f"rules, {int(times['jobs'].sum()) if len(times) else 0} jobs, {total / 60:.1f} min of job "
+        "wall time in total (jobs run in parallel, so the elapsed time was shorter).\n\n"
+        + markdown_rows(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
+        + "\n### Python packages (requirements.txt; bold: installed version differs)\n\n"
+        + markdown_rows(["package", "pinned", "installed"], package_versions(requirements), "lll")
+        + "\n### System packages (Debian)\n\n"
+        + markdown_rows(["package", "version"], debian_versions(debian_packages), "ll")
+    )

@@ -11,6 +11,7 @@ report, ``results/studies.md``), assembled from four modules:
 Built by rule ``report`` / ``studies_report`` (workflow/rules/report.smk), never by hand. The report
 writes no table of its own.
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -19,15 +20,32 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.pairs import blank_counts
+from ..core.scoring import read_predictions
 from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
 from .provenance import provenance_section, stage_times
-from .report_sections import (ablation_section, comparisons_section, conventions_section, dev_check_section,
-                              dev_table_section, encoder_dev_check_section, seed_study_section, fusion_dev_section, importance_section,
-                              input_checks_section, language_section, mt_comparison_section, report_header,
-                              scatter_section, scores_section, sources_section, studies_section, sweep_section,
-                              training_section, unknown_words_section)
-from ..core.scoring import read_predictions
+from .report_sections import (
+    ablation_section,
+    comparisons_section,
+    conventions_section,
+    dev_check_section,
+    dev_table_section,
+    encoder_dev_check_section,
+    fusion_dev_section,
+    importance_section,
+    input_checks_section,
+    language_section,
+    mt_comparison_section,
+    report_header,
+    scatter_section,
+    scores_section,
+    seed_study_section,
+    sources_section,
+    studies_section,
+    sweep_section,
+    training_section,
+    unknown_words_section,
+)
 
 
 def scatter_plots(plan: dict, plot) -> dict[str, str]:
@@ -50,15 +68,34 @@ def input_counts(input_sets: list[dict]) -> list[dict]:
     counts = []
     for entry in input_sets:
         table = pd.read_parquet(entry["pairs"])
-        counts.append({"year": entry["year"], "dataset": entry["dataset"], "lines": len(table),
-                       "scored": int(table["gold"].notna().sum()), **blank_counts(table)})
+        counts.append(
+            {
+                "year": entry["year"],
+                "dataset": entry["dataset"],
+                "lines": len(table),
+                "scored": int(table["gold"].notna().sum()),
+                **blank_counts(table),
+            }
+        )
     return counts
 
 
-def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_prefix: str, requirements: str,
-                 translate: dict | None, seed_values: list, benchmark_dir: str | Path,
-                 benchmark_patterns: list[tuple[str, str]], basedir: str, threshold: float | None,
-                 log, models: dict[str, str | None] | None = None) -> str:
+def build_report(
+    plan: dict,
+    settings: dict,
+    plots_dir: str | Path,
+    *,
+    link_prefix: str,
+    requirements: str,
+    translate: dict | None,
+    seed_values: list,
+    benchmark_dir: str | Path,
+    benchmark_patterns: list[tuple[str, str]],
+    basedir: str,
+    threshold: float | None,
+    log,
+    models: dict[str, str | None] | None = None,
+) -> str:
     """Markdown of the report; writes its plots into plots_dir (linked as link_prefix/<name>.png)."""
     started = datetime.now(timezone.utc)
     plots_dir = Path(plots_dir)
@@ -69,8 +106,11 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
 
     scores = {run: pd.read_parquet(path) for run, path in plan["scores"].items()}
     log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
-    sections = [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)] \
-        if scores else []
+    sections = (
+        [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)]
+        if scores
+        else []
+    )
     if plan.get("paper_table1"):
         sections.append("#" + sts2017_table1_markdown(pd.read_parquet(plan["paper_table1"])))
     if plan["comparisons"]:
@@ -116,14 +156,27 @@ def build_report(plan: dict, settings: dict, plots_dir: str | Path, *, link_pref
     if plan["mt_comparison"]:
         sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
     if plan["seed_study"]:
-        sections.append(seed_study_section(pd.read_parquet(plan["seed_study"]), pd.read_parquet(plan["seed_study_signs"])))
+        sections.append(
+            seed_study_section(pd.read_parquet(plan["seed_study"]), pd.read_parquet(plan["seed_study_signs"]))
+        )
 
     times = stage_times(benchmark_dir, benchmark_patterns)
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))
-    provenance = provenance_section(requirements=requirements, debian_packages=settings["debian_packages"],
-                                    translate=translate, vectors=plan["vectors"], seed_values=seed_values,
-                                    times=times, basedir=basedir, started=started, models=models or {})
-    waiting = ("## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"])
-               if plan["waiting"] else "")
-    return "\n".join([report_header(plan), provenance, *sections, studies_section(plan["studies"]),
-                      waiting]).rstrip() + "\n"
+    provenance = provenance_section(
+        requirements=requirements,
+        debian_packages=settings["debian_packages"],
+        translate=translate,
+        vectors=plan["vectors"],
+        seed_values=seed_values,
+        times=times,
+        basedir=basedir,
+        started=started,
+        models=models or {},
+    )
+    waiting = (
+        "## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"]) if plan["waiting"] else ""
+    )
+    return (
+        "\n".join([report_header(plan), provenance, *sections, studies_section(plan["studies"]), waiting]).rstrip()
+        + "\n"
+    )

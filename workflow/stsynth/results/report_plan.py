@@ -5,17 +5,29 @@ Two parts: ``results`` (``results/report.md``, built by ``all``) and ``studies``
 needs (a run of its stage, the dataset or setting its rule is declared for); every path comes
 from stsynth.core.paths, which datasets and models from stsynth.pipeline.plan.
 """
+
 from __future__ import annotations
 
-from ..core.paths import (PAPER_TABLES, REPORT_PARTS, SEED_STUDY_SIGNS, STUDY_TABLES, epochs_path, fusion_path,
-                          paragram_result_path, predictions_file, scores_path, vectors_path)
+from ..core.paths import (
+    PAPER_TABLES,
+    REPORT_PARTS,
+    SEED_STUDY_SIGNS,
+    STUDY_TABLES,
+    epochs_path,
+    fusion_path,
+    paragram_result_path,
+    predictions_file,
+    scores_path,
+    vectors_path,
+)
 from ..pipeline.plan import COMPARISONS, headline_runs, optional_rules, run_comparisons, study_runs
 
 STUDIES_COMMAND = "make studies"
 
 
-def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
-                input_sets: list[dict] | None = None, part: str = "results") -> dict:
+def report_plan(
+    config: dict, test_sets: list[dict], resolve_model=None, input_sets: list[dict] | None = None, part: str = "results"
+) -> dict:
     """Every file one part of the report reads, by section, for the configured runs and the stages present.
 
     part: ``results`` (``results/report.md``, built by ``all``: the headline runs, their comparisons,
@@ -34,17 +46,33 @@ def report_plan(config: dict, test_sets: list[dict], resolve_model=None,
     results = part == "results"
     settings = config["report"]
     runs = headline_runs(config) if results else study_runs(config)
-    plan = {"part": part, "runs": runs, "scores": {run: scores_path(run) for run in runs},
-            "test_sets": test_sets, "input_sets": (input_sets or []) if results else [],
-            "predictions": {run: [predictions_file(run, t["year"], t["dataset"]) for t in test_sets]
-                            for run in settings["scatter_runs"] if run in runs} if results else {},
-            "fusion_dev": {}, "importances": {}, "ablation": {}, "unknown_words": {}, "epochs": {},
-            "vectors": {}, "paper_systems": {run: system for run, system in settings["paper_systems"].items()
-                                             if run in runs},
-            "waiting": [], "studies": [],
-            # the SemEval-2017 system's Table 1 beside the paper's (when the config maps runs to its rows)
-            "paper_table1": PAPER_TABLES["sts2017_table1"] + ".parquet"
-            if results and settings.get("paper_table1") else None}
+    plan = {
+        "part": part,
+        "runs": runs,
+        "scores": {run: scores_path(run) for run in runs},
+        "test_sets": test_sets,
+        "input_sets": (input_sets or []) if results else [],
+        "predictions": {
+            run: [predictions_file(run, t["year"], t["dataset"]) for t in test_sets]
+            for run in settings["scatter_runs"]
+            if run in runs
+        }
+        if results
+        else {},
+        "fusion_dev": {},
+        "importances": {},
+        "ablation": {},
+        "unknown_words": {},
+        "epochs": {},
+        "vectors": {},
+        "paper_systems": {run: system for run, system in settings["paper_systems"].items() if run in runs},
+        "waiting": [],
+        "studies": [],
+        # the SemEval-2017 system's Table 1 beside the paper's (when the config maps runs to its rows)
+        "paper_table1": PAPER_TABLES["sts2017_table1"] + ".parquet"
+        if results and settings.get("paper_table1")
+        else None,
+    }
 
     _study_tables(plan, config, results)
     _stage_tables(plan, config, results, resolve_model)
@@ -75,22 +103,41 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
         plan["waiting"].append("Which differences are significant: needs runs to compare (`scoring.compare`)")
     wire("language", "Language identification", True, "an es-en dataset", "language_report")
     dev_table_run = config.get("fusion", {}).get("dev_table", {}).get("run")
-    wire("dev_table", "Table 1 analog (dev protocol on the 2015 sets)", dev_table_run in all_runs,
-         f"its fusion run ({dev_table_run}) in `runs:`", study=True)
+    wire(
+        "dev_table",
+        "Table 1 analog (dev protocol on the 2015 sets)",
+        dev_table_run in all_runs,
+        f"its fusion run ({dev_table_run}) in `runs:`",
+        study=True,
+    )
     wire("threshold_sweep", "Gold-threshold sweep", bool(paragram_runs), "a paragram run in `runs:`", study=True)
     wire("sources", "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`", study=True)
-    wire("dev_check", "Synthetic-pair dev check (2015)", "synthetic" in all_runs, "the run `synthetic` in `runs:`",
-         study=True)
+    wire(
+        "dev_check",
+        "Synthetic-pair dev check (2015)",
+        "synthetic" in all_runs,
+        "the run `synthetic` in `runs:`",
+        study=True,
+    )
     tuned_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "encoder" and entry.get("model")]
-    wire("encoder_dev_check", "Fine-tuned encoder dev check (2015)", bool(tuned_runs),
-         "a tuned encoder run in `runs:` and models in `encoder.tuning.dev_check`", "encoder_tuning_dev_check",
-         study=True)
-    wire("seed_study", "Training spread (seed study)", True, "runs and seeds in `seed_study`", "seed_study",
-         study=True)
+    wire(
+        "encoder_dev_check",
+        "Fine-tuned encoder dev check (2015)",
+        bool(tuned_runs),
+        "a tuned encoder run in `runs:` and models in `encoder.tuning.dev_check`",
+        "encoder_tuning_dev_check",
+        study=True,
+    )
+    wire("seed_study", "Training spread (seed study)", True, "runs and seeds in `seed_study`", "seed_study", study=True)
     plan["seed_study_signs"] = SEED_STUDY_SIGNS if plan["seed_study"] else None  # the same rule's second table
-    wire("mt_comparison", "Cross-lingual scores by translation of s1", True,
-         "an es-en test set with the third-party translation (`crosslingual.reference_translation`)",
-         "crosslingual_mt_comparison", study=True)
+    wire(
+        "mt_comparison",
+        "Cross-lingual scores by translation of s1",
+        True,
+        "an es-en test set with the third-party translation (`crosslingual.reference_translation`)",
+        "crosslingual_mt_comparison",
+        study=True,
+    )
 
 
 def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> None:
@@ -111,20 +158,24 @@ def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> Non
         plan["waiting"].append("Table 4 analog (Gini importances) and ablation: needs a fusion run in `runs:`")
     if paragram_runs:
         if results:
-            plan["unknown_words"] = {model: paragram_result_path(model, "unknown_words.parquet")
-                                     for model in dict.fromkeys(paragram_runs.values())}
+            plan["unknown_words"] = {
+                model: paragram_result_path(model, "unknown_words.parquet")
+                for model in dict.fromkeys(paragram_runs.values())
+            }
     elif results:
         plan["waiting"].append("Table 5 analog (% unknown words): needs a paragram run in `runs:`")
     sources = set()
     if resolve_model is not None:
-        curve_models = [model for run, models in settings["training_curves"].items() if run in all_runs
-                        for model in models]
+        curve_models = [
+            model for run, models in settings["training_curves"].items() if run in all_runs for model in models
+        ]
         for model in dict.fromkeys(curve_models):
             try:
                 resolve_model(model)
             except KeyError:
-                raise ValueError(f"config.yaml: report.training_curves names {model!r}, "
-                                 "which is not a model in paragram.models") from None
+                raise ValueError(
+                    f"config.yaml: report.training_curves names {model!r}, which is not a model in paragram.models"
+                ) from None
             if results:
                 plan["epochs"][model] = epochs_path(model)
         sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
@@ -135,13 +186,30 @@ def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> Non
 
 def plan_files(plan: dict) -> dict[str, list[str]]:
     """The plan's files by section (the rule's named inputs; empty sections left out)."""
-    files = {"scores": list(plan["scores"].values()),
-             "pairs": list(dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])),
-             "predictions": [path for paths in plan["predictions"].values() for path in paths],
-             "studies": [plan[key] for key in ("comparisons", "dev_table", "threshold_sweep", "sources", "language", "dev_check",
-                                               "encoder_dev_check", "mt_comparison", "seed_study", "seed_study_signs")
-                         if plan[key]],
-             "papers": [plan["paper_table1"]] if plan.get("paper_table1") else []}
+    files = {
+        "scores": list(plan["scores"].values()),
+        "pairs": list(
+            dict.fromkeys([t["pairs"] for t in plan["test_sets"]] + [t["pairs"] for t in plan["input_sets"]])
+        ),
+        "predictions": [path for paths in plan["predictions"].values() for path in paths],
+        "studies": [
+            plan[key]
+            for key in (
+                "comparisons",
+                "dev_table",
+                "threshold_sweep",
+                "sources",
+                "language",
+                "dev_check",
+                "encoder_dev_check",
+                "mt_comparison",
+                "seed_study",
+                "seed_study_signs",
+            )
+            if plan[key]
+        ],
+        "papers": [plan["paper_table1"]] if plan.get("paper_table1") else [],
+    }
     for key in ("fusion_dev", "importances", "ablation", "unknown_words", "epochs", "vectors"):
         files[key] = list(plan[key].values())
     return {key: paths for key, paths in files.items() if paths}

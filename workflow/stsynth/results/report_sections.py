@@ -4,6 +4,7 @@ Each takes the tables of its section (schemas: the modules that write them) and 
 the figures quoted from publications are the data file ``published_figures.yaml`` beside this
 module, each with its source. stsynth.results.report assembles the sections.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,10 +14,10 @@ import pandas as pd
 import yaml
 
 from ..core.paths import PUBLISHED_FIGURES, REPORT_PARTS, STUDY_TABLES, study_file
-from .report_plan import STUDIES_COMMAND
 from ..core.scoring import AGGREGATES, p_value_cell
-from .seed_study import spread_markdown
 from ..core.tables import markdown_rows
+from .report_plan import STUDIES_COMMAND
+from .seed_study import spread_markdown
 
 PUBLISHED = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())
 PAPER_EN_ALL = PUBLISHED["paper"]["en_all"]
@@ -47,38 +48,62 @@ def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str
         delta = f"{ours[-1] - float(paper):+.4f}" if paper and ours[-1] is not None else "—"
         en_rows.append([f"**{run}**", *ours, paper or "—", delta])
     references = [(f"paper: {system}", {"ALL": value}) for system, value in PAPER_EN_ALL.items()]
-    references += [("2016 best (per column, any team)", BEST_2016_EN), ("2016 median (on-time runs, per column)", MEDIAN_2016_EN),
-                   ("organizers' baseline (official)", ORGANIZERS_BASELINE_2016_EN)]
+    references += [
+        ("2016 best (per column, any team)", BEST_2016_EN),
+        ("2016 median (on-time runs, per column)", MEDIAN_2016_EN),
+        ("organizers' baseline (official)", ORGANIZERS_BASELINE_2016_EN),
+    ]
     en_rows += [[name, *[values.get(c, "—") for c in english], "", ""] for name, values in references]
     es_rows = [[f"**{run}**", *pearsons(table, "es-en", crosslingual)] for run, table in scores.items()]
-    es_rows += [[f"paper: cross-lingual {name}", *["—"] * (len(crosslingual) - 1), value]
-                for name, value in PAPER_ES_EN_ALL.items()]
+    es_rows += [
+        [f"paper: cross-lingual {name}", *["—"] * (len(crosslingual) - 1), value]
+        for name, value in PAPER_ES_EN_ALL.items()
+    ]
     parts = []
     if len(english) > 1:
-        parts.append("## STS 2016 English (Pearson r)\n\nOur runs in bold; ALL is the pair-weighted mean, as the "
-                     "task scored it. *paper ALL*: the figure Hokamp & Arora (2016) report for the system with the "
-                     "same recipe (`report.paper_systems`); Δ = ours − paper.\n\n"
-                     + markdown_rows(["system", *english, "paper ALL", "Δ"], en_rows))
+        parts.append(
+            "## STS 2016 English (Pearson r)\n\nOur runs in bold; ALL is the pair-weighted mean, as the "
+            "task scored it. *paper ALL*: the figure Hokamp & Arora (2016) report for the system with the "
+            "same recipe (`report.paper_systems`); Δ = ours − paper.\n\n"
+            + markdown_rows(["system", *english, "paper ALL", "Δ"], en_rows)
+        )
     if len(crosslingual) > 1:
-        parts.append("## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
-                     + markdown_rows(["system", *crosslingual], es_rows))
+        parts.append(
+            "## STS 2016 Spanish–English (Pearson r)\n\nALL is the pair-weighted mean of the two sets.\n\n"
+            + markdown_rows(["system", *crosslingual], es_rows)
+        )
     return "\n".join(parts + [other_groups_section(scores)]).strip() + "\n"
 
 
 def other_groups_section(scores: dict[str, pd.DataFrame]) -> str:
     """Pearson / Spearman per test set of every group other than the 2016 sets (e.g. STS Benchmark)."""
-    shown = {run: table[table["year"].ne(TEST_YEAR).fillna(True) & ~table["dataset"].isin(AGGREGATES[1:])]
-             .set_index(["track", "group", "dataset"]) for run, table in scores.items()}
+    shown = {
+        run: table[table["year"].ne(TEST_YEAR).fillna(True) & ~table["dataset"].isin(AGGREGATES[1:])].set_index(
+            ["track", "group", "dataset"]
+        )
+        for run, table in scores.items()
+    }
     parts = []
     for track, group in dict.fromkeys((t, g) for table in shown.values() for t, g, _ in table.index):
-        columns = list(dict.fromkeys(d for table in shown.values() for t, g, d in table.index
-                                     if (t, g) == (track, group)))
-        rows = [[f"**{run}**", *[f"{table.loc[(track, group, c), 'pearson']:.4f} / "
-                                  f"{table.loc[(track, group, c), 'spearman']:.4f}"
-                                  if (track, group, c) in table.index else None for c in columns]]
-                for run, table in shown.items()]
-        parts.append(f"## {group} ({track}): Pearson / Spearman\n\nALL is the official pair-weighted mean.\n\n"
-                     + markdown_rows(["system", *columns], rows))
+        columns = list(
+            dict.fromkeys(d for table in shown.values() for t, g, d in table.index if (t, g) == (track, group))
+        )
+        rows = [
+            [
+                f"**{run}**",
+                *[
+                    f"{table.loc[(track, group, c), 'pearson']:.4f} / {table.loc[(track, group, c), 'spearman']:.4f}"
+                    if (track, group, c) in table.index
+                    else None
+                    for c in columns
+                ],
+            ]
+            for run, table in shown.items()
+        ]
+        parts.append(
+            f"## {group} ({track}): Pearson / Spearman\n\nALL is the official pair-weighted mean.\n\n"
+            + markdown_rows(["system", *columns], rows)
+        )
     return "\n".join(parts)
 
 
@@ -91,111 +116,196 @@ def conventions_section(scores: dict[str, pd.DataFrame]) -> str:
         for (track, group), part in aggregates.groupby(["track", "group"], sort=False):
             by = part.set_index("dataset")
             official = by.loc[AGGREGATES[0]]
-            interval = {metric: f"[{official[f'{metric}_ci_low']:.4f}, {official[f'{metric}_ci_high']:.4f}]"
-                        if pd.notna(official[f"{metric}_ci_low"]) else None for metric in ("pearson", "spearman")}
-            rows.append([f"**{run}**", track, str(group), official["pearson"], interval["pearson"],
-                         official["spearman"], interval["spearman"],
-                         by.loc[AGGREGATES[1], "pearson"], by.loc[AGGREGATES[1], "spearman"],
-                         by.loc[AGGREGATES[2], "pearson"], by.loc[AGGREGATES[2], "spearman"]])
-    return ("## Every run, every convention\n\nALL: official (per-dataset correlations weighted by scored "
-            "pairs), with its 95% bootstrap intervals (pairs resampled within each dataset); mean: their plain "
-            "mean (SentEval); pooled: one correlation over every scored pair of the group (MTEB, "
-            "sentence-transformers). P = Pearson, S = Spearman. Per-dataset values: `results/scores/{run}.md`.\n\n"
-            + markdown_rows(["run", "track", "group", "ALL P", "95% CI", "ALL S", "95% CI", "mean P", "mean S",
-                              "pooled P", "pooled S"], rows, "lllrrrrrrrr"))
+            interval = {
+                metric: f"[{official[f'{metric}_ci_low']:.4f}, {official[f'{metric}_ci_high']:.4f}]"
+                if pd.notna(official[f"{metric}_ci_low"])
+                else None
+                for metric in ("pearson", "spearman")
+            }
+            rows.append(
+                [
+                    f"**{run}**",
+                    track,
+                    str(group),
+                    official["pearson"],
+                    interval["pearson"],
+                    official["spearman"],
+                    interval["spearman"],
+                    by.loc[AGGREGATES[1], "pearson"],
+                    by.loc[AGGREGATES[1], "spearman"],
+                    by.loc[AGGREGATES[2], "pearson"],
+                    by.loc[AGGREGATES[2], "spearman"],
+                ]
+            )
+    return (
+        "## Every run, every convention\n\nALL: official (per-dataset correlations weighted by scored "
+        "pairs), with its 95% bootstrap intervals (pairs resampled within each dataset); mean: their plain "
+        "mean (SentEval); pooled: one correlation over every scored pair of the group (MTEB, "
+        "sentence-transformers). P = Pearson, S = Spearman. Per-dataset values: `results/scores/{run}.md`.\n\n"
+        + markdown_rows(
+            ["run", "track", "group", "ALL P", "95% CI", "ALL S", "95% CI", "mean P", "mean S", "pooled P", "pooled S"],
+            rows,
+            "lllrrrrrrrr",
+        )
+    )
 
 
 def comparisons_section(table: pd.DataFrame) -> str:
-    rows = [[row.run, row.against, row.metric, row.track, row.group, f"{row.difference:+.4f}",
-             f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]", p_value_cell(row.p_value), "**yes**" if row.significant else "no"]
-            for row in table.itertuples()]
+    rows = [
+        [
+            row.run,
+            row.against,
+            row.metric,
+            row.track,
+            row.group,
+            f"{row.difference:+.4f}",
+            f"[{row.ci_low:+.4f}, {row.ci_high:+.4f}]",
+            p_value_cell(row.p_value),
+            "**yes**" if row.significant else "no",
+        ]
+        for row in table.itertuples()
+    ]
     significant = int(table["significant"].sum())
-    return ("## Which differences are significant\n\nPaired bootstrap of the official ALL, Pearson and Spearman "
-            "(the same resampled pairs for both runs; `results/scores/`): difference = run − against, its 95% "
-            f"interval, two-sided p. {significant} of {len(table)} differences have an interval that excludes 0.\n\n"
-            + markdown_rows(["run", "against", "metric", "track", "group", "difference", "95% CI", "p", "significant"],
-                             rows, "lllllrrrl"))
+    return (
+        "## Which differences are significant\n\nPaired bootstrap of the official ALL, Pearson and Spearman "
+        "(the same resampled pairs for both runs; `results/scores/`): difference = run − against, its 95% "
+        f"interval, two-sided p. {significant} of {len(table)} differences have an interval that excludes 0.\n\n"
+        + markdown_rows(
+            ["run", "against", "metric", "track", "group", "difference", "95% CI", "p", "significant"],
+            rows,
+            "lllllrrrl",
+        )
+    )
 
 
 def input_checks_section(counts: list[dict]) -> str:
     """Lines read per dataset, and the blank sentences kept in them (each still gets a prediction)."""
-    rows = [[f"{c['year']}/{c['dataset']}", c["lines"], c["scored"], c["blank_s1"], c["blank_s2"], c["blank_scored"]]
-            for c in counts]
+    rows = [
+        [f"{c['year']}/{c['dataset']}", c["lines"], c["scored"], c["blank_s1"], c["blank_s2"], c["blank_scored"]]
+        for c in counts
+    ]
     blank = sum(c["blank_s1"] + c["blank_s2"] for c in counts)
-    return ("## Input checks\n\nLines read per dataset; *blank*: sentences that are empty or only white space, "
-            "kept so that the released line still gets a prediction (logged by rule `pair_table`). "
-            + (f"{blank} blank sentences in all.\n\n" if blank else "None is blank.\n\n")
-            + markdown_rows(["dataset", "lines", "scored", "blank s1", "blank s2", "blank, scored"],
-                             [[cell if isinstance(cell, str) else str(cell) for cell in row] for row in rows]))
+    return (
+        "## Input checks\n\nLines read per dataset; *blank*: sentences that are empty or only white space, "
+        "kept so that the released line still gets a prediction (logged by rule `pair_table`). "
+        + (f"{blank} blank sentences in all.\n\n" if blank else "None is blank.\n\n")
+        + markdown_rows(
+            ["dataset", "lines", "scored", "blank s1", "blank s2", "blank, scored"],
+            [[cell if isinstance(cell, str) else str(cell) for cell in row] for row in rows],
+        )
+    )
 
 
 def dev_table_section(table: pd.DataFrame) -> str:
     columns = [c for c in table.columns if c.startswith("pearson_")]
-    return ("## Table 1 analog: dev protocol on the 2015 sets (Pearson r)\n\nTrained on 2012–2014 only, "
-            "scored on the 2015 sets (2016 never chooses anything).\n\n"
-            + markdown_rows(["system", *[c.removeprefix("pearson_") for c in columns]],
-                             [[row["system"], *[row[c] for c in columns]] for _, row in table.iterrows()]))
+    return (
+        "## Table 1 analog: dev protocol on the 2015 sets (Pearson r)\n\nTrained on 2012–2014 only, "
+        "scored on the 2015 sets (2016 never chooses anything).\n\n"
+        + markdown_rows(
+            ["system", *[c.removeprefix("pearson_") for c in columns]],
+            [[row["system"], *[row[c] for c in columns]] for _, row in table.iterrows()],
+        )
+    )
 
 
 def fusion_dev_section(dev: dict[str, pd.DataFrame]) -> str:
     rows = []
     for run, table in dev.items():
         chosen = table[table["chosen"]].iloc[0]
-        rows.append([run, str(chosen.get("init", "")) or "constant", str(int(chosen["max_depth"])),
-                     f"{chosen['learning_rate']:g}", f"{chosen['subsample']:g}", str(int(chosen["n_estimators"])),
-                     chosen["pearson_ALL"], str(len(table))])
-    return ("### Fusion hyperparameters chosen on the dev protocol\n\n"
-            + markdown_rows(["run", "linear start", "max_depth", "learning_rate", "subsample", "trees", "dev ALL",
-                              "grid points"], rows))
+        rows.append(
+            [
+                run,
+                str(chosen.get("init", "")) or "constant",
+                str(int(chosen["max_depth"])),
+                f"{chosen['learning_rate']:g}",
+                f"{chosen['subsample']:g}",
+                str(int(chosen["n_estimators"])),
+                chosen["pearson_ALL"],
+                str(len(table)),
+            ]
+        )
+    return "### Fusion hyperparameters chosen on the dev protocol\n\n" + markdown_rows(
+        ["run", "linear start", "max_depth", "learning_rate", "subsample", "trees", "dev ALL", "grid points"], rows
+    )
 
 
 def importance_section(importances: dict[str, pd.DataFrame], top: int, plots: dict[str, str]) -> str:
-    parts = ["## Table 4 analog: Gini importances of the fusion regressor\n\nImportances of the trees. "
-             "Where the dev protocol chose a linear start (table above), the trees fit what that line "
-             "leaves, so the line's own feature counts through its coefficient (`model.npz`: "
-             "`init_features`, `init_coef`) rather than here.\n"]
+    parts = [
+        "## Table 4 analog: Gini importances of the fusion regressor\n\nImportances of the trees. "
+        "Where the dev protocol chose a linear start (table above), the trees fit what that line "
+        "leaves, so the line's own feature counts through its coefficient (`model.npz`: "
+        "`init_features`, `init_coef`) rather than here.\n"
+    ]
     for run, table in importances.items():
         ranked = table.sort_values("importance", ascending=False)
         groups = ranked.groupby("group", sort=False)["importance"].sum().sort_values(ascending=False)
-        parts.append(f"### {run}\n\n![Gini importances of {run}]({plots[run]})\n\n"
-                     f"Top {min(top, len(ranked))} of {len(ranked)} features:\n\n"
-                     + markdown_rows(["feature", "group", "importance"],
-                                      [[r.feature, r.group, r.importance] for r in ranked.head(top).itertuples()])
-                     + "\nBy feature group:\n\n"
-                     + markdown_rows(["group", "importance"], [[g, v] for g, v in groups.items()]))
+        parts.append(
+            f"### {run}\n\n![Gini importances of {run}]({plots[run]})\n\n"
+            f"Top {min(top, len(ranked))} of {len(ranked)} features:\n\n"
+            + markdown_rows(
+                ["feature", "group", "importance"],
+                [[r.feature, r.group, r.importance] for r in ranked.head(top).itertuples()],
+            )
+            + "\nBy feature group:\n\n"
+            + markdown_rows(["group", "importance"], [[g, v] for g, v in groups.items()])
+        )
     return "\n".join(parts)
 
 
 def ablation_section(ablation: dict[str, pd.DataFrame]) -> str:
-    parts = ["## Feature-group ablation of the fusion regressor\n\nEach group removed in turn (`none`: all "
-             "features); dev = 2015 sets under the dev protocol, test = 2016 per track.\n"]
+    parts = [
+        "## Feature-group ablation of the fusion regressor\n\nEach group removed in turn (`none`: all "
+        "features); dev = 2015 sets under the dev protocol, test = 2016 per track.\n"
+    ]
     for run, table in ablation.items():
         scores = [c for c in table.columns if c not in ("removed", "features")]
-        parts.append(f"### {run}\n\n" + markdown_rows(
-            ["removed", "features", *scores],
-            [[str(row["removed"]), str(int(row["features"])), *[row[c] for c in scores]] for _, row in table.iterrows()]))
+        parts.append(
+            f"### {run}\n\n"
+            + markdown_rows(
+                ["removed", "features", *scores],
+                [
+                    [str(row["removed"]), str(int(row["features"])), *[row[c] for c in scores]]
+                    for _, row in table.iterrows()
+                ],
+            )
+        )
     return "\n".join(parts)
 
 
 def unknown_words_section(tables: dict[str, pd.DataFrame]) -> str:
-    keyed = {model: table.set_index(table["year"].astype(str) + "/" + table["dataset"].astype(str))
-             for model, table in tables.items()}
+    keyed = {
+        model: table.set_index(table["year"].astype(str) + "/" + table["dataset"].astype(str))
+        for model, table in tables.items()
+    }
     sets = list(dict.fromkeys(name for table in keyed.values() for name in table.index))
     first = next(iter(keyed.values()))
-    rows = [[name, str(int(first.loc[name, "tokens"])) if name in first.index else "—",
-             *[f"{table.loc[name, 'percent']:.2f}" if name in table.index else "—" for table in keyed.values()]]
-            for name in sets]
-    return ("## Table 5 analog: unknown words per test set (% of tokens outside the model's vocabulary)\n\n"
-            + markdown_rows(["test set", "tokens", *keyed], rows))
+    rows = [
+        [
+            name,
+            str(int(first.loc[name, "tokens"])) if name in first.index else "—",
+            *[f"{table.loc[name, 'percent']:.2f}" if name in table.index else "—" for table in keyed.values()],
+        ]
+        for name in sets
+    ]
+    return (
+        "## Table 5 analog: unknown words per test set (% of tokens outside the model's vocabulary)\n\n"
+        + markdown_rows(["test set", "tokens", *keyed], rows)
+    )
 
 
 def sweep_section(table: pd.DataFrame, plot: str) -> str:
     dev = [c for c in table.columns if c.startswith("dev_")]
-    return (f"## Gold-threshold sweep (dev protocol)\n\nTraining pairs = 2012–2014 gold pairs with gold ≥ t; "
-            f"Pearson on the dev sets.\n\n![threshold sweep]({plot})\n\n"
-            + markdown_rows(["threshold", "pairs", *[c.removeprefix("dev_") for c in dev]],
-                             [[f"{row['threshold']:.2f}", str(int(row["pairs"])), *[row[c] for c in dev]]
-                              for _, row in table.iterrows()]))
+    return (
+        f"## Gold-threshold sweep (dev protocol)\n\nTraining pairs = 2012–2014 gold pairs with gold ≥ t; "
+        f"Pearson on the dev sets.\n\n![threshold sweep]({plot})\n\n"
+        + markdown_rows(
+            ["threshold", "pairs", *[c.removeprefix("dev_") for c in dev]],
+            [
+                [f"{row['threshold']:.2f}", str(int(row["pairs"])), *[row[c] for c in dev]]
+                for _, row in table.iterrows()
+            ],
+        )
+    )
 
 
 def training_section(epochs: dict[str, pd.DataFrame], plot: str) -> str:
@@ -204,27 +314,41 @@ def training_section(epochs: dict[str, pd.DataFrame], plot: str) -> str:
         last = table.iloc[-1]
         dev = "dev_ALL" in table.columns
         best = table.loc[table["dev_ALL"].idxmax()] if dev else None
-        rows.append([model, str(int(last["epoch"])), str(int(last["pairs"])), last["loss"],
-                     table["dev_ALL"].iloc[0] if dev else None, last["dev_ALL"] if dev else None,
-                     f"{best['dev_ALL']:.4f} (epoch {int(best['epoch'])})" if dev else "—",
-                     f"{table['seconds'].sum():.0f}"])
-    return (f"## Training curves of the paragram models\n\nLoss: mean batch margin loss per epoch; dev: "
-            f"Pearson on the model's dev sets (only models with `dev_years`).\n\n![training curves]({plot})\n\n"
-            + markdown_rows(["model", "epochs", "pairs", "last loss", "dev ALL epoch 0", "dev ALL last",
-                              "dev ALL best", "train s"], rows))
+        rows.append(
+            [
+                model,
+                str(int(last["epoch"])),
+                str(int(last["pairs"])),
+                last["loss"],
+                table["dev_ALL"].iloc[0] if dev else None,
+                last["dev_ALL"] if dev else None,
+                f"{best['dev_ALL']:.4f} (epoch {int(best['epoch'])})" if dev else "—",
+                f"{table['seconds'].sum():.0f}",
+            ]
+        )
+    return (
+        f"## Training curves of the paragram models\n\nLoss: mean batch margin loss per epoch; dev: "
+        f"Pearson on the model's dev sets (only models with `dev_years`).\n\n![training curves]({plot})\n\n"
+        + markdown_rows(
+            ["model", "epochs", "pairs", "last loss", "dev ALL epoch 0", "dev ALL last", "dev ALL best", "train s"],
+            rows,
+        )
+    )
 
 
 def sources_section(table: pd.DataFrame) -> str:
-    summary = table[table["dataset"] == "ALL"].pivot_table(index=["source", "variant"], columns="split",
-                                                           values="pearson", sort=False)
-    return ("## Word-vector sources, untuned (Pearson r, ALL)\n\n"
-            + markdown_rows(["source", "variant", *summary.columns],
-                             [[source, variant, *row] for (source, variant), row in
-                              zip(summary.index, summary.itertuples(index=False))]))
+    summary = table[table["dataset"] == "ALL"].pivot_table(
+        index=["source", "variant"], columns="split", values="pearson", sort=False
+    )
+    return "## Word-vector sources, untuned (Pearson r, ALL)\n\n" + markdown_rows(
+        ["source", "variant", *summary.columns],
+        [[source, variant, *row] for (source, variant), row in zip(summary.index, summary.itertuples(index=False))],
+    )
 
 
 def plain_table(table: pd.DataFrame) -> str:
     """A table whose columns mix counts and rates: whole-number columns as integers, others to 4 places."""
+
     def cell(value, whole: bool) -> str:
         if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
             return "—"
@@ -239,69 +363,89 @@ def plain_table(table: pd.DataFrame) -> str:
         return bool(np.all(values == np.round(values)))
 
     whole = {c: whole_numbers(table[c]) for c in table.columns}
-    return markdown_rows(list(map(str, table.columns)),
-                          [[cell(v, whole[c]) for c, v in zip(table.columns, row)]
-                           for row in table.itertuples(index=False)])
+    return markdown_rows(
+        list(map(str, table.columns)),
+        [[cell(v, whole[c]) for c, v in zip(table.columns, row)] for row in table.itertuples(index=False)],
+    )
 
 
 def language_section(table: pd.DataFrame) -> str:
     return "## Language identification on the es-en sets\n\n" + plain_table(table)
 
 
-def dev_check_section(table: pd.DataFrame, title: str = "Synthetic pairs on the dev protocol (paper's check: 2015 images)",
-                      about: str = "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of "
-                                   "the dev set named",
-                      path: str = study_file("dev_check")) -> str:
+def dev_check_section(
+    table: pd.DataFrame,
+    title: str = "Synthetic pairs on the dev protocol (paper's check: 2015 images)",
+    about: str = "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of the dev set named",
+    path: str = study_file("dev_check"),
+) -> str:
     """Dev Pearson untuned and after the last epoch (the full per-epoch table: ``path``)."""
     last = table.groupby("model", sort=False)["epoch"].transform("max")
     kept = table[(table["epoch"] == 0) | (table["epoch"] == last)].assign(
-        column=lambda t: np.where(t["epoch"] == 0, "untuned", "last epoch"))
+        column=lambda t: np.where(t["epoch"] == 0, "untuned", "last epoch")
+    )
     wide = kept.pivot_table(index=["model", "dev"], columns="column", values="pearson", sort=False)
     wide = wide[["untuned", "last epoch"]].reset_index()
-    return (f"## {title}\n\n{about}; dev Pearson untuned and after the last epoch (every epoch: "
-            f"`{path}`).\n\n" + plain_table(wide))
+    return (
+        f"## {title}\n\n{about}; dev Pearson untuned and after the last epoch (every epoch: "
+        f"`{path}`).\n\n" + plain_table(wide)
+    )
 
 
 def encoder_dev_check_section(table: pd.DataFrame) -> str:
     return dev_check_section(
-        table, "Fine-tuned encoders on the dev protocol (2015)",
+        table,
+        "Fine-tuned encoders on the dev protocol (2015)",
         "all-MiniLM-L6-v2 fine-tuned on 2012-2014 (gold scores, task-internal pairs, + the 2015 round trips); "
-        "'untuned' is the model each starts from", study_file("encoder_dev_check"))
+        "'untuned' is the model each starts from",
+        study_file("encoder_dev_check"),
+    )
 
 
 def seed_study_section(spread: pd.DataFrame, signs: pd.DataFrame) -> str:
-    return ("## Training spread (seed study)\n\n" + spread_markdown(spread, signs)
-            + f"\nEvery set's figure: `{STUDY_TABLES['seed_study']}`.\n")
+    return (
+        "## Training spread (seed study)\n\n"
+        + spread_markdown(spread, signs)
+        + f"\nEvery set's figure: `{STUDY_TABLES['seed_study']}`.\n"
+    )
 
 
 def mt_comparison_section(table: pd.DataFrame) -> str:
-    return ("## Cross-lingual scores by translation of s1\n\n"
-            "The same models, with s1 as translated by the configured MT backend (what the runs use) "
-            "and as given by the third-party English MT in the released files (diagnostic only).\n\n"
-            + plain_table(table))
+    return (
+        "## Cross-lingual scores by translation of s1\n\n"
+        "The same models, with s1 as translated by the configured MT backend (what the runs use) "
+        "and as given by the third-party English MT in the released files (diagnostic only).\n\n" + plain_table(table)
+    )
 
 
 def scatter_section(plots: dict[str, str]) -> str:
-    return ("## Predicted vs gold, STS 2016 (scored pairs)\n\n"
-            + "\n".join(f"### {run}\n\n![{run}: predicted vs gold]({path})\n" for run, path in plots.items()))
+    return "## Predicted vs gold, STS 2016 (scored pairs)\n\n" + "\n".join(
+        f"### {run}\n\n![{run}: predicted vs gold]({path})\n" for run, path in plots.items()
+    )
 
 
 def report_header(plan: dict) -> str:
     target = REPORT_PARTS[plan["part"]]
     if plan["part"] == "results":
-        return (f"# stsynth results\n\nBuilt by `snakemake all` (rule `report`, stsynth.results.report) from the run "
-                f"tables; runs: {', '.join(plan['runs'])}. How the settings were chosen: `{STUDIES_COMMAND}` "
-                f"→ `{REPORT_PARTS['studies']}`.\n")
-    return (f"# stsynth studies: how the settings were chosen\n\nBuilt by `snakemake studies` "
-            f"(`{STUDIES_COMMAND}`; rule `studies_report`, stsynth.results.report) into `{target}`: the dev-protocol "
-            f"studies and the study runs ({', '.join(plan['runs']) or 'none'}). The headline results: "
-            f"`{REPORT_PARTS['results']}`.\n")
+        return (
+            f"# stsynth results\n\nBuilt by `snakemake all` (rule `report`, stsynth.results.report) from the run "
+            f"tables; runs: {', '.join(plan['runs'])}. How the settings were chosen: `{STUDIES_COMMAND}` "
+            f"→ `{REPORT_PARTS['studies']}`.\n"
+        )
+    return (
+        f"# stsynth studies: how the settings were chosen\n\nBuilt by `snakemake studies` "
+        f"(`{STUDIES_COMMAND}`; rule `studies_report`, stsynth.results.report) into `{target}`: the dev-protocol "
+        f"studies and the study runs ({', '.join(plan['runs']) or 'none'}). The headline results: "
+        f"`{REPORT_PARTS['results']}`.\n"
+    )
 
 
 def studies_section(studies: list[str]) -> str:
     """The results part's pointer to the studies that are built elsewhere."""
     if not studies:
         return ""
-    return (f"## Studies: how the settings were chosen\n\nNot part of `snakemake all`. `{STUDIES_COMMAND}` "
-            f"(`snakemake studies`) builds them into `{REPORT_PARTS['studies']}`:\n\n"
-            + "".join(f"- {study}\n" for study in studies))
+    return (
+        f"## Studies: how the settings were chosen\n\nNot part of `snakemake all`. `{STUDIES_COMMAND}` "
+        f"(`snakemake studies`) builds them into `{REPORT_PARTS['studies']}`:\n\n"
+        + "".join(f"- {study}\n" for study in studies)
+    )

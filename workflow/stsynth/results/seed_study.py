@@ -16,6 +16,7 @@ Tables (the official Pearson only):
   in it and the other trained by nothing (its figure the same on every seed), the ALL difference per seed and
   whether its sign holds on every seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,12 +37,28 @@ def spread_table(headline: dict[str, pd.DataFrame], seeded: dict[str, list[pd.Da
     rows = []
     for run, table in headline.items():
         base = official_rows(table).reset_index(drop=True)
-        figures = np.stack([base["pearson"].to_numpy(),
-                            *[_aligned(base, official_rows(other), run)["pearson"].to_numpy() for other in seeded[run]]])
-        rows.append(pd.DataFrame({
-            "run": run, "track": base["track"], "group": base["group"], "dataset": base["dataset"],
-            "seeds": len(figures), "headline": figures[0], "mean": figures.mean(0),
-            "sd": figures.std(0, ddof=1) if len(figures) > 1 else np.nan, "min": figures.min(0), "max": figures.max(0)}))
+        figures = np.stack(
+            [
+                base["pearson"].to_numpy(),
+                *[_aligned(base, official_rows(other), run)["pearson"].to_numpy() for other in seeded[run]],
+            ]
+        )
+        rows.append(
+            pd.DataFrame(
+                {
+                    "run": run,
+                    "track": base["track"],
+                    "group": base["group"],
+                    "dataset": base["dataset"],
+                    "seeds": len(figures),
+                    "headline": figures[0],
+                    "mean": figures.mean(0),
+                    "sd": figures.std(0, ddof=1) if len(figures) > 1 else np.nan,
+                    "min": figures.min(0),
+                    "max": figures.max(0),
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True).astype({"seeds": "int32"})
 
 
@@ -51,8 +68,10 @@ def _aligned(base: pd.DataFrame, other: pd.DataFrame, run: str) -> pd.DataFrame:
     merged = base[keys].merge(other[[*keys, "pearson"]], on=keys, how="left", validate="one_to_one", indicator=True)
     missing = merged[merged["_merge"] != "both"]
     if len(missing):
-        raise ValueError(f"seed study: a seed run of {run} lacks sets its headline run scores: "
-                         + ", ".join(f"{r.track} {r.dataset}" for r in missing.itertuples()))
+        raise ValueError(
+            f"seed study: a seed run of {run} lacks sets its headline run scores: "
+            + ", ".join(f"{r.track} {r.dataset}" for r in missing.itertuples())
+        )
     return merged
 
 
@@ -65,9 +84,19 @@ def sign_table(pairs: list[list[str]], figures: dict[str, list[pd.DataFrame]]) -
         a, b = (_all_rows(figures[name], seeds) for name in (run, against))
         for (track, group), values in a.items():
             difference = values - b[(track, group)]
-            rows.append({"run": run, "against": against, "track": track, "group": group, "seeds": seeds,
-                         "mean": difference.mean(), "min": difference.min(), "max": difference.max(),
-                         "same_sign": bool((difference > 0).all() or (difference < 0).all())})
+            rows.append(
+                {
+                    "run": run,
+                    "against": against,
+                    "track": track,
+                    "group": group,
+                    "seeds": seeds,
+                    "mean": difference.mean(),
+                    "min": difference.min(),
+                    "max": difference.max(),
+                    "same_sign": bool((difference > 0).all() or (difference < 0).all()),
+                }
+            )
     return pd.DataFrame(rows, columns=["run", "against", "track", "group", "seeds", "mean", "min", "max", "same_sign"])
 
 
@@ -85,17 +114,41 @@ def spread_markdown(spread: pd.DataFrame, signs: pd.DataFrame) -> str:
     """The two tables as Markdown (ALL rows only: every set is in the Parquet table)."""
     alls = spread[spread["dataset"] == "ALL"]
     sets = spread[spread["dataset"] != "ALL"].groupby(["run", "track", "group"], sort=False)["sd"].max()
-    text = ("Official ALL (Pearson) of each run, with the seeds of everything it trains changed: the headline "
-            "run, then mean ± sample sd and range over the headline and the seed runs; the last column is the "
-            "largest sd of one of its test sets.\n\n"
-            + markdown_rows(["run", "track", "group", "seeds", "headline", "mean ± sd", "min – max", "largest set sd"],
-                            [[f"`{r.run}`", r.track, r.group, r.seeds, f"{r.headline:.4f}", f"{r.mean:.4f} ± {r.sd:.4f}",
-                              f"{r.min:.4f} – {r.max:.4f}", f"{sets[(r.run, r.track, r.group)]:.4f}"]
-                             for r in alls.itertuples()]))
+    text = (
+        "Official ALL (Pearson) of each run, with the seeds of everything it trains changed: the headline "
+        "run, then mean ± sample sd and range over the headline and the seed runs; the last column is the "
+        "largest sd of one of its test sets.\n\n"
+        + markdown_rows(
+            ["run", "track", "group", "seeds", "headline", "mean ± sd", "min – max", "largest set sd"],
+            [
+                [
+                    f"`{r.run}`",
+                    r.track,
+                    r.group,
+                    r.seeds,
+                    f"{r.headline:.4f}",
+                    f"{r.mean:.4f} ± {r.sd:.4f}",
+                    f"{r.min:.4f} – {r.max:.4f}",
+                    f"{sets[(r.run, r.track, r.group)]:.4f}",
+                ]
+                for r in alls.itertuples()
+            ],
+        )
+    )
     if len(signs):
-        text += ("\nCompared pairs (run − against, official ALL), per seed:\n\n"
-                 + markdown_rows(["run − against", "track", "group", "seeds", "mean", "min – max", "same sign on every seed"],
-                                 [[f"`{r.run}` − `{r.against}`", r.track, r.group, r.seeds, f"{r.mean:+.4f}",
-                                   f"{r.min:+.4f} – {r.max:+.4f}", "yes" if r.same_sign else "**no**"]
-                                  for r in signs.itertuples()]))
+        text += "\nCompared pairs (run − against, official ALL), per seed:\n\n" + markdown_rows(
+            ["run − against", "track", "group", "seeds", "mean", "min – max", "same sign on every seed"],
+            [
+                [
+                    f"`{r.run}` − `{r.against}`",
+                    r.track,
+                    r.group,
+                    r.seeds,
+                    f"{r.mean:+.4f}",
+                    f"{r.min:+.4f} – {r.max:+.4f}",
+                    "yes" if r.same_sign else "**no**",
+                ]
+                for r in signs.itertuples()
+            ],
+        )
     return text

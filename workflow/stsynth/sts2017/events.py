@@ -46,6 +46,7 @@ Tables:
 * Corpus documents (``resources/events/corpus/documents.parquet``): ``source`` string, ``document``
   int32, ``title`` string, ``text`` string.
 """
+
 from __future__ import annotations
 
 import logging
@@ -68,21 +69,26 @@ SUBJECTS = ("nsubj", "nsubjpass")
 MENTION_POS = ("NOUN", "PROPN", "PRON")
 ANIMATE_PRONOUNS = frozenset(
     "i me myself you yourself yourselves he him himself she her herself we us ourselves who whom whoever "
-    "thou thee thyself ye someone somebody anyone anybody everyone everybody noone nobody".split())
+    "thou thee thyself ye someone somebody anyone anybody everyone everybody noone nobody".split()
+)
 INANIMATE_PRONOUNS = frozenset("it itself something anything everything nothing".split())
 ANIMATE_ENTITIES = frozenset({"PERSON", "NORP"})
 UNKNOWN_ENTITIES = frozenset({"ORG"})
 ANIMATE_LEXNAMES = frozenset({"noun.person", "noun.animal"})
 ANIMATE_TOPS = frozenset({"person.n.01", "animal.n.01"})  # the two heads of those files sit in noun.Tops
 # Pronouns a chain follows by person (first, second): one chain per person and document.
-PERSON_PRONOUNS = {**dict.fromkeys("i me my mine myself".split(), "first singular"),
-                   **dict.fromkeys("we us our ours ourselves".split(), "first plural"),
-                   **dict.fromkeys("you your yours yourself yourselves thou thee thy thine thyself ye".split(), "second")}
+PERSON_PRONOUNS = {
+    **dict.fromkeys("i me my mine myself".split(), "first singular"),
+    **dict.fromkeys("we us our ours ourselves".split(), "first plural"),
+    **dict.fromkeys("you your yours yourself yourselves thou thee thy thine thyself ye".split(), "second"),
+}
 # third-person pronoun -> (number, animacy, gender) it needs of its antecedent (None: any)
-THIRD_PERSON = {**dict.fromkeys(("he", "him", "himself"), ("Sing", "animate", "Masc")),
-                **dict.fromkeys(("she", "her", "herself"), ("Sing", "animate", "Fem")),
-                **dict.fromkeys(("it", "itself"), ("Sing", "inanimate", None)),
-                **dict.fromkeys(("they", "them", "themselves"), ("Plur", None, None))}
+THIRD_PERSON = {
+    **dict.fromkeys(("he", "him", "himself"), ("Sing", "animate", "Masc")),
+    **dict.fromkeys(("she", "her", "herself"), ("Sing", "animate", "Fem")),
+    **dict.fromkeys(("it", "itself"), ("Sing", "inanimate", None)),
+    **dict.fromkeys(("they", "them", "themselves"), ("Plur", None, None)),
+}
 
 
 class EventError(ValueError):
@@ -90,6 +96,7 @@ class EventError(ValueError):
 
 
 # --- animacy ------------------------------------------------------------------------------------
+
 
 class WordNetAnimacy:
     """Noun lemma -> animate / inanimate / unknown, by the lexicographer file of its first WordNet sense."""
@@ -115,12 +122,18 @@ def animacy(token, noun_animacy) -> str:
     if token.pos_ == "PRON":
         return "animate" if text in ANIMATE_PRONOUNS else "inanimate" if text in INANIMATE_PRONOUNS else "unknown"
     if token.ent_type_:
-        return ("animate" if token.ent_type_ in ANIMATE_ENTITIES else
-                "unknown" if token.ent_type_ in UNKNOWN_ENTITIES else "inanimate")
+        return (
+            "animate"
+            if token.ent_type_ in ANIMATE_ENTITIES
+            else "unknown"
+            if token.ent_type_ in UNKNOWN_ENTITIES
+            else "inanimate"
+        )
     return noun_animacy(token.lemma_)
 
 
 # --- predicates and mentions ----------------------------------------------------------------------
+
 
 def predicate(governor, weak_verbs) -> str | None:
     """The predicate of a governing verb (module docstring); None where there is none (a copula
@@ -150,6 +163,7 @@ def predicate(governor, weak_verbs) -> str | None:
 class Mention:
     """One argument of a predicate: the token and its governing verb (indices in the doc) and its event
     token's parts."""
+
     token: int
     governor: int
     predicate: str
@@ -176,7 +190,11 @@ def mentions(doc, noun_animacy, weak_verbs) -> list[Mention]:
             add(token, token.head, DEPENDENCIES[token.dep_])
         elif token.dep_ == "pobj" and token.head.dep_ == "agent":  # "killed by the police"
             add(token, token.head.head, "subj")
-        if token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") and not any(c.dep_ in SUBJECTS for c in token.children):
+        if (
+            token.dep_ == "conj"
+            and token.pos_ in ("VERB", "AUX")
+            and not any(c.dep_ in SUBJECTS for c in token.children)
+        ):
             for subject in (c for c in token.head.children if c.dep_ in SUBJECTS):  # "he ate and drank"
                 add(subject, token, DEPENDENCIES[subject.dep_])
     return sorted(found, key=lambda m: (m.token, m.dependency))
@@ -187,6 +205,7 @@ def events_of(doc, noun_animacy, weak_verbs) -> list[str]:
 
 
 # --- coreference chains (heuristic) -----------------------------------------------------------------
+
 
 def _number(token) -> str:
     number = token.morph.get("Number")
@@ -223,8 +242,9 @@ def chains(doc, found: list[Mention], window: int = 3) -> list[list[Mention]]:
                     continue  # co-arguments of one predicate are different entities ("she gave him")
                 if gender and genders[index] not in (None, gender):
                     continue
-                if chain_number == number and (wanted is None or chain_animacy == wanted
-                                               or (wanted == "inanimate" and chain_animacy == "unknown")):
+                if chain_number == number and (
+                    wanted is None or chain_animacy == wanted or (wanted == "inanimate" and chain_animacy == "unknown")
+                ):
                     chain = index
                     break
         elif token.pos_ == "PRON":
@@ -274,9 +294,14 @@ def read_bible(output: str, source: str = "kjv") -> pd.DataFrame:
         documents.append((title, " ".join(verses)))
     if not documents:
         raise EventError("the bible program printed no chapter")
-    return pd.DataFrame({"source": source, "document": np.arange(len(documents), dtype=np.int32),
-                         "title": [t for t, _ in documents], "text": [text for _, text in documents]}).astype(
-        {"source": "string", "title": "string", "text": "string"})
+    return pd.DataFrame(
+        {
+            "source": source,
+            "document": np.arange(len(documents), dtype=np.int32),
+            "title": [t for t, _ in documents],
+            "text": [text for _, text in documents],
+        }
+    ).astype({"source": "string", "title": "string", "text": "string"})
 
 
 def run_bible(executable: str, passages: str, width: int = 100000) -> str:
@@ -284,8 +309,10 @@ def run_bible(executable: str, passages: str, width: int = 100000) -> str:
     try:
         result = subprocess.run([executable, f"-l{width}", passages], capture_output=True, text=True, check=False)
     except FileNotFoundError:
-        raise EventError(f"events.corpus: the program {executable!r} is not installed (Debian: apt-get install "
-                         f"bible-kjv; `make sts2017` installs it)") from None
+        raise EventError(
+            f"events.corpus: the program {executable!r} is not installed (Debian: apt-get install "
+            f"bible-kjv; `make sts2017` installs it)"
+        ) from None
     if result.returncode != 0 or not result.stdout.strip():
         raise EventError(f"{executable} {passages} failed ({result.returncode}): {result.stderr.strip()[:300]}")
     return result.stdout
@@ -293,15 +320,24 @@ def run_bible(executable: str, passages: str, width: int = 100000) -> str:
 
 def pair_documents(tables: list[pd.DataFrame], source: str = "pairs") -> pd.DataFrame:
     """Each pair of English pair tables as a two-sentence document (s1, then s2; the gold is never read)."""
-    rows = [(f"{t['year'].iat[0]}/{t['dataset'].iat[0]}/{line}", f"{s1}\n{s2}")
-            for t in tables for line, s1, s2 in zip(t["line"], t["s1"], t["s2"])]
-    return pd.DataFrame({"source": source, "document": np.arange(len(rows), dtype=np.int32),
-                         "title": [title for title, _ in rows], "text": [text for _, text in rows]}).astype(
-        {"source": "string", "title": "string", "text": "string"})
+    rows = [
+        (f"{t['year'].iat[0]}/{t['dataset'].iat[0]}/{line}", f"{s1}\n{s2}")
+        for t in tables
+        for line, s1, s2 in zip(t["line"], t["s1"], t["s2"])
+    ]
+    return pd.DataFrame(
+        {
+            "source": source,
+            "document": np.arange(len(rows), dtype=np.int32),
+            "title": [title for title, _ in rows],
+            "text": [text for _, text in rows],
+        }
+    ).astype({"source": "string", "title": "string", "text": "string"})
 
 
-def parse_corpus(nlp, documents: pd.DataFrame, noun_animacy, weak_verbs, tokenize, window: int = 3,
-                 batch_size: int = 64) -> tuple[pd.DataFrame, pd.DataFrame]:
+def parse_corpus(
+    nlp, documents: pd.DataFrame, noun_animacy, weak_verbs, tokenize, window: int = 3, batch_size: int = 64
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Chains of event tokens and Moses-tokenized sentences of every document (schemas: module docstring)."""
     chain_rows, sentence_rows = [], []
     progress = Progress(log, f"parsing {len(documents)} documents", len(documents), "documents")
@@ -317,26 +353,44 @@ def parse_corpus(nlp, documents: pd.DataFrame, noun_animacy, weak_verbs, tokeniz
         progress.advance()
     progress.finish()
     chain_table = pd.DataFrame(chain_rows, columns=["document", "chain", "events"]).astype(
-        {"document": "int32", "chain": "int32"})
+        {"document": "int32", "chain": "int32"}
+    )
     sentence_table = pd.DataFrame(sentence_rows, columns=["document", "sentence", "tokens"]).astype(
-        {"document": "int32", "sentence": "int32"})
-    log.info("corpus: %d documents, %d sentences, %d chains, %d event tokens (%d chains of 2 or more)",
-             len(documents), len(sentence_table), len(chain_table), int(chain_table["events"].map(len).sum()),
-             int((chain_table["events"].map(len) > 1).sum()))
+        {"document": "int32", "sentence": "int32"}
+    )
+    log.info(
+        "corpus: %d documents, %d sentences, %d chains, %d event tokens (%d chains of 2 or more)",
+        len(documents),
+        len(sentence_table),
+        len(chain_table),
+        int(chain_table["events"].map(len).sum()),
+        int((chain_table["events"].map(len) > 1).sum()),
+    )
     return chain_table, sentence_table
 
 
 def event_table(nlp, pairs: pd.DataFrame, noun_animacy, weak_verbs, batch_size: int = 256) -> pd.DataFrame:
     """The event tokens of every s1 and s2 of an English pair table (schema: module docstring)."""
-    sides = [[events_of(doc, noun_animacy, weak_verbs) for doc in nlp.pipe([str(s) for s in pairs[column]],
-                                                                           batch_size=batch_size)]
-             for column in ("s1", "s2")]
-    return pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                         "line": pairs["line"].to_numpy(), "events1": sides[0], "events2": sides[1]}).astype(
-        {"year": "int16", "dataset": "string", "line": "int32"})
+    sides = [
+        [
+            events_of(doc, noun_animacy, weak_verbs)
+            for doc in nlp.pipe([str(s) for s in pairs[column]], batch_size=batch_size)
+        ]
+        for column in ("s1", "s2")
+    ]
+    return pd.DataFrame(
+        {
+            "year": pairs["year"].to_numpy(),
+            "dataset": pairs["dataset"].to_numpy(),
+            "line": pairs["line"].to_numpy(),
+            "events1": sides[0],
+            "events2": sides[1],
+        }
+    ).astype({"year": "int16", "dataset": "string", "line": "int32"})
 
 
 # --- skip-gram (EE, and the W2V baseline on the corpus's words) ------------------------------------
+
 
 def _stable_hash(text: str) -> int:
     """gensim seeds each word's initial vector with hash(word + seed); Python's str hash changes per
@@ -363,13 +417,25 @@ def skipgram(sentences: list[list[str]], settings: dict, what: str):
     log.info("%s: skip-gram on %d sentences, %d tokens", what, len(sentences), sum(map(len, sentences)))
     counts = Counter(token for sentence in sentences for token in sentence)
     if max(counts.values()) < settings["min_count"]:
-        raise EventError(f"{what}: no token occurs {settings['min_count']} times (events.skipgram.min_count): "
-                         "nothing to embed")
+        raise EventError(
+            f"{what}: no token occurs {settings['min_count']} times (events.skipgram.min_count): nothing to embed"
+        )
     with Progress(log, f"{what}: skip-gram", settings["epochs"], "epochs") as progress:
-        model = Word2Vec(sentences, vector_size=settings["dimension"], window=settings["window"], sg=1, hs=0,
-                         negative=settings["negative"], min_count=settings["min_count"], sample=settings["sample"],
-                         epochs=settings["epochs"], seed=settings["seed"], workers=1, hashfxn=_stable_hash,
-                         callbacks=[EpochProgress(progress)])
+        model = Word2Vec(
+            sentences,
+            vector_size=settings["dimension"],
+            window=settings["window"],
+            sg=1,
+            hs=0,
+            negative=settings["negative"],
+            min_count=settings["min_count"],
+            sample=settings["sample"],
+            epochs=settings["epochs"],
+            seed=settings["seed"],
+            workers=1,
+            hashfxn=_stable_hash,
+            callbacks=[EpochProgress(progress)],
+        )
     words = list(model.wv.index_to_key)
     log.info("%s: %d tokens occur at least %d times", what, len(words), settings["min_count"])
     return words, np.asarray(model.wv.vectors, dtype=np.float32)

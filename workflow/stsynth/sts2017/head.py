@@ -23,6 +23,7 @@ Head model file (``results/head/{run}/model.safetensors``): ``product.weight`` [
 ``difference.weight`` [k, d], ``difference.bias`` [k], ``output.weight`` [6, k], ``output.bias`` [6],
 float32; metadata ``stsynth``: JSON of the settings and the sentence-vector sources.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,13 +85,14 @@ class TaiHead(torch.nn.Module):
 
 def head_loss(log_p: torch.Tensor, target: torch.Tensor, weights: list[torch.Tensor], lam: float) -> torch.Tensor:
     """Mean KL(target ‖ p) over the batch + λ Σ ‖W‖² (terms with a zero target contribute nothing)."""
-    return F.kl_div(log_p, target, reduction="batchmean") + lam * sum((w ** 2).sum() for w in weights)
+    return F.kl_div(log_p, target, reduction="batchmean") + lam * sum((w**2).sum() for w in weights)
 
 
 @dataclass
 class PairVectors:
     """The sentence vectors of a set of pairs (float32 [N, d] each), their gold scores (NaN: unscored) and
     their lines in the pair table."""
+
     name: str
     v1: np.ndarray
     v2: np.ndarray
@@ -99,8 +101,9 @@ class PairVectors:
 
     def scored(self) -> "PairVectors":
         keep = ~np.isnan(self.gold)
-        return PairVectors(self.name, self.v1[keep], self.v2[keep], self.gold[keep],
-                           None if self.lines is None else self.lines[keep])
+        return PairVectors(
+            self.name, self.v1[keep], self.v2[keep], self.gold[keep], None if self.lines is None else self.lines[keep]
+        )
 
 
 def stack(sets: list[PairVectors], name: str = "train") -> PairVectors:
@@ -108,20 +111,34 @@ def stack(sets: list[PairVectors], name: str = "train") -> PairVectors:
     scored = [s.scored() for s in sets]
     if not scored or not sum(len(s.gold) for s in scored):
         raise ValueError(f"{name}: no scored pairs to train the regression head on")
-    return PairVectors(name, np.concatenate([s.v1 for s in scored]), np.concatenate([s.v2 for s in scored]),
-                       np.concatenate([s.gold for s in scored]))
+    return PairVectors(
+        name,
+        np.concatenate([s.v1 for s in scored]),
+        np.concatenate([s.v2 for s in scored]),
+        np.concatenate([s.gold for s in scored]),
+    )
 
 
 @torch.no_grad()
 def predict(head: TaiHead, v1: np.ndarray, v2: np.ndarray, batch_size: int = 4096) -> np.ndarray:
     head.eval()
-    out = [head.predict(torch.from_numpy(v1[i:i + batch_size]), torch.from_numpy(v2[i:i + batch_size]))
-           for i in range(0, len(v1), batch_size)]
+    out = [
+        head.predict(torch.from_numpy(v1[i : i + batch_size]), torch.from_numpy(v2[i : i + batch_size]))
+        for i in range(0, len(v1), batch_size)
+    ]
     return torch.cat(out).double().numpy() if out else np.zeros(0)
 
 
-def train_epochs(modules: list[torch.nn.Module], optimizers: list[torch.optim.Optimizer], count: int, epochs: int,
-                 batch_size: int, rng: np.random.Generator, batch_loss, progress: Progress):
+def train_epochs(
+    modules: list[torch.nn.Module],
+    optimizers: list[torch.optim.Optimizer],
+    count: int,
+    epochs: int,
+    batch_size: int,
+    rng: np.random.Generator,
+    batch_loss,
+    progress: Progress,
+):
     """The mini-batch loop of the head's fit and of both PE steps (stsynth.sts2017.paraphrase_cnn): per epoch, the
     ``count`` examples in batches of a fresh ``rng`` permutation, ``batch_loss(indices)`` -> the batch's
     loss (None: skip the batch), one step of every optimizer. Yields (epoch, mean loss, seconds) after each
@@ -133,7 +150,7 @@ def train_epochs(modules: list[torch.nn.Module], optimizers: list[torch.optim.Op
         order = rng.permutation(count)
         for start in range(0, count, batch_size):
             progress.advance()
-            if (loss := batch_loss(order[start:start + batch_size])) is None:
+            if (loss := batch_loss(order[start : start + batch_size])) is None:
                 continue
             for optimizer in optimizers:
                 optimizer.zero_grad()
@@ -161,9 +178,12 @@ def fit(train: PairVectors, settings: dict, evaluate=None, what: str = "regressi
 
     batch = settings["batch_size"]
     progress = Progress(log, what, settings["epochs"] * -(-len(target) // batch), "batches")
-    records = [{"epoch": epoch, "loss": loss, "seconds": seconds, **(evaluate(head) if evaluate else {})}
-               for epoch, loss, seconds in train_epochs([head], [optimizer], len(target), settings["epochs"], batch,
-                                                        rng, batch_loss, progress)]
+    records = [
+        {"epoch": epoch, "loss": loss, "seconds": seconds, **(evaluate(head) if evaluate else {})}
+        for epoch, loss, seconds in train_epochs(
+            [head], [optimizer], len(target), settings["epochs"], batch, rng, batch_loss, progress
+        )
+    ]
     progress.finish()
     return head, records
 
@@ -190,6 +210,7 @@ def load(path: str | Path) -> tuple[TaiHead, dict]:
 
 # --- a head run: its splits, the dev search and the final fit (rules head_dev, head_fit) ----------
 
+
 def load_split(entries: list[dict]) -> list[PairVectors]:
     """One PairVectors per dataset of a split (stsynth.sts2017.head_plan.head_splits entries): gold from the
     pair table, the sources' vectors side by side, each table checked against the pair table."""
@@ -201,12 +222,21 @@ def load_split(entries: list[dict]) -> list[PairVectors]:
             _, v1, v2, metadata = read_table(path, pairs)
             first = dims.setdefault(position, (metadata["dim"], path))
             if metadata["dim"] != first[0]:
-                raise SentenceVectorError(f"{path}: sentence vectors of dimension {metadata['dim']}, but {first[1]} "
-                                          f"(the same source) has {first[0]}: rebuild the source's tables")
+                raise SentenceVectorError(
+                    f"{path}: sentence vectors of dimension {metadata['dim']}, but {first[1]} "
+                    f"(the same source) has {first[0]}: rebuild the source's tables"
+                )
             parts.append((v1, v2))
         v1, v2 = concatenate(parts, entry["vectors"])
-        sets.append(PairVectors(f"{entry['year']}/{entry['dataset']}", v1, v2,
-                                pairs["gold"].to_numpy(dtype=np.float64, na_value=np.nan), pairs["line"].to_numpy()))
+        sets.append(
+            PairVectors(
+                f"{entry['year']}/{entry['dataset']}",
+                v1,
+                v2,
+                pairs["gold"].to_numpy(dtype=np.float64, na_value=np.nan),
+                pairs["line"].to_numpy(),
+            )
+        )
     return sets
 
 
@@ -220,8 +250,9 @@ def scorer(head: TaiHead):
     return lambda v1, v2: predict(head, v1, v2)
 
 
-def dev_search(train_sets: list[PairVectors], validate_sets: list[PairVectors], points: list[dict],
-               choose_epochs: bool) -> "pd.DataFrame":
+def dev_search(
+    train_sets: list[PairVectors], validate_sets: list[PairVectors], points: list[dict], choose_epochs: bool
+) -> "pd.DataFrame":
     """Fit a head at every point on the training sets, score it after each epoch on both (official
     ALL); the row with the best validation ALL is ``chosen`` (with ``choose_epochs`` False, the last
     epoch of the single point). A ``cosine`` row gives the plain cosine's figures of the same vectors.
@@ -235,18 +266,37 @@ def dev_search(train_sets: list[PairVectors], validate_sets: list[PairVectors], 
     # the whole search's done/total, rate and time left, beside each point's own progress
     with Progress(log, "regression head dev search", len(points), "points") as search:
         for number, point in enumerate(points):
+
             def evaluate(head):
                 dev = pearsons_by_set(scorer(head), validate_sets)
-                return {"train_ALL": pearsons_by_set(scorer(head), train_sets)["ALL"], "dev_ALL": dev["ALL"],
-                        **{f"dev_{name.replace('/', '_')}": r for name, r in dev.items() if name != "ALL"}}
+                return {
+                    "train_ALL": pearsons_by_set(scorer(head), train_sets)["ALL"],
+                    "dev_ALL": dev["ALL"],
+                    **{f"dev_{name.replace('/', '_')}": r for name, r in dev.items() if name != "ALL"},
+                }
+
             _, records = fit(train, point, evaluate, f"regression head, point {number + 1}/{len(points)}")
-            rows += [{"method": "head", "point": number, **{k: point[k] for k in ("hidden", "learning_rate", "lambda",
-                                                                                   "batch_size")}, **record}
-                     for record in records]
+            rows += [
+                {
+                    "method": "head",
+                    "point": number,
+                    **{k: point[k] for k in ("hidden", "learning_rate", "lambda", "batch_size")},
+                    **record,
+                }
+                for record in records
+            ]
             search.advance()
     dev = pearsons_by_set(cosines, validate_sets)
-    rows.append({"method": "cosine", "point": -1, "epoch": 0, "train_ALL": pearsons_by_set(cosines, train_sets)["ALL"],
-                 "dev_ALL": dev["ALL"], **{f"dev_{n.replace('/', '_')}": r for n, r in dev.items() if n != "ALL"}})
+    rows.append(
+        {
+            "method": "cosine",
+            "point": -1,
+            "epoch": 0,
+            "train_ALL": pearsons_by_set(cosines, train_sets)["ALL"],
+            "dev_ALL": dev["ALL"],
+            **{f"dev_{n.replace('/', '_')}": r for n, r in dev.items() if n != "ALL"},
+        }
+    )
     table = pd.DataFrame(rows).drop(columns=["seconds"])
     heads = table["method"] == "head"
     if choose_epochs:
@@ -254,8 +304,16 @@ def dev_search(train_sets: list[PairVectors], validate_sets: list[PairVectors], 
     else:
         best = table.index[heads][-1]
     table["chosen"] = table.index == best
-    return table.astype({"method": "string", "point": "int32", "hidden": "Int32", "batch_size": "Int32",
-                         "epoch": "int32", "chosen": "bool"})
+    return table.astype(
+        {
+            "method": "string",
+            "point": "int32",
+            "hidden": "Int32",
+            "batch_size": "Int32",
+            "epoch": "int32",
+            "chosen": "bool",
+        }
+    )
 
 
 def chosen_settings(dev: "pd.DataFrame", points: list[dict]) -> dict:
@@ -278,15 +336,19 @@ def fit_and_predict(train_sets: list[PairVectors], test_sets: list[PairVectors],
     train = stack(train_sets)
     for s in test_sets:
         if s.v1.shape[1] != train.v1.shape[1]:
-            raise SentenceVectorError(f"{s.name}: sentence vectors of dimension {s.v1.shape[1]}, but the training sets' "
-                                      f"have {train.v1.shape[1]}: the run's sources differ between its splits")
+            raise SentenceVectorError(
+                f"{s.name}: sentence vectors of dimension {s.v1.shape[1]}, but the training sets' "
+                f"have {train.v1.shape[1]}: the run's sources differ between its splits"
+            )
     head, _ = fit(train, settings)
     rows = []
     for s in test_sets:
         year, name = s.name.split("/", 1)
-        rows.append(pd.DataFrame({"year": int(year), "dataset": name, "line": s.lines,
-                                  "prediction": predict(head, s.v1, s.v2)}))
+        rows.append(
+            pd.DataFrame({"year": int(year), "dataset": name, "line": s.lines, "prediction": predict(head, s.v1, s.v2)})
+        )
     predictions = pd.concat(rows, ignore_index=True).astype({"year": "int16", "dataset": "string", "line": "int32"})
-    cosine = pd.DataFrame(correlations((s.name, cosines(s.v1, s.v2), s.gold) for s in test_sets),
-                          columns=["dataset", "pairs", "pearson"]).astype({"dataset": "string", "pairs": "int32"})
+    cosine = pd.DataFrame(
+        correlations((s.name, cosines(s.v1, s.v2), s.gold) for s in test_sets), columns=["dataset", "pairs", "pearson"]
+    ).astype({"dataset": "string", "pairs": "int32"})
     return head, predictions, cosine

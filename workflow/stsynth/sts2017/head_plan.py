@@ -1,6 +1,7 @@
 """What the SemEval-2017 system's jobs read, worked out from config.yaml: the paraphrase-embedding
-models' settings and inputs (stsynth.sts2017.paraphrase_cnn), the sentence-vector tables (stsynth.sts2017.sentence_vectors)
-and, per regression-head run (stage ``head``; stsynth.sts2017.head), its splits and settings.
+models' settings and inputs (stsynth.sts2017.paraphrase_cnn), the sentence-vector tables
+(stsynth.sts2017.sentence_vectors) and, per regression-head run (stage ``head``; stsynth.sts2017.head), its
+splits and settings.
 
 A head run has four splits, as a fusion run has (stsynth.dcu2016.fusion_plan): ``dev_train`` (``head.dev.train_years``)
 and ``dev_validate`` (``head.dev.validate_years``) read each source's dev-protocol table; ``train``
@@ -8,19 +9,27 @@ and ``dev_validate`` (``head.dev.validate_years``) read each source's dev-protoc
 Its settings are a preset's (``head.presets``: fixed, nothing chosen) or, without one, every point
 of ``head.grid`` over ``head.defaults`` with the number of epochs, all chosen on ``dev_validate``.
 """
+
 from __future__ import annotations
 
 import itertools
 
 from ..core.folds import seed_model, seed_name
 from ..core.pairs import Dataset
-from ..core.paths import (corpus_copy, english_pairs_path, english_tokens_path, paraphrase_table, pairs_path,
-                          sentence_vectors_path, unknown_vectors_path, vectors_path)
-from ..pipeline.plan import (SENTENCE_VECTOR_PROTOCOLS, Run, layered_settings, runs_of, select,
-                             sentence_vector_table)
-
+from ..core.paths import (
+    corpus_copy,
+    english_pairs_path,
+    english_tokens_path,
+    pairs_path,
+    paraphrase_table,
+    sentence_vectors_path,
+    unknown_vectors_path,
+    vectors_path,
+)
+from ..pipeline.plan import SENTENCE_VECTOR_PROTOCOLS, Run, layered_settings, runs_of, select, sentence_vector_table
 
 # --- paraphrase-embedding models ------------------------------------------------------------------
+
 
 def pe_settings(config: dict, name: str) -> dict:
     """A paraphrase-embedding model's settings: paraphrase_cnn.defaults, then its entry (``<model>.seed<s>``:
@@ -41,24 +50,32 @@ def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str
     gold = select(datasets, role="train", years=settings["gold_years"]) if settings["gold_years"] else []
     dev = select(datasets, role="train", years=settings["dev_years"]) if settings["dev_years"] else []
     ppdb = config["vectors"]["ppdb"]["pairs"]
-    return {"vectors": vectors_path(settings["vectors"]),
-            "pairs": [paraphrase_table(table) for table in settings["pairs"]],
-            "ppdb": [corpus_copy(ppdb)] if settings["ppdb_pairs"] else [],
-            "gold_pairs": [english_pairs_path(d) for d in gold], "gold_tokens": [english_tokens_path(d) for d in gold],
-            "dev_pairs": [english_pairs_path(d) for d in dev], "dev_tokens": [english_tokens_path(d) for d in dev],
-            "unknown": list(dict.fromkeys(unknown_vectors_path(d) for d in [*gold, *dev]))
-            if settings["unknown"] == "encode" else []}
+    return {
+        "vectors": vectors_path(settings["vectors"]),
+        "pairs": [paraphrase_table(table) for table in settings["pairs"]],
+        "ppdb": [corpus_copy(ppdb)] if settings["ppdb_pairs"] else [],
+        "gold_pairs": [english_pairs_path(d) for d in gold],
+        "gold_tokens": [english_tokens_path(d) for d in gold],
+        "dev_pairs": [english_pairs_path(d) for d in dev],
+        "dev_tokens": [english_tokens_path(d) for d in dev],
+        "unknown": list(dict.fromkeys(unknown_vectors_path(d) for d in [*gold, *dev]))
+        if settings["unknown"] == "encode"
+        else [],
+    }
 
 
 def pe_grid_points(config: dict) -> list[dict]:
     """The dev grid of step 1 (paraphrase_cnn.grid): the grid model's settings at every (δ, λ)."""
     grid = config["paraphrase_cnn"]["grid"]
     base = pe_settings(config, grid["model"])
-    return [layered_settings(base, {"delta": delta, "lambda": lam})
-            for delta, lam in itertools.product(grid["delta"], grid["lambda"])]
+    return [
+        layered_settings(base, {"delta": delta, "lambda": lam})
+        for delta, lam in itertools.product(grid["delta"], grid["lambda"])
+    ]
 
 
 # --- sentence-vector tables -----------------------------------------------------------------------
+
 
 def head_runs(config: dict) -> list[Run]:
     return [run for run in runs_of(config).values() if run.stage == "head"]
@@ -78,8 +95,14 @@ def run_tables(config: dict, run: Run, protocol: str) -> list[tuple[str, str]]:
 
 def vector_tables(config: dict) -> list[tuple[str, str]]:
     """Every sentence-vector table a head run reads (both protocols), each once."""
-    return list(dict.fromkeys(table for run in head_runs(config) for protocol in SENTENCE_VECTOR_PROTOCOLS
-                              for table in run_tables(config, run, protocol)))
+    return list(
+        dict.fromkeys(
+            table
+            for run in head_runs(config)
+            for protocol in SENTENCE_VECTOR_PROTOCOLS
+            for table in run_tables(config, run, protocol)
+        )
+    )
 
 
 def tables_of_kind(config: dict, kind: str) -> list[str]:
@@ -92,8 +115,10 @@ def mean_unknown(config: dict, source: str) -> str:
     agree: stsynth.pipeline.config_checks refuses entries that do not); a seed study's
     ``<source>.seed<s>`` as its source."""
     base = seed_model(source)[0]
-    return next((entry.get("unknown", "skip") for entry in config["sentence_vectors"].values()
-                 if entry.get("mean") == base), "skip")
+    return next(
+        (entry.get("unknown", "skip") for entry in config["sentence_vectors"].values() if entry.get("mean") == base),
+        "skip",
+    )
 
 
 def sentence_vector_unknown_inputs(config: dict, kind: str, name: str, datasets: list[Dataset]) -> list[str]:
@@ -108,19 +133,29 @@ def head_split_sets(config: dict, datasets: list[Dataset]) -> dict[str, tuple[li
     """split -> (datasets, protocol) of every head run (module docstring)."""
     dev = config["head"]["dev"]
     train = select(datasets, role="train")
-    return {"dev_train": (select(train, years=dev["train_years"]), "dev"),
-            "dev_validate": (select(train, years=dev["validate_years"]), "dev"),
-            "train": (select(train, years=config["head"].get("train_years")), "final"),
-            "test": (select(datasets, role="test"), "final")}
+    return {
+        "dev_train": (select(train, years=dev["train_years"]), "dev"),
+        "dev_validate": (select(train, years=dev["validate_years"]), "dev"),
+        "train": (select(train, years=config["head"].get("train_years")), "final"),
+        "test": (select(datasets, role="test"), "final"),
+    }
 
 
 def head_splits(config: dict, run: Run, datasets: list[Dataset]) -> dict[str, list[dict]]:
     """split -> one plain dict per dataset (a rule param): its year, name, pair table and the run's
     sentence-vector tables, in source order."""
-    return {split: [{"year": d.year, "dataset": d.name, "pairs": pairs_path(d),
-                     "vectors": [sentence_vectors_path(kind, name, d) for kind, name in run_tables(config, run, protocol)]}
-                    for d in sets]
-            for split, (sets, protocol) in head_split_sets(config, datasets).items()}
+    return {
+        split: [
+            {
+                "year": d.year,
+                "dataset": d.name,
+                "pairs": pairs_path(d),
+                "vectors": [sentence_vectors_path(kind, name, d) for kind, name in run_tables(config, run, protocol)],
+            }
+            for d in sets
+        ]
+        for split, (sets, protocol) in head_split_sets(config, datasets).items()
+    }
 
 
 def split_files(entries: list[dict]) -> list[str]:
@@ -132,10 +167,14 @@ def head_settings(config: dict, run: Run) -> dict:
     (False for a preset: its epochs are fixed)."""
     head = config["head"]
     if run.preset:
-        return {"points": [layered_settings(head["defaults"], head["presets"][run.preset], seed=run.seed)],
-                "choose_epochs": False}
+        return {
+            "points": [layered_settings(head["defaults"], head["presets"][run.preset], seed=run.seed)],
+            "choose_epochs": False,
+        }
     grid = head["grid"]
     keys = list(grid)
-    points = [layered_settings(head["defaults"], dict(zip(keys, values)), seed=run.seed)
-              for values in itertools.product(*(grid[k] for k in keys))]
+    points = [
+        layered_settings(head["defaults"], dict(zip(keys, values)), seed=run.seed)
+        for values in itertools.product(*(grid[k] for k in keys))
+    ]
     return {"points": points, "choose_epochs": True}

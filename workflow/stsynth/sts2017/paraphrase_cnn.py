@@ -36,6 +36,7 @@ settings), ``{model}.pe.vocab.parquet`` (``word`` string, one row per vocabulary
 float64, ``seconds`` float64, ``pairs`` int32, then ``dev_<year>_<dataset>`` / ``dev_ALL`` float64 (step
 1: Pearson of the PE cosine; step 2: of the fine-tuning head's prediction; epoch 0: before training).
 """
+
 from __future__ import annotations
 
 import json
@@ -48,11 +49,11 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from .head import TaiHead, head_loss, predict, target_distribution, train_epochs
-from ..word_vectors.paragram import choose_negatives, cosine, margin_loss
 from ..core.progress import Progress
 from ..core.scoring import correlations
+from ..word_vectors.paragram import choose_negatives, cosine, margin_loss
 from ..word_vectors.vectors import WordVectors, read_ppdb_lexical
+from .head import TaiHead, head_loss, predict, target_distribution, train_epochs
 
 log = logging.getLogger(__name__)
 # torch's sparse Adagrad warns on every run that it skips its own invariant checks; the gradients are its own.
@@ -72,8 +73,9 @@ class ParaphraseCNN(torch.nn.Module):
             raise ValueError(f"width {width}: the convolution width must be odd (the output keeps the input's length)")
         self.input = input
         self.pad = embeddings.shape[0] - 2  # padding row, then the unknown-word row
-        self.embeddings = torch.nn.Embedding.from_pretrained(embeddings.float(), freeze=False, sparse=True,
-                                                             padding_idx=self.pad)
+        self.embeddings = torch.nn.Embedding.from_pretrained(
+            embeddings.float(), freeze=False, sparse=True, padding_idx=self.pad
+        )
         channels = embeddings.shape[1] if input == "words" else 1
         self.convolution = torch.nn.Conv1d(channels, filters, width, padding=width // 2)
         self.hidden = torch.nn.Linear(filters, dimension)
@@ -117,8 +119,9 @@ def initial_table(vectors: WordVectors) -> torch.Tensor:
 
 def build(vectors: WordVectors, settings: dict) -> tuple[ParaphraseCNN, Vocabulary]:
     torch.manual_seed(settings["seed"])
-    model = ParaphraseCNN(initial_table(vectors), settings["filters"], settings["width"], settings["dimension"],
-                          settings["input"])
+    model = ParaphraseCNN(
+        initial_table(vectors), settings["filters"], settings["width"], settings["dimension"], settings["input"]
+    )
     return model, Vocabulary(vectors.words)
 
 
@@ -134,8 +137,9 @@ def with_words(model: ParaphraseCNN, vocabulary: Vocabulary, extra: WordVectors)
     rows = extra.index()
     size = len(vocabulary.words)
     table = torch.cat([weight[:size], torch.from_numpy(extra.matrix[[rows[word] for word in new]]), weight[size:]])
-    extended = ParaphraseCNN(table, model.convolution.out_channels, model.convolution.kernel_size[0],
-                             model.hidden.out_features, model.input)
+    extended = ParaphraseCNN(
+        table, model.convolution.out_channels, model.convolution.kernel_size[0], model.hidden.out_features, model.input
+    )
     extended.load_state_dict({**model.state_dict(), "embeddings.weight": table})
     return extended.eval(), Vocabulary(vocabulary.words + new)
 
@@ -146,8 +150,8 @@ def pad(rows: list[list[int]], pad_row: int) -> tuple[torch.Tensor, torch.Tensor
     indices = torch.full((len(rows), length), pad_row, dtype=torch.long)
     mask = torch.zeros(len(rows), length)
     for i, row in enumerate(rows):
-        indices[i, :len(row)] = torch.tensor(row, dtype=torch.long)
-        mask[i, :max(len(row), 1)] = 1
+        indices[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+        mask[i, : max(len(row), 1)] = 1
     return indices, mask
 
 
@@ -158,7 +162,7 @@ def sentence_vectors(model: ParaphraseCNN, rows: list[list[int]], batch_size: in
     order = sorted(range(len(rows)), key=lambda i: len(rows[i]))
     out = torch.zeros(len(rows), model.projection.out_features)
     for start in range(0, len(order), batch_size):
-        chunk = order[start:start + batch_size]
+        chunk = order[start : start + batch_size]
         out[chunk] = model(*pad([rows[i] for i in chunk], model.pad))
     return out.numpy()
 
@@ -166,32 +170,52 @@ def sentence_vectors(model: ParaphraseCNN, rows: list[list[int]], batch_size: in
 def regularizer(model: ParaphraseCNN, initial: torch.Tensor, used: torch.Tensor, settings: dict) -> torch.Tensor:
     """λc Σ‖Wc‖² + λw ‖W_init − W_w‖² over the word-vector rows the batch used (module docstring)."""
     moved = F.embedding(used, model.embeddings.weight, sparse=True) - initial[used]
-    return (settings["lambda"] * sum((w ** 2).sum() for w in model.weights())
-            + settings["lambda"] * (moved ** 2).sum())
+    return settings["lambda"] * sum((w**2).sum() for w in model.weights()) + settings["lambda"] * (moved**2).sum()
 
 
 def _optimizers(parameters: list[torch.nn.Parameter], model: ParaphraseCNN, learning_rate: float):
     """Adagrad on the dense parameters and, with sparse updates, on the word vectors."""
     dense = [p for p in parameters if p is not model.embeddings.weight]
-    return [torch.optim.Adagrad(dense, lr=learning_rate), torch.optim.Adagrad([model.embeddings.weight], lr=learning_rate)]
+    return [
+        torch.optim.Adagrad(dense, lr=learning_rate),
+        torch.optim.Adagrad([model.embeddings.weight], lr=learning_rate),
+    ]
 
 
-def _train(step: str, modules: list[torch.nn.Module], count: int, epochs: int, settings: dict, batch_loss,
-           optimizers, scored, what: str, rng: np.random.Generator) -> list[dict]:
+def _train(
+    step: str,
+    modules: list[torch.nn.Module],
+    count: int,
+    epochs: int,
+    settings: dict,
+    batch_loss,
+    optimizers,
+    scored,
+    what: str,
+    rng: np.random.Generator,
+) -> list[dict]:
     """Both steps' epochs (stsynth.sts2017.head.train_epochs: ``batch_loss(batch)`` -> the batch's loss, None to
     skip it); one record per epoch (epoch 0 = before training), ``scored()`` -> its dev scores."""
     records = [{"step": step, "epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": count, **scored()}]
     progress = Progress(log, what, epochs * -(-count // settings["batch_size"]), "batches")
-    for epoch, loss, seconds in train_epochs(modules, optimizers, count, epochs, settings["batch_size"], rng,
-                                             batch_loss, progress):
+    for epoch, loss, seconds in train_epochs(
+        modules, optimizers, count, epochs, settings["batch_size"], rng, batch_loss, progress
+    ):
         records.append({"step": step, "epoch": epoch, "loss": loss, "seconds": seconds, "pairs": count, **scored()})
-        log.info("PE %s, epoch %d: loss %.5f, %s", step, epoch, loss,
-                 {k: round(v, 4) for k, v in records[-1].items() if k.startswith("dev_")})
+        log.info(
+            "PE %s, epoch %d: loss %.5f, %s",
+            step,
+            epoch,
+            loss,
+            {k: round(v, 4) for k, v in records[-1].items() if k.startswith("dev_")},
+        )
     progress.finish()
     return records
 
 
-def pretrain(model: ParaphraseCNN, pairs: list[tuple[list[int], list[int]]], settings: dict, evaluate=None) -> list[dict]:
+def pretrain(
+    model: ParaphraseCNN, pairs: list[tuple[list[int], list[int]]], settings: dict, evaluate=None
+) -> list[dict]:
     """Step 1: the margin loss on paraphrase pairs (index rows); ``evaluate()`` -> dev scores, recorded
     before training and after every epoch. One record per epoch (epoch 0 = before training)."""
     torch.manual_seed(settings["seed"])
@@ -207,15 +231,31 @@ def pretrain(model: ParaphraseCNN, pairs: list[tuple[list[int], list[int]]], set
         candidates = torch.cat([g1, g2])
         used = torch.tensor(sorted({i for row in first + second for i in row}), dtype=torch.long)
         return margin_loss(g1, g2, candidates[t1], candidates[t2], settings["delta"]) + regularizer(
-            model, initial, used, settings)
+            model, initial, used, settings
+        )
 
-    return _train("pretrain", [model], len(pairs), settings["epochs"], settings, batch_loss,
-                  _optimizers(list(model.parameters()), model, settings["learning_rate"]), evaluate or (lambda: {}),
-                  f"PE step 1 on {len(pairs)} paraphrase pairs", rng)
+    return _train(
+        "pretrain",
+        [model],
+        len(pairs),
+        settings["epochs"],
+        settings,
+        batch_loss,
+        _optimizers(list(model.parameters()), model, settings["learning_rate"]),
+        evaluate or (lambda: {}),
+        f"PE step 1 on {len(pairs)} paraphrase pairs",
+        rng,
+    )
 
 
-def finetune(model: ParaphraseCNN, rows1: list[list[int]], rows2: list[list[int]], gold: np.ndarray, settings: dict,
-             evaluate=None) -> tuple[TaiHead, list[dict]]:
+def finetune(
+    model: ParaphraseCNN,
+    rows1: list[list[int]],
+    rows2: list[list[int]],
+    gold: np.ndarray,
+    settings: dict,
+    evaluate=None,
+) -> tuple[TaiHead, list[dict]]:
     """Step 2: PE and a regression head (stsynth.sts2017.head) trained together on STS gold pairs.
     ``evaluate(head)`` -> dev scores of the head's predictions, recorded before and after every epoch."""
     torch.manual_seed(settings["seed"])
@@ -227,13 +267,23 @@ def finetune(model: ParaphraseCNN, rows1: list[list[int]], rows2: list[list[int]
         first, second = [rows1[i] for i in batch], [rows2[i] for i in batch]
         v1, v2 = model(*pad(first, model.pad)), model(*pad(second, model.pad))
         used = torch.tensor(sorted({i for row in first + second for i in row}), dtype=torch.long)
-        return (head_loss(head(v1, v2), target[torch.from_numpy(batch)], head.weights(), settings["lambda"])
-                + regularizer(model, initial, used, settings))
+        return head_loss(
+            head(v1, v2), target[torch.from_numpy(batch)], head.weights(), settings["lambda"]
+        ) + regularizer(model, initial, used, settings)
 
     scored = (lambda: evaluate(head)) if evaluate else (lambda: {})
-    records = _train("finetune", [model, head], len(gold), settings["finetune_epochs"], settings, batch_loss,
-                     _optimizers([*model.parameters(), *head.parameters()], model, settings["learning_rate"]), scored,
-                     f"PE step 2 on {len(gold)} gold pairs", np.random.default_rng(settings["seed"]))
+    records = _train(
+        "finetune",
+        [model, head],
+        len(gold),
+        settings["finetune_epochs"],
+        settings,
+        batch_loss,
+        _optimizers([*model.parameters(), *head.parameters()], model, settings["learning_rate"]),
+        scored,
+        f"PE step 2 on {len(gold)} gold pairs",
+        np.random.default_rng(settings["seed"]),
+    )
     return head, records
 
 
@@ -250,22 +300,31 @@ def pe_cosines(model: ParaphraseCNN):
     def score(rows1, rows2):
         a, b = sentence_vectors(model, rows1), sentence_vectors(model, rows2)
         return cosine(torch.from_numpy(a), torch.from_numpy(b)).double().numpy()
+
     return score
 
 
 def head_scores(model: ParaphraseCNN, head: TaiHead):
     def score(rows1, rows2):
         return predict(head, sentence_vectors(model, rows1), sentence_vectors(model, rows2))
+
     return score
 
 
 # --- one model, both steps (rules paraphrase_cnn_train, paraphrase_cnn_grid) -------------------------
 
-def ppdb_subset(pairs: list[tuple[str, str]], vocabulary: Vocabulary, count: int, seed: int) -> list[tuple[list[str], list[str]]]:
+
+def ppdb_subset(
+    pairs: list[tuple[str, str]], vocabulary: Vocabulary, count: int, seed: int
+) -> list[tuple[list[str], list[str]]]:
     """A seeded subset of ``count`` PPDB lexical pairs whose two words have vectors, as one-word sentences."""
     usable = [(a, b) for a, b in pairs if a in vocabulary.index and b in vocabulary.index]
-    log.info("PPDB: %d of %d lexical pairs have both words in the vocabulary; %d used", len(usable), len(pairs),
-             min(count, len(usable)))
+    log.info(
+        "PPDB: %d of %d lexical pairs have both words in the vocabulary; %d used",
+        len(usable),
+        len(pairs),
+        min(count, len(usable)),
+    )
     if count < len(usable):
         chosen = np.random.default_rng(seed).choice(len(usable), size=count, replace=False)
         usable = [usable[i] for i in sorted(chosen)]
@@ -275,8 +334,11 @@ def ppdb_subset(pairs: list[tuple[str, str]], vocabulary: Vocabulary, count: int
 def scored_sides(pairs: pd.DataFrame, tokens: pd.DataFrame) -> tuple[list, list, np.ndarray]:
     """The token lists of s1 and s2 and the gold of a dataset's scored pairs."""
     scored = pairs["gold"].notna().to_numpy()
-    return ([list(t) for t in tokens["tokens1"][scored]], [list(t) for t in tokens["tokens2"][scored]],
-            pairs["gold"].to_numpy(dtype=np.float64)[scored])
+    return (
+        [list(t) for t in tokens["tokens1"][scored]],
+        [list(t) for t in tokens["tokens2"][scored]],
+        pairs["gold"].to_numpy(dtype=np.float64)[scored],
+    )
 
 
 def load_training_data(inputs, settings: dict, vectors: WordVectors, ppdb_seed: int):
@@ -287,12 +349,18 @@ def load_training_data(inputs, settings: dict, vectors: WordVectors, ppdb_seed: 
     pairs = [(list(a), list(b)) for table in tables for a, b in zip(table["tokens1"], table["tokens2"])]
     log.info("step 1: %d pairs from %s", len(pairs), ", ".join(map(str, inputs.pairs)) or "no table")
     if settings["ppdb_pairs"]:
-        pairs += ppdb_subset(read_ppdb_lexical(inputs.ppdb[0]), Vocabulary(vectors.words), settings["ppdb_pairs"],
-                             ppdb_seed)
-    sides = [scored_sides(pd.read_parquet(p), pd.read_parquet(t))
-             for p, t in zip(inputs.gold_pairs, inputs.gold_tokens, strict=True)]
-    gold = ([t for s in sides for t in s[0]], [t for s in sides for t in s[1]],
-            np.concatenate([s[2] for s in sides]) if sides else np.zeros(0))
+        pairs += ppdb_subset(
+            read_ppdb_lexical(inputs.ppdb[0]), Vocabulary(vectors.words), settings["ppdb_pairs"], ppdb_seed
+        )
+    sides = [
+        scored_sides(pd.read_parquet(p), pd.read_parquet(t))
+        for p, t in zip(inputs.gold_pairs, inputs.gold_tokens, strict=True)
+    ]
+    gold = (
+        [t for s in sides for t in s[0]],
+        [t for s in sides for t in s[1]],
+        np.concatenate([s[2] for s in sides]) if sides else np.zeros(0),
+    )
     dev = []
     for p, t in zip(inputs.dev_pairs, inputs.dev_tokens, strict=True):
         table = pd.read_parquet(p)
@@ -300,30 +368,52 @@ def load_training_data(inputs, settings: dict, vectors: WordVectors, ppdb_seed: 
     return pairs, gold, dev
 
 
-def fit(vectors: WordVectors, paraphrase_pairs: list[tuple[list[str], list[str]]], gold: tuple[list, list, np.ndarray],
-        dev: list[tuple[str, list, list, np.ndarray]], settings: dict) -> tuple[ParaphraseCNN, Vocabulary, pd.DataFrame]:
+def fit(
+    vectors: WordVectors,
+    paraphrase_pairs: list[tuple[list[str], list[str]]],
+    gold: tuple[list, list, np.ndarray],
+    dev: list[tuple[str, list, list, np.ndarray]],
+    settings: dict,
+) -> tuple[ParaphraseCNN, Vocabulary, pd.DataFrame]:
     """Build a model on ``vectors`` and train both steps: step 1 on token pairs (none or 0 epochs: skipped),
     step 2 on ``gold`` (token lists of s1, s2 and scores; none or 0 epochs: skipped); ``dev``: (name,
     tokens1, tokens2, gold) scored before and after every epoch. Returns the model, its vocabulary
     and the epochs table (schema: module docstring)."""
     model, vocabulary = build(vectors, settings)
     unknown, total = vocabulary.unknown_share([t for a, b in paraphrase_pairs for t in (a, b)] + gold[0] + gold[1])
-    log.info("training tokens: %d, unknown to %s: %d (%.2f%%)", total, vectors.source, unknown, 100 * unknown / max(total, 1))
-    dev_rows = [(name, [vocabulary.rows(t) for t in t1], [vocabulary.rows(t) for t in t2], g) for name, t1, t2, g in dev]
+    log.info(
+        "training tokens: %d, unknown to %s: %d (%.2f%%)", total, vectors.source, unknown, 100 * unknown / max(total, 1)
+    )
+    dev_rows = [
+        (name, [vocabulary.rows(t) for t in t1], [vocabulary.rows(t) for t in t2], g) for name, t1, t2, g in dev
+    ]
     records = []
     if paraphrase_pairs and settings["epochs"]:
         rows = [(vocabulary.rows(a), vocabulary.rows(b)) for a, b in paraphrase_pairs]
         records += pretrain(model, rows, settings, lambda: dev_scores(dev_rows, pe_cosines(model)))
     if len(gold[2]) and settings["finetune_epochs"]:
         model.embeddings.weight.requires_grad_(settings["finetune_word_vectors"])
-        _, steps = finetune(model, [vocabulary.rows(t) for t in gold[0]], [vocabulary.rows(t) for t in gold[1]], gold[2],
-                            {**settings, "learning_rate": settings["finetune_learning_rate"]},
-                            lambda head: dev_scores(dev_rows, head_scores(model, head)))
+        _, steps = finetune(
+            model,
+            [vocabulary.rows(t) for t in gold[0]],
+            [vocabulary.rows(t) for t in gold[1]],
+            gold[2],
+            {**settings, "learning_rate": settings["finetune_learning_rate"]},
+            lambda head: dev_scores(dev_rows, head_scores(model, head)),
+        )
         records += steps
         model.embeddings.weight.requires_grad_(True)
     if not records:
-        records = [{"step": "none", "epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": 0,
-                    **dev_scores(dev_rows, pe_cosines(model))}]
+        records = [
+            {
+                "step": "none",
+                "epoch": 0,
+                "loss": float("nan"),
+                "seconds": 0.0,
+                "pairs": 0,
+                **dev_scores(dev_rows, pe_cosines(model)),
+            }
+        ]
     epochs = pd.DataFrame(records).astype({"step": "string", "epoch": "int32", "pairs": "int32"})
     return model, vocabulary, epochs
 
@@ -339,14 +429,22 @@ def grid_table(results: list[tuple[dict, pd.DataFrame]]) -> pd.DataFrame:
     """
     rows = []
     for settings, epochs in results:
-        pretrain, tuned = epochs[epochs["step"] == "pretrain"], epochs[(epochs["step"] == "finetune") & (epochs["epoch"] > 0)]
+        pretrain, tuned = (
+            epochs[epochs["step"] == "pretrain"],
+            epochs[(epochs["step"] == "finetune") & (epochs["epoch"] > 0)],
+        )
         best = tuned.loc[tuned["dev_ALL"].idxmax()] if len(tuned) else None
-        rows.append({"delta": settings["delta"], "lambda": settings["lambda"],
-                     "pretrain_dev_ALL": pretrain["dev_ALL"].iat[-1] if len(pretrain) else np.nan,
-                     "finetune_dev_ALL": tuned["dev_ALL"].iat[-1] if len(tuned) else np.nan,
-                     "best_finetune_dev_ALL": best["dev_ALL"] if best is not None else np.nan,
-                     "best_finetune_epoch": int(best["epoch"]) if best is not None else 0,
-                     "seconds": float(epochs["seconds"].sum())})
+        rows.append(
+            {
+                "delta": settings["delta"],
+                "lambda": settings["lambda"],
+                "pretrain_dev_ALL": pretrain["dev_ALL"].iat[-1] if len(pretrain) else np.nan,
+                "finetune_dev_ALL": tuned["dev_ALL"].iat[-1] if len(tuned) else np.nan,
+                "best_finetune_dev_ALL": best["dev_ALL"] if best is not None else np.nan,
+                "best_finetune_epoch": int(best["epoch"]) if best is not None else 0,
+                "seconds": float(epochs["seconds"].sum()),
+            }
+        )
     table = pd.DataFrame(rows).astype({"best_finetune_epoch": "int32"})
     criterion = table["finetune_dev_ALL"].where(table["finetune_dev_ALL"].notna(), table["pretrain_dev_ALL"])
     table["chosen"] = table.index == criterion.fillna(-np.inf).idxmax()
@@ -354,6 +452,7 @@ def grid_table(results: list[tuple[dict, pd.DataFrame]]) -> pd.DataFrame:
 
 
 # --- files --------------------------------------------------------------------------------------
+
 
 def vocabulary_file(path: str | Path) -> Path:
     return Path(str(path).removesuffix(".safetensors") + ".vocab.parquet")
@@ -376,9 +475,12 @@ def load(path: str | Path) -> tuple[ParaphraseCNN, Vocabulary, dict]:
         settings = json.loads(handle.metadata()["stsynth"])
     words = pd.read_parquet(vocabulary_file(path))["word"].tolist()
     if tensors["embeddings.weight"].shape[0] != len(words) + 2:
-        raise ValueError(f"{path}: {tensors['embeddings.weight'].shape[0]} embedding rows for a vocabulary of "
-                         f"{len(words)} words (+ padding and unknown): the model and {vocabulary_file(path)} disagree")
-    model = ParaphraseCNN(tensors["embeddings.weight"], settings["filters"], settings["width"], settings["dimension"],
-                          settings["input"])
+        raise ValueError(
+            f"{path}: {tensors['embeddings.weight'].shape[0]} embedding rows for a vocabulary of "
+            f"{len(words)} words (+ padding and unknown): the model and {vocabulary_file(path)} disagree"
+        )
+    model = ParaphraseCNN(
+        tensors["embeddings.weight"], settings["filters"], settings["width"], settings["dimension"], settings["input"]
+    )
     model.load_state_dict(tensors)
     return model.eval(), Vocabulary(words), settings

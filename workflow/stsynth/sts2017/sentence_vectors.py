@@ -18,6 +18,7 @@ without the validation years); a plain name serves both.
 
 The tables they are written to: stsynth.sts2017.vector_tables.
 """
+
 from __future__ import annotations
 
 import logging
@@ -63,11 +64,16 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
             check_aligned(table, pairs, f"{files[index]} ({kind} sentence vectors)")
             known = merge_vectors([vectors, read_vectors(unknown[index])], vectors.source) if unknown else vectors
             if len(known.words) > len(vectors.words):
-                log.info("%s: %d words the vectors lack, encoded (unknown: encode)", files[index],
-                         len(known.words) - len(vectors.words))
-            (v1, empty1), (v2, empty2) = (mean_vectors([list(t) for t in table[f"{column}{side}"]], known)
-                                          for side in (1, 2))
+                log.info(
+                    "%s: %d words the vectors lack, encoded (unknown: encode)",
+                    files[index],
+                    len(known.words) - len(vectors.words),
+                )
+            (v1, empty1), (v2, empty2) = (
+                mean_vectors([list(t) for t in table[f"{column}{side}"]], known) for side in (1, 2)
+            )
             return v1, v2, empty1 + empty2
+
         return encode
     if kind == "paraphrase_cnn":
         model, vocabulary, _ = load(inputs.model)
@@ -75,21 +81,32 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
         def encode(index, pairs):
             tokens = pd.read_parquet(inputs.tokens[index])
             check_aligned(tokens, pairs, f"{inputs.tokens[index]} (paraphrase embeddings)")
-            set_model, set_vocabulary = with_words(model, vocabulary, read_vectors(unknown[index])) if unknown else (model, vocabulary)
+            set_model, set_vocabulary = (
+                with_words(model, vocabulary, read_vectors(unknown[index])) if unknown else (model, vocabulary)
+            )
             if len(set_vocabulary.words) > len(vocabulary.words):
-                log.info("%s: %d words the model lacks, encoded (unknown: encode)", inputs.tokens[index],
-                         len(set_vocabulary.words) - len(vocabulary.words))
+                log.info(
+                    "%s: %d words the model lacks, encoded (unknown: encode)",
+                    inputs.tokens[index],
+                    len(set_vocabulary.words) - len(vocabulary.words),
+                )
             rows = [[set_vocabulary.rows(list(t)) for t in tokens[f"tokens{side}"]] for side in (1, 2)]
             return sentence_vectors(set_model, rows[0]), sentence_vectors(set_model, rows[1]), 0
+
         return encode
     if kind == "encoder":
-        model, _, _ = open_job_encoder(params.encoder, inputs.encoder_folder, params.model, params.settings["max_length"],
-                                    device)
+        model, _, _ = open_job_encoder(
+            params.encoder, inputs.encoder_folder, params.model, params.settings["max_length"], device
+        )
 
         def encode(index, pairs):
             n = len(pairs)
-            vectors = embed([str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]], model,
-                            batch_size(params.encoder, params.settings["batch_size"]))
+            vectors = embed(
+                [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]],
+                model,
+                batch_size(params.encoder, params.settings["batch_size"]),
+            )
             return vectors[:n], vectors[n:], 0
+
         return encode
     raise ValueError(f"unknown sentence-vector kind {kind!r} (one of {', '.join(SENTENCE_VECTOR_KINDS)})")

@@ -7,6 +7,7 @@ fixed_size_list<float32>[d] (s1's and s2's vectors). Parquet key-value metadata 
 ``{"source", "dim", "sentences", "empty"}`` (empty: sentences whose vector is the zero vector
 because none of their tokens is known).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,13 +32,16 @@ def check_known(encoded: list[tuple[np.ndarray, np.ndarray, int]], source: str, 
     learn from it (an empty event table, or a vector table of other words)."""
     sentences = sum(2 * len(v1) for v1, _, _ in encoded)
     if sentences and sum(empty for *_, empty in encoded) == sentences:
-        raise SentenceVectorError(f"{source}: none of the {sentences} sentences has a token that {vectors or 'the source'} "
-                                  "knows, so every sentence vector would be zero (for events: no event token was "
-                                  "extracted, or none occurs in the event corpus often enough)")
+        raise SentenceVectorError(
+            f"{source}: none of the {sentences} sentences has a token that {vectors or 'the source'} "
+            "knows, so every sentence vector would be zero (for events: no event token was "
+            "extracted, or none occurs in the event corpus often enough)"
+        )
 
 
-def write_table(keys: pd.DataFrame, v1: np.ndarray, v2: np.ndarray, path: str | Path, source: str,
-                empty: int = 0) -> None:
+def write_table(
+    keys: pd.DataFrame, v1: np.ndarray, v2: np.ndarray, path: str | Path, source: str, empty: int = 0
+) -> None:
     """One dataset's sentence vectors (schema: module docstring); ``keys`` the pair table's key columns."""
     v1, v2 = np.ascontiguousarray(v1, dtype=np.float32), np.ascontiguousarray(v2, dtype=np.float32)
     if v1.shape != v2.shape or v1.ndim != 2 or len(v1) != len(keys):
@@ -46,17 +50,24 @@ def write_table(keys: pd.DataFrame, v1: np.ndarray, v2: np.ndarray, path: str | 
         raise SentenceVectorError(f"{path}: refusing to write non-finite sentence vectors ({source})")
     dim = v1.shape[1]
     columns = {column: pa.array(keys[column].to_numpy()) for column in KEYS}
-    table = pa.table({"year": columns["year"].cast(pa.int16()), "dataset": columns["dataset"].cast(pa.string()),
-                      "line": columns["line"].cast(pa.int32()),
-                      "v1": pa.FixedSizeListArray.from_arrays(pa.array(v1.reshape(-1)), dim),
-                      "v2": pa.FixedSizeListArray.from_arrays(pa.array(v2.reshape(-1)), dim)})
+    table = pa.table(
+        {
+            "year": columns["year"].cast(pa.int16()),
+            "dataset": columns["dataset"].cast(pa.string()),
+            "line": columns["line"].cast(pa.int32()),
+            "v1": pa.FixedSizeListArray.from_arrays(pa.array(v1.reshape(-1)), dim),
+            "v2": pa.FixedSizeListArray.from_arrays(pa.array(v2.reshape(-1)), dim),
+        }
+    )
     metadata = {"source": source, "dim": dim, "sentences": 2 * len(keys), "empty": int(empty)}
     table = table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()})
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path)
 
 
-def read_table(path: str | Path, pairs: pd.DataFrame | None = None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, dict]:
+def read_table(
+    path: str | Path, pairs: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray, dict]:
     """A sentence-vector table: its key columns, v1, v2 (float32 [N, d]) and metadata; with ``pairs``,
     checked to be row-aligned with that pair table."""
     table = pq.read_table(path)
@@ -64,8 +75,10 @@ def read_table(path: str | Path, pairs: pd.DataFrame | None = None) -> tuple[pd.
     if "dim" not in metadata or {"v1", "v2"} - set(table.column_names):
         raise SentenceVectorError(f"{path}: not a sentence-vector table (no stsynth metadata or no v1/v2 columns)")
     dim = metadata["dim"]
-    vectors = [table.column(side).combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(table), dim)
-               for side in ("v1", "v2")]
+    vectors = [
+        table.column(side).combine_chunks().flatten().to_numpy(zero_copy_only=False).reshape(len(table), dim)
+        for side in ("v1", "v2")
+    ]
     keys = table.select(KEYS).to_pandas()
     if pairs is not None:
         check_aligned(keys, pairs, f"{path} (sentence vectors)")

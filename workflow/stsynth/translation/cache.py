@@ -24,6 +24,7 @@ Jobs translating at the same time share it. How they share it (``translate.cache
 - ``auto`` (default): ``shards`` when the cache's folder is on a network filesystem
   (:func:`filesystem_type`, from /proc/self/mountinfo), else ``wal``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -39,13 +40,37 @@ log = logging.getLogger(__name__)
 
 SHARINGS = ("auto", "wal", "shards")
 # Filesystems where several machines see the same files (Linux fstype names).
-NETWORK_FILESYSTEMS = {"nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "lustre", "gpfs", "beegfs",
-                       "glusterfs", "fuse.glusterfs", "ceph", "fuse.ceph", "fuse.sshfs", "9p", "panfs",
-                       "orangefs", "pvfs2", "davfs", "fuse.s3fs", "wekafs", "fuse.gcsfuse", "fuse.juicefs"}
-SCHEMA = ("CREATE TABLE IF NOT EXISTS translations (backend TEXT, version TEXT, direction TEXT, source TEXT, "
-          "target TEXT, PRIMARY KEY (backend, version, direction, source))")
-LOOKUP = ("SELECT source, target FROM translations WHERE backend=? AND version=? AND direction=? "
-          "AND source IN ({})")
+NETWORK_FILESYSTEMS = {
+    "nfs",
+    "nfs4",
+    "cifs",
+    "smb3",
+    "smbfs",
+    "ncpfs",
+    "afs",
+    "lustre",
+    "gpfs",
+    "beegfs",
+    "glusterfs",
+    "fuse.glusterfs",
+    "ceph",
+    "fuse.ceph",
+    "fuse.sshfs",
+    "9p",
+    "panfs",
+    "orangefs",
+    "pvfs2",
+    "davfs",
+    "fuse.s3fs",
+    "wekafs",
+    "fuse.gcsfuse",
+    "fuse.juicefs",
+}
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS translations (backend TEXT, version TEXT, direction TEXT, source TEXT, "
+    "target TEXT, PRIMARY KEY (backend, version, direction, source))"
+)
+LOOKUP = "SELECT source, target FROM translations WHERE backend=? AND version=? AND direction=? AND source IN ({})"
 BOUND_VARIABLES = 500  # SQLite caps the number of bound variables of one statement
 
 
@@ -116,11 +141,18 @@ class TranslationCache:
             finished = sorted(shards.glob("*.sqlite"))
             # a finished shard may be merged away (by another run's start) between the listing and the
             # opening: its rows are then in the file, or translated again
-            self.readers = [reader for p in ([self.path] if self.path.exists() else []) + finished
-                            if (reader := _read_only_if_there(p)) is not None]
+            self.readers = [
+                reader
+                for p in ([self.path] if self.path.exists() else []) + finished
+                if (reader := _read_only_if_there(p)) is not None
+            ]
             self.shard = shards / f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.sqlite.partial"
-            log.info("translation cache %s shared as shards (%s): reading it and %d finished shards",
-                     self.path, filesystem_type(self.path.parent) or "filesystem unknown", len(finished))
+            log.info(
+                "translation cache %s shared as shards (%s): reading it and %d finished shards",
+                self.path,
+                filesystem_type(self.path.parent) or "filesystem unknown",
+                len(finished),
+            )
 
     def close(self) -> None:
         """Close it; a shard is then renamed finished, for later jobs to read and the next run to merge."""
@@ -136,9 +168,10 @@ class TranslationCache:
         unique = list(dict.fromkeys(sentences))
         for db in [*self.readers, *([self.db] if self.db is not None else [])]:
             for start in range(0, len(unique), BOUND_VARIABLES):
-                chunk = unique[start:start + BOUND_VARIABLES]
-                rows = db.execute(LOOKUP.format(",".join("?" * len(chunk))),
-                                  [translator.name, translator.version, direction, *chunk])
+                chunk = unique[start : start + BOUND_VARIABLES]
+                rows = db.execute(
+                    LOOKUP.format(",".join("?" * len(chunk))), [translator.name, translator.version, direction, *chunk]
+                )
                 found.update(rows)
         return found
 
@@ -149,9 +182,10 @@ class TranslationCache:
             self.db.execute(SCHEMA)
             log.info("new translations go to the shard %s", self.shard)
         with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
-                                [(translator.name, translator.version, direction, s, t)
-                                 for s, t in translations.items()])
+            self.db.executemany(
+                "INSERT OR REPLACE INTO translations VALUES (?, ?, ?, ?, ?)",
+                [(translator.name, translator.version, direction, s, t) for s, t in translations.items()],
+            )
 
 
 SHARD_NAME = re.compile(r"(?P<host>.+)-(?P<pid>\d+)-[0-9a-f]{8}\.sqlite(?P<partial>\.partial)?")

@@ -15,6 +15,7 @@ spanish    float64  py3langid's probability that the sentence is Spanish, normal
                     candidate languages (NaN when es is not a candidate)
 =========  =======  ============================================================
 """
+
 from __future__ import annotations
 
 import logging
@@ -41,14 +42,32 @@ def language_table(pairs: pd.DataFrame, languages: list[str] | None = None) -> p
     model = identifier(languages)
     rows = []
     for side in (1, 2):
-        for (_, row) in pairs.iterrows():
+        for _, row in pairs.iterrows():
             expected = TRACK_LANGUAGES[row["track"]][side - 1]
             ranked = dict(model.rank(str(row[f"s{side}"])))
-            rows.append((row["year"], row["dataset"], row["line"], side, expected, max(ranked, key=ranked.get),
-                         float(ranked.get("es", float("nan")))))
+            rows.append(
+                (
+                    row["year"],
+                    row["dataset"],
+                    row["line"],
+                    side,
+                    expected,
+                    max(ranked, key=ranked.get),
+                    float(ranked.get("es", float("nan"))),
+                )
+            )
     table = pd.DataFrame(rows, columns=["year", "dataset", "line", "side", "expected", "language", "spanish"])
-    table = table.astype({"year": "int16", "dataset": "string", "line": "int32", "side": "int8",
-                          "expected": "string", "language": "string", "spanish": "float64"})
+    table = table.astype(
+        {
+            "year": "int16",
+            "dataset": "string",
+            "line": "int32",
+            "side": "int8",
+            "expected": "string",
+            "language": "string",
+            "spanish": "float64",
+        }
+    )
     wrong = table[table["expected"] != table["language"]]
     log.info("identified %d sentences; %d differ from the track's language", len(table), len(wrong))
     for _, row in wrong.iterrows():
@@ -62,8 +81,18 @@ def accuracy_table(tables: list[pd.DataFrame]) -> pd.DataFrame:
     everything["correct"] = everything["expected"] == everything["language"]
     groups = everything.groupby(["year", "dataset", "side", "expected"], sort=False)["correct"]
     report = groups.agg(sentences="size", correct="sum").reset_index()
-    total = pd.DataFrame([{"year": pd.NA, "dataset": "ALL", "side": pd.NA, "expected": "",
-                           "sentences": len(everything), "correct": int(everything["correct"].sum())}])
+    total = pd.DataFrame(
+        [
+            {
+                "year": pd.NA,
+                "dataset": "ALL",
+                "side": pd.NA,
+                "expected": "",
+                "sentences": len(everything),
+                "correct": int(everything["correct"].sum()),
+            }
+        ]
+    )
     report = pd.concat([report, total], ignore_index=True)
     report["accuracy"] = report["correct"] / report["sentences"]
     return report
@@ -71,8 +100,18 @@ def accuracy_table(tables: list[pd.DataFrame]) -> pd.DataFrame:
 
 def accuracy_markdown(report: pd.DataFrame, languages: list[str] | None) -> str:
     candidates = ", ".join(languages) if languages else "all 97 py3langid languages"
-    rows = [["" if pd.isna(row["year"]) else str(int(row["year"])), row["dataset"],
-             "" if pd.isna(row["side"]) else f"s{int(row['side'])}", row["expected"], str(row["sentences"]),
-             str(row["correct"]), float(row["accuracy"])] for _, row in report.iterrows()]
-    return (f"Language identification (py3langid; candidates: {candidates})\n\n"
-            + markdown_rows(["year", "dataset", "side", "expected", "sentences", "correct", "accuracy"], rows, "llllrrr"))
+    rows = [
+        [
+            "" if pd.isna(row["year"]) else str(int(row["year"])),
+            row["dataset"],
+            "" if pd.isna(row["side"]) else f"s{int(row['side'])}",
+            row["expected"],
+            str(row["sentences"]),
+            str(row["correct"]),
+            float(row["accuracy"]),
+        ]
+        for _, row in report.iterrows()
+    ]
+    return f"Language identification (py3langid; candidates: {candidates})\n\n" + markdown_rows(
+        ["year", "dataset", "side", "expected", "sentences", "correct", "accuracy"], rows, "llllrrr"
+    )

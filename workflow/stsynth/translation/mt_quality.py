@@ -10,6 +10,7 @@ Comparison table (``results/crosslingual/mt_comparison.parquet``): ``model`` str
 string (``backend:<name>`` or ``field <n> of the input file``), ``year`` int16, ``dataset`` string
 (``ALL`` = the pair-weighted mean), ``pairs`` int32 (scored), ``pearson`` float64.
 """
+
 from __future__ import annotations
 
 import logging
@@ -44,23 +45,45 @@ def comparison(models: dict, sets: list[dict], backend: str, field: int, tokeniz
     for s in sets:
         pairs, tokens = s["pairs"], s["tokens"]
         if len(s["reference"]) != len(pairs) or len(tokens) != len(pairs):
-            raise ValueError(f"{pairs['dataset'].iat[0]}: {len(s['reference'])} reference lines, "
-                             f"{len(tokens)} token rows and {len(pairs)} pairs")
-        tokens1 = {backend_name: [list(t) for t in tokens["tokens1"]],
-                   reference_name: [tokenize(text, "en", **tokenize_settings) for text in s["reference"]]}
-        prepared.append((int(pairs["year"].iat[0]), pairs["dataset"].iat[0], pairs["gold"].to_numpy(),
-                         [list(t) for t in tokens["tokens2"]], tokens1))
+            raise ValueError(
+                f"{pairs['dataset'].iat[0]}: {len(s['reference'])} reference lines, "
+                f"{len(tokens)} token rows and {len(pairs)} pairs"
+            )
+        tokens1 = {
+            backend_name: [list(t) for t in tokens["tokens1"]],
+            reference_name: [tokenize(text, "en", **tokenize_settings) for text in s["reference"]],
+        }
+        prepared.append(
+            (
+                int(pairs["year"].iat[0]),
+                pairs["dataset"].iat[0],
+                pairs["gold"].to_numpy(),
+                [list(t) for t in tokens["tokens2"]],
+                tokens1,
+            )
+        )
     rows = []
     for name_of_model, model in models.items():
         for translation in (backend_name, reference_name):
-            results = correlations(((year, dataset), model.cosines(tokens1[translation], tokens2), gold)
-                                   for year, dataset, gold, tokens2, tokens1 in prepared)
-            rows += [(name_of_model, translation, *(name if name != "ALL" else (prepared[0][0], "ALL")), pairs, r)
-                     for name, pairs, r in results]
+            results = correlations(
+                ((year, dataset), model.cosines(tokens1[translation], tokens2), gold)
+                for year, dataset, gold, tokens2, tokens1 in prepared
+            )
+            rows += [
+                (name_of_model, translation, *(name if name != "ALL" else (prepared[0][0], "ALL")), pairs, r)
+                for name, pairs, r in results
+            ]
             log.info("%s with %s: ALL %.5f", name_of_model, translation, rows[-1][-1])
     return pd.DataFrame(rows, columns=["model", "translation", "year", "dataset", "pairs", "pearson"]).astype(
-        {"model": "string", "translation": "string", "year": "int16", "dataset": "string", "pairs": "int32",
-         "pearson": "float64"})
+        {
+            "model": "string",
+            "translation": "string",
+            "year": "int16",
+            "dataset": "string",
+            "pairs": "int32",
+            "pearson": "float64",
+        }
+    )
 
 
 def comparison_table_markdown(table: pd.DataFrame) -> str:
@@ -72,5 +95,7 @@ def comparison_table_markdown(table: pd.DataFrame) -> str:
 
 
 def comparison_markdown(table: pd.DataFrame) -> str:
-    return ("Spanish-English scores by translation of s1 (same models; the runs use the backend's)\n\n"
-            + comparison_table_markdown(table))
+    return (
+        "Spanish-English scores by translation of s1 (same models; the runs use the backend's)\n\n"
+        + comparison_table_markdown(table)
+    )

@@ -22,6 +22,7 @@ s2 = round trip, gold null) plus ``side`` int8 and ``pivot`` string. Round trips
 equal the sentence's tokens are dropped (the pair teaches nothing), and so are repeats of a
 (tokens1, tokens2) pair already kept.
 """
+
 from __future__ import annotations
 
 import logging
@@ -31,49 +32,85 @@ import pandas as pd
 from ..core.paraphrase_pairs import conform
 from ..core.tables import markdown_rows, markdown_table
 from ..core.tokens import tokenize
-from .translate import Translator, round_trip
 from .cache import TranslationCache
+from .translate import Translator, round_trip
 
 log = logging.getLogger(__name__)
 
 
-def round_trip_table(pairs: pd.DataFrame, translator: Translator, cache: TranslationCache,
-                     chunk_size: int = 256) -> tuple[pd.DataFrame, dict]:
+def round_trip_table(
+    pairs: pd.DataFrame, translator: Translator, cache: TranslationCache, chunk_size: int = 256
+) -> tuple[pd.DataFrame, dict]:
     """Both sides of every line of an English pair table (or translated es-en table), round-tripped."""
     sides = []
     for side in (1, 2):
-        sides.append(pd.DataFrame({"year": pairs["year"].to_numpy(), "dataset": pairs["dataset"].to_numpy(),
-                                   "line": pairs["line"].to_numpy(), "side": side,
-                                   "sentence": pairs[f"s{side}"].astype(str).to_numpy()}))
+        sides.append(
+            pd.DataFrame(
+                {
+                    "year": pairs["year"].to_numpy(),
+                    "dataset": pairs["dataset"].to_numpy(),
+                    "line": pairs["line"].to_numpy(),
+                    "side": side,
+                    "sentence": pairs[f"s{side}"].astype(str).to_numpy(),
+                }
+            )
+        )
     table = pd.concat(sides, ignore_index=True)
     pivots, back, counts = round_trip(table["sentence"].tolist(), translator, cache, chunk_size)
     table["pivot"], table["round_trip"] = pivots, back
-    table = table.astype({"year": "int16", "dataset": "string", "line": "int32", "side": "int8",
-                          "sentence": "string", "pivot": "string", "round_trip": "string"})
+    table = table.astype(
+        {
+            "year": "int16",
+            "dataset": "string",
+            "line": "int32",
+            "side": "int8",
+            "sentence": "string",
+            "pivot": "string",
+            "round_trip": "string",
+        }
+    )
     return table, counts
 
 
 def synthetic_pairs(round_trips: list[pd.DataFrame], tokenize_settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Round-trip tables -> one synthetic paraphrase pair table; returns it and counts per set of what was dropped."""
-    table = pd.concat(round_trips, ignore_index=True) if round_trips else pd.DataFrame(
-        columns=["year", "dataset", "line", "side", "sentence", "pivot", "round_trip"])
+    table = (
+        pd.concat(round_trips, ignore_index=True)
+        if round_trips
+        else pd.DataFrame(columns=["year", "dataset", "line", "side", "sentence", "pivot", "round_trip"])
+    )
     table = table.sort_values(["year", "dataset", "line", "side"], kind="stable").reset_index(drop=True)
-    pairs = pd.DataFrame({
-        "source": "synthetic", "year": table["year"], "dataset": table["dataset"], "line": table["line"],
-        "s1": table["sentence"], "s2": table["round_trip"],
-        "tokens1": [tokenize(str(s), "en", **tokenize_settings) for s in table["sentence"]],
-        "tokens2": [tokenize(str(s), "en", **tokenize_settings) for s in table["round_trip"]],
-        "gold": float("nan"),
-    })
+    pairs = pd.DataFrame(
+        {
+            "source": "synthetic",
+            "year": table["year"],
+            "dataset": table["dataset"],
+            "line": table["line"],
+            "s1": table["sentence"],
+            "s2": table["round_trip"],
+            "tokens1": [tokenize(str(s), "en", **tokenize_settings) for s in table["sentence"]],
+            "tokens2": [tokenize(str(s), "en", **tokenize_settings) for s in table["round_trip"]],
+            "gold": float("nan"),
+        }
+    )
     empty = pairs["tokens1"].map(len).eq(0) | pairs["tokens2"].map(len).eq(0)
     same_text = (table["sentence"] == table["round_trip"]).fillna(False).astype(bool) & ~empty
     same_tokens = (pairs["tokens1"].map(tuple) == pairs["tokens2"].map(tuple)) & ~empty
     key = pd.Series(list(zip(pairs["tokens1"].map(tuple), pairs["tokens2"].map(tuple))), index=pairs.index)
     repeated = key.duplicated() & ~same_tokens & ~empty
     keep = ~(empty | same_tokens | repeated)
-    flags = pd.DataFrame({"year": table["year"], "dataset": table["dataset"], "round_trips": 1,
-                          "empty": empty, "identical_text": same_text, "identical_tokens": same_tokens,
-                          "repeated": repeated, "kept": keep})
+    flags = pd.DataFrame(
+        {
+            "year": table["year"],
+            "dataset": table["dataset"],
+            "round_trips": 1,
+            "empty": empty,
+            "identical_text": same_text,
+            "identical_tokens": same_tokens,
+            "repeated": repeated,
+            "kept": keep,
+        }
+    )
     counts = flags.groupby(["year", "dataset"], sort=False).sum().reset_index()
     total = flags.drop(columns=["year", "dataset"]).sum().to_frame().T.assign(year=pd.NA, dataset="ALL")
     counts = pd.concat([counts, total[counts.columns]], ignore_index=True)
@@ -99,8 +136,14 @@ def dev_check(epochs: dict[str, pd.DataFrame]) -> pd.DataFrame:
             raise ValueError(f"model {model} scored no dev sets: give it dev_years in config.yaml")
         for _, row in table.iterrows():
             for column in dev_columns:
-                rows.append({"model": model, "epoch": int(row["epoch"]), "dev": column[len("dev_"):],
-                             "pearson": float(row[column])})
+                rows.append(
+                    {
+                        "model": model,
+                        "epoch": int(row["epoch"]),
+                        "dev": column[len("dev_") :],
+                        "pearson": float(row[column]),
+                    }
+                )
     return pd.DataFrame(rows, columns=["model", "epoch", "dev", "pearson"])
 
 
@@ -110,6 +153,9 @@ def dev_check_markdown(table: pd.DataFrame) -> str:
     for (model, dev), group in table.groupby(["model", "dev"], sort=False):
         first, last = group.iloc[0], group.iloc[-1]
         best = group.loc[group["pearson"].idxmax()]
-        rows.append([model, dev, first["pearson"], int(last["epoch"]), last["pearson"], int(best["epoch"]), best["pearson"]])
-    return markdown_rows(["model", "dev set", "epoch 0", "last epoch", "pearson (last)", "best epoch", "pearson (best)"],
-                         rows, "llrrrrr")
+        rows.append(
+            [model, dev, first["pearson"], int(last["epoch"]), last["pearson"], int(best["epoch"]), best["pearson"]]
+        )
+    return markdown_rows(
+        ["model", "dev set", "epoch 0", "last epoch", "pearson (last)", "best epoch", "pearson (best)"], rows, "llrrrrr"
+    )

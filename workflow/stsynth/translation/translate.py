@@ -26,14 +26,15 @@ s1_source, s2_source    string  the released sentences, kept for provenance
 translated1/2           bool    whether that side of the line was translated
 ======================  ======  ===========================================================
 """
+
 from __future__ import annotations
 
 import hashlib
 import logging
 import re
 import shlex
-import signal
 import shutil
+import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -113,26 +114,37 @@ class Apertium:
     translation is then the one `apertium -u -f txt` gives for it alone, whatever else is in the
     batch and in any order; tests/test_translate.py checks both on real corpus sentences.
     """
+
     name = "apertium"
     # Part of the version, so translations made another way are never taken from the cache: bump it
     # when the way sentences reach the engine or the clean-up below changes.
     method = "null-flush txt, tagger per sentence; cleanup 3"
 
-    def __init__(self, modes: dict[str, str], executable: str = "apertium", data_dir: str = "/usr/share/apertium",
-                 threads: int = 1):
+    def __init__(
+        self,
+        modes: dict[str, str],
+        executable: str = "apertium",
+        data_dir: str = "/usr/share/apertium",
+        threads: int = 1,
+    ):
         self.executable = shutil.which(executable)
         if self.executable is None:
             raise TranslationEngineError(
                 f"the Apertium executable {executable!r} is not on PATH: install it with "
                 "`apt-get install apertium apertium-eng-spa` (Debian/Ubuntu), or set "
-                "translate.apertium.executable in config.yaml")
+                "translate.apertium.executable in config.yaml"
+            )
         tools = Path(self.executable).parent
-        self.tools = {name: shutil.which(name, path=str(tools)) or shutil.which(name)
-                      for name in ("apertium-wblank-mode", "apertium-retxt")}
+        self.tools = {
+            name: shutil.which(name, path=str(tools)) or shutil.which(name)
+            for name in ("apertium-wblank-mode", "apertium-retxt")
+        }
         for name, path in self.tools.items():
             if path is None:
-                raise TranslationEngineError(f"{name} (part of Debian's apertium package) is not next to "
-                                             f"{self.executable} nor on PATH: reinstall apertium")
+                raise TranslationEngineError(
+                    f"{name} (part of Debian's apertium package) is not next to "
+                    f"{self.executable} nor on PATH: reinstall apertium"
+                )
         self.modes = dict(modes)
         self.data_dir = Path(data_dir)
         self.threads = max(1, threads)
@@ -144,7 +156,8 @@ class Apertium:
                 raise TranslationEngineError(
                     f"Apertium has no mode {self.modes[direction]!r} for {direction} ({mode_file} is missing): "
                     "install the language pair with `apt-get install apertium apertium-eng-spa`, or set "
-                    "translate.apertium.modes / translate.apertium.data_dir in config.yaml")
+                    "translate.apertium.modes / translate.apertium.data_dir in config.yaml"
+                )
             data_hashes.append(f"{self.modes[direction]}:{_mode_data_hash(mode_file)}")
             pipeline = self._run([self.tools["apertium-wblank-mode"], "-z", str(mode_file)], "")
             self.stages[direction] = _split_at_tagger(pipeline, mode_file)
@@ -165,8 +178,9 @@ class Apertium:
         while output and output[-1] == "":  # every stage adds a NUL at the end of its input
             output.pop()
         if len(output) != len(segments):
-            raise TranslationEngineError(f"{stages[0][0]} ... returned {len(output)} null-flushed "
-                                         f"segments for {len(segments)} sentences")
+            raise TranslationEngineError(
+                f"{stages[0][0]} ... returned {len(output)} null-flushed segments for {len(segments)} sentences"
+            )
         return output
 
     def translate(self, sentences: list[str], direction: str) -> list[str]:
@@ -184,18 +198,38 @@ class Apertium:
         if lines[-1] == "":
             lines.pop()
         if len(lines) != len(sentences):
-            raise TranslationEngineError(f"apertium-retxt returned {len(lines)} lines for {len(sentences)} "
-                                         f"{self.modes[direction]} segments")
+            raise TranslationEngineError(
+                f"apertium-retxt returned {len(lines)} lines for {len(sentences)} {self.modes[direction]} segments"
+            )
         return [strip_apertium_marks(" ".join(t.split()), s) for t, s in zip(lines, sentences)]
 
 
 # The programs a mode file may run (Apertium's and its companions' stages); a mode naming anything else
 # is refused: its stages are run as argument lists, never through a shell.
-APERTIUM_PROGRAMS = frozenset({
-    "lt-proc", "apertium-tagger", "apertium-pretransfer", "apertium-posttransfer", "apertium-transfer",
-    "apertium-interchunk", "apertium-postchunk", "lrx-proc", "cg-proc", "vislcg3", "rtx-proc", "apertium-anaphora",
-    "apertium-wblank-attach", "apertium-wblank-detach", "apertium-separable", "lsx-proc", "hfst-proc",
-    "apertium-lextor", "apertium-restore-chars", "apertium-extract-caps"})
+APERTIUM_PROGRAMS = frozenset(
+    {
+        "lt-proc",
+        "apertium-tagger",
+        "apertium-pretransfer",
+        "apertium-posttransfer",
+        "apertium-transfer",
+        "apertium-interchunk",
+        "apertium-postchunk",
+        "lrx-proc",
+        "cg-proc",
+        "vislcg3",
+        "rtx-proc",
+        "apertium-anaphora",
+        "apertium-wblank-attach",
+        "apertium-wblank-detach",
+        "apertium-separable",
+        "lsx-proc",
+        "hfst-proc",
+        "apertium-lextor",
+        "apertium-restore-chars",
+        "apertium-extract-caps",
+    }
+)
 
 
 def _split_at_tagger(pipeline: str, mode_file: Path) -> tuple[list[list[str]], list[str], list[list[str]]]:
@@ -209,14 +243,16 @@ def _split_at_tagger(pipeline: str, mode_file: Path) -> tuple[list[list[str]], l
     for stage in pipeline.strip().split(" | "):
         argv = shlex.split(stage.strip().replace("$1", "-n").replace("$2", ""))
         if not argv or Path(argv[0]).name not in APERTIUM_PROGRAMS:
-            raise TranslationEngineError(f"{mode_file}: stage {stage.strip()[:80]!r} does not run an Apertium program "
-                                         f"({', '.join(sorted(APERTIUM_PROGRAMS))}); refusing to run it")
+            raise TranslationEngineError(
+                f"{mode_file}: stage {stage.strip()[:80]!r} does not run an Apertium program "
+                f"({', '.join(sorted(APERTIUM_PROGRAMS))}); refusing to run it"
+            )
         stages.append(argv)
     taggers = [i for i, argv in enumerate(stages) if Path(argv[0]).name == "apertium-tagger"]
     if len(taggers) != 1:
         raise TranslationEngineError(f"{mode_file}: expected one apertium-tagger stage, found {len(taggers)}")
     tagger = [word for word in stages[taggers[0]] if word != "-z"]
-    return stages[:taggers[0]], tagger, stages[taggers[0] + 1:]
+    return stages[: taggers[0]], tagger, stages[taggers[0] + 1 :]
 
 
 def run_pipeline(stages: list[list[str]], text: str) -> str:
@@ -228,8 +264,12 @@ def run_pipeline(stages: list[list[str]], text: str) -> str:
     processes, errors = [], []
     for argv in stages:
         errors.append(tempfile.TemporaryFile())
-        process = subprocess.Popen(argv, stdin=processes[-1].stdout if processes else subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=errors[-1])
+        process = subprocess.Popen(
+            argv,
+            stdin=processes[-1].stdout if processes else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors[-1],
+        )
         if processes:
             processes[-1].stdout.close()  # the next stage owns it now: an early exit reaches the writer
         processes.append(process)
@@ -247,15 +287,17 @@ def run_pipeline(stages: list[list[str]], text: str) -> str:
     output = processes[-1].stdout.read()
     processes[-1].stdout.close()
     writer.join()
-    failed = [(argv, process.wait(), error) for argv, process, error in zip(stages, processes, errors)
-              if process.wait() != 0]
+    failed = [
+        (argv, process.wait(), error) for argv, process, error in zip(stages, processes, errors) if process.wait() != 0
+    ]
     # a stage that stops early makes the ones before it die of SIGPIPE: name the one that stopped
     failed.sort(key=lambda failure: failure[1] == -signal.SIGPIPE)
     if failed:
         argv, code, error = failed[0]
         error.seek(0)
-        raise TranslationEngineError(f"{' '.join(argv)} failed ({code}): "
-                                     f"{error.read().decode('utf-8', errors='replace').strip()}")
+        raise TranslationEngineError(
+            f"{' '.join(argv)} failed ({code}): {error.read().decode('utf-8', errors='replace').strip()}"
+        )
     for error in errors:
         error.close()
     return output.decode("utf-8")
@@ -279,8 +321,16 @@ class Marian:
     # Part of the version (see Apertium.method): batches of equal token length, never padded.
     method = "unpadded batches"
 
-    def __init__(self, models: dict[str, str], batch_size: int = 16, num_beams: int = 1,
-                 max_length: int = 256, device: str = "auto", quantize_int8: bool = False, threads: int | None = None):
+    def __init__(
+        self,
+        models: dict[str, str],
+        batch_size: int = 16,
+        num_beams: int = 1,
+        max_length: int = 256,
+        device: str = "auto",
+        quantize_int8: bool = False,
+        threads: int | None = None,
+    ):
         import torch
         from transformers import MarianMTModel, MarianTokenizer
 
@@ -305,16 +355,21 @@ class Marian:
                     "It must be a local folder (config.json, model weights, source.spm, target.spm, vocab.json) "
                     "or a hub name reachable from this machine. Without internet, download it elsewhere "
                     f"(`hf download {name} --local-dir models/{name.split('/')[-1]}`), copy the folder here and "
-                    f"set translate.marian.models.{direction} in config.yaml to it.") from err
+                    f"set translate.marian.models.{direction} in config.yaml to it."
+                ) from err
             except ImportError as err:
-                raise TranslationEngineError(f"the Marian tokenizer needs sentencepiece: pip install sentencepiece ({err})") from err
+                raise TranslationEngineError(
+                    f"the Marian tokenizer needs sentencepiece: pip install sentencepiece ({err})"
+                ) from err
             model.eval()
             if quantize_int8:
                 model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
             self.tokenizers[direction], self.models[direction] = tokenizer, model.to(device)
             versions.append(f"{direction}={name}@{_model_fingerprint(name, model)}")
-        self.version = (f"{'; '.join(versions)}; beams={num_beams}; max_length={max_length}; "
-                        f"int8={bool(quantize_int8)}; {self.method}")
+        self.version = (
+            f"{'; '.join(versions)}; beams={num_beams}; max_length={max_length}; "
+            f"int8={bool(quantize_int8)}; {self.method}"
+        )
 
     def translate(self, sentences: list[str], direction: str) -> list[str]:
         _check_direction(direction)
@@ -328,10 +383,14 @@ class Marian:
         for batch in _same_length_batches([len(i) for i in ids], self.batch_size):
             input_ids = self.torch.tensor([ids[i] for i in batch], device=self.device)
             with self.torch.inference_mode():
-                generated = model.generate(input_ids=input_ids, attention_mask=self.torch.ones_like(input_ids),
-                                           num_beams=self.num_beams, do_sample=False,
-                                           max_new_tokens=self.max_length,
-                                           decoder_start_token_id=model.config.pad_token_id)
+                generated = model.generate(
+                    input_ids=input_ids,
+                    attention_mask=self.torch.ones_like(input_ids),
+                    num_beams=self.num_beams,
+                    do_sample=False,
+                    max_new_tokens=self.max_length,
+                    decoder_start_token_id=model.config.pad_token_id,
+                )
             for i, text in zip(batch, tokenizer.batch_decode(generated, skip_special_tokens=True)):
                 translations[i] = text.strip()
         return translations
@@ -342,8 +401,9 @@ def _same_length_batches(lengths: list[int], batch_size: int) -> list[list[int]]
     by_length: dict[int, list[int]] = {}
     for index in sorted(range(len(lengths)), key=lambda i: lengths[i]):
         by_length.setdefault(lengths[index], []).append(index)
-    return [group[start:start + batch_size] for group in by_length.values()
-            for start in range(0, len(group), batch_size)]
+    return [
+        group[start : start + batch_size] for group in by_length.values() for start in range(0, len(group), batch_size)
+    ]
 
 
 def _model_fingerprint(name: str, model) -> str:
@@ -370,8 +430,9 @@ def make_translator(settings: dict, threads: int = 1, device: str = "auto") -> T
     raise ValueError(f"translate.backend {backend!r} is not one of apertium, marian")
 
 
-def translate_cached(sentences: list[str], direction: str, translator: Translator, cache: TranslationCache,
-                     chunk_size: int = 256) -> tuple[list[str], dict]:
+def translate_cached(
+    sentences: list[str], direction: str, translator: Translator, cache: TranslationCache, chunk_size: int = 256
+) -> tuple[list[str], dict]:
     """Translations aligned with sentences; only sentences missing from the cache reach the engine.
 
     Each chunk is stored as soon as it is translated, so an interrupted call loses at most one chunk.
@@ -384,18 +445,31 @@ def translate_cached(sentences: list[str], direction: str, translator: Translato
     started = time.perf_counter()
     progress = Progress(log, f"{translator.name} {direction}", len(missing), "sentences")
     for start in range(0, len(missing), chunk_size):
-        chunk = missing[start:start + chunk_size]
+        chunk = missing[start : start + chunk_size]
         translated = dict(zip(chunk, translator.translate(chunk, direction)))
         cache.store(translator, direction, translated)
         known.update(translated)
         progress.advance(len(chunk))
     progress.finish()
     seconds = time.perf_counter() - started
-    counts = {"sentences": len(sentences), "unique": len(set(sentences)),
-              "cached": len(set(sentences)) - len(missing), "translated": len(missing), "seconds": seconds}
-    log.info("%s %s (%s): %d sentences, %d unique, %d from the cache, %d translated in %.1f s",
-             translator.name, direction, translator.version, counts["sentences"], counts["unique"],
-             counts["cached"], counts["translated"], seconds)
+    counts = {
+        "sentences": len(sentences),
+        "unique": len(set(sentences)),
+        "cached": len(set(sentences)) - len(missing),
+        "translated": len(missing),
+        "seconds": seconds,
+    }
+    log.info(
+        "%s %s (%s): %d sentences, %d unique, %d from the cache, %d translated in %.1f s",
+        translator.name,
+        direction,
+        translator.version,
+        counts["sentences"],
+        counts["unique"],
+        counts["cached"],
+        counts["translated"],
+        seconds,
+    )
     return [known[s] for s in sentences], counts
 
 
@@ -415,14 +489,24 @@ def spanish_sides(pairs: pd.DataFrame, languages: pd.DataFrame | None) -> tuple[
     neither = ~identified[0] & ~identified[1] & ~np.isnan(probability[0]) & ~np.isnan(probability[1])
     first = neither & (probability[0] >= probability[1])
     if neither.any():
-        log.info("%d lines with no sentence identified as Spanish: their more probably Spanish side is "
-                 "translated (s1 on %d, s2 on %d; lines %s)", neither.sum(), first.sum(), (neither & ~first).sum(),
-                 ", ".join(map(str, pairs["line"].to_numpy()[neither][:20])))
+        log.info(
+            "%d lines with no sentence identified as Spanish: their more probably Spanish side is "
+            "translated (s1 on %d, s2 on %d; lines %s)",
+            neither.sum(),
+            first.sum(),
+            (neither & ~first).sum(),
+            ", ".join(map(str, pairs["line"].to_numpy()[neither][:20])),
+        )
     return identified[0] | first, identified[1] | (neither & ~first)
 
 
-def translate_pairs(pairs: pd.DataFrame, translator: Translator, cache: TranslationCache,
-                    chunk_size: int = 256, languages: pd.DataFrame | None = None) -> pd.DataFrame:
+def translate_pairs(
+    pairs: pd.DataFrame,
+    translator: Translator,
+    cache: TranslationCache,
+    chunk_size: int = 256,
+    languages: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """An es-en pair table with its Spanish sentences translated to English, on either side: those
     language identification finds (``languages``: the table of rule identify_language), or every s1
     (``languages`` None: the side the track declares). The released sentences stay in s1_source and
@@ -441,13 +525,20 @@ def translate_pairs(pairs: pd.DataFrame, translator: Translator, cache: Translat
             values[row] = next(english)
         translated[side] = pd.Series(values, index=pairs.index, dtype="string")
     translated["translated1"], translated["translated2"] = spanish
-    log.info("translated to English (%s): %d of %d s1, %d of %d s2", "identified as Spanish" if languages is not None
-             else "the declared Spanish side, s1", spanish[0].sum(), len(pairs), spanish[1].sum(), len(pairs))
+    log.info(
+        "translated to English (%s): %d of %d s1, %d of %d s2",
+        "identified as Spanish" if languages is not None else "the declared Spanish side, s1",
+        spanish[0].sum(),
+        len(pairs),
+        spanish[1].sum(),
+        len(pairs),
+    )
     return translated
 
 
-def round_trip(sentences: list[str], translator: Translator, cache: TranslationCache,
-               chunk_size: int = 256) -> tuple[list[str], list[str], dict]:
+def round_trip(
+    sentences: list[str], translator: Translator, cache: TranslationCache, chunk_size: int = 256
+) -> tuple[list[str], list[str], dict]:
     """English -> Spanish -> English: (pivots, round trips, counts per direction)."""
     pivots, to_spanish = translate_cached(sentences, "en-es", translator, cache, chunk_size)
     back, to_english = translate_cached(pivots, "es-en", translator, cache, chunk_size)

@@ -28,6 +28,7 @@ Model files (never pickle, written by stsynth.dcu2016.sentence_model):
 Similarity tables (``resources/similarity/{model}/{year}/{dataset}.parquet``): ``year`` int16,
 ``dataset`` string, ``line`` int32, ``cosine`` float64, row-aligned with the pair table.
 """
+
 from __future__ import annotations
 
 import logging
@@ -44,6 +45,7 @@ log = logging.getLogger(__name__)
 
 # --- the model -----------------------------------------------------------------------------
 
+
 class Paragram(torch.nn.Module):
     """Word embedding table -> masked weighted mean -> principal components removed."""
 
@@ -51,8 +53,9 @@ class Paragram(torch.nn.Module):
         super().__init__()
         self.embeddings = torch.nn.Parameter(embeddings.float())
         self.register_buffer("weights", weights.float())
-        self.register_buffer("components", torch.zeros(0, embeddings.shape[1]) if components is None
-                             else components.float())
+        self.register_buffer(
+            "components", torch.zeros(0, embeddings.shape[1]) if components is None else components.float()
+        )
 
     def forward(self, indices: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         weights = self.weights[indices] * mask  # padding weighs nothing
@@ -77,15 +80,21 @@ def objective(g1, g2, t1, t2, embeddings, initial, settings: dict) -> torch.Tens
 
 # --- the trainer -----------------------------------------------------------------------------
 
+
 def _optimizer(settings: dict, parameters):
     """Library defaults except the learning rate (AdaDelta: rho 0.9, eps 1e-6 in torch)."""
-    kinds = {"adadelta": torch.optim.Adadelta, "adam": torch.optim.Adam, "adagrad": torch.optim.Adagrad,
-             "sgd": torch.optim.SGD}
+    kinds = {
+        "adadelta": torch.optim.Adadelta,
+        "adam": torch.optim.Adam,
+        "adagrad": torch.optim.Adagrad,
+        "sgd": torch.optim.SGD,
+    }
     return kinds[settings["optimizer"]](parameters, lr=settings["learning_rate"])
 
 
-def choose_negatives(g1: torch.Tensor, g2: torch.Tensor, kind: str, rng: np.random.Generator,
-                     mix_max_probability: float = 0.5) -> tuple[torch.Tensor, torch.Tensor]:
+def choose_negatives(
+    g1: torch.Tensor, g2: torch.Tensor, kind: str, rng: np.random.Generator, mix_max_probability: float = 0.5
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Rows of cat(g1, g2) serving as t1 (for g1) and t2 (for g2): never the pair's own sentences."""
     size = len(g1)
     pair = torch.arange(size)
@@ -108,8 +117,13 @@ def choose_negatives(g1: torch.Tensor, g2: torch.Tensor, kind: str, rng: np.rand
     raise ValueError(f"unknown negatives {kind!r}")
 
 
-def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings: dict, evaluate=None,
-          every_epoch: bool = True) -> list[dict]:
+def train(
+    paragram: Paragram,
+    pairs: list[tuple[list[int], list[int]]],
+    settings: dict,
+    evaluate=None,
+    every_epoch: bool = True,
+) -> list[dict]:
     """Tune paragram.embeddings in place on index pairs; one record per epoch (epoch 0 = untuned).
 
     evaluate() (dev scores) runs after every epoch, or with every_epoch False only after the last.
@@ -127,22 +141,31 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
     initial = table.embeddings.detach().clone()
     optimizer = _optimizer(settings, table.parameters())
     scored = evaluate or (lambda: {})
-    records = [{"epoch": 0, "loss": float("nan"), "seconds": 0.0, "pairs": len(pairs),
-                **(scored() if every_epoch or not settings["epochs"] else {})}]
+    records = [
+        {
+            "epoch": 0,
+            "loss": float("nan"),
+            "seconds": 0.0,
+            "pairs": len(pairs),
+            **(scored() if every_epoch or not settings["epochs"] else {}),
+        }
+    ]
     batches_per_epoch = -(-len(compact_pairs) // settings["batch_size"])
-    progress = Progress(log, f"paragram training on {len(pairs)} pairs", settings["epochs"] * batches_per_epoch,
-                        "batches")
+    progress = Progress(
+        log, f"paragram training on {len(pairs)} pairs", settings["epochs"] * batches_per_epoch, "batches"
+    )
     for epoch in range(1, settings["epochs"] + 1):
         started, losses = time.perf_counter(), []
         order = rng.permutation(len(compact_pairs))
         for start in range(0, len(order), settings["batch_size"]):
             progress.advance()
-            batch = [compact_pairs[i] for i in order[start:start + settings["batch_size"]]]
+            batch = [compact_pairs[i] for i in order[start : start + settings["batch_size"]]]
             if len(batch) < 2:
                 continue  # no other pair to draw a negative from
             g1, g2 = table(*_pad([a for a, _ in batch])), table(*_pad([b for _, b in batch]))
-            t1, t2 = choose_negatives(g1.detach(), g2.detach(), settings["negatives"], rng,
-                                      settings["mix_max_probability"])
+            t1, t2 = choose_negatives(
+                g1.detach(), g2.detach(), settings["negatives"], rng, settings["mix_max_probability"]
+            )
             candidates = torch.cat([g1, g2])
             loss = objective(g1, g2, candidates[t1], candidates[t2], table.embeddings, initial, settings)
             optimizer.zero_grad()
@@ -152,10 +175,20 @@ def train(paragram: Paragram, pairs: list[tuple[list[int], list[int]]], settings
         seconds = time.perf_counter() - started
         with torch.no_grad():
             paragram.embeddings[rows] = table.embeddings
-        record = {"epoch": epoch, "loss": float(np.mean(losses)) if losses else float("nan"), "seconds": seconds,
-                  "pairs": len(pairs), **(scored() if every_epoch or epoch == settings["epochs"] else {})}
-        log.info("epoch %d: loss %.5f, %.1f s, %s", epoch, record["loss"], seconds,
-                 {k: round(v, 4) for k, v in record.items() if k.startswith("dev_")})
+        record = {
+            "epoch": epoch,
+            "loss": float(np.mean(losses)) if losses else float("nan"),
+            "seconds": seconds,
+            "pairs": len(pairs),
+            **(scored() if every_epoch or epoch == settings["epochs"] else {}),
+        }
+        log.info(
+            "epoch %d: loss %.5f, %.1f s, %s",
+            epoch,
+            record["loss"],
+            seconds,
+            {k: round(v, 4) for k, v in record.items() if k.startswith("dev_")},
+        )
         records.append(record)
     progress.finish()
     return records

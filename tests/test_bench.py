@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from bench import rule_job_times
+from bench_measure import rule_job_times
 
 LOG = """[Mon Nov 23 16:43:12 2026]
 localrule paragram_train:
@@ -80,7 +80,7 @@ def test_a_bench_step_reports_snakemakes_step_count_while_it_runs(tmp_path, monk
     import logging
     import subprocess
 
-    import bench
+    import bench_measure as bench
 
     script = tmp_path / "fake.py"
     script.write_text(

@@ -11,7 +11,9 @@ from conftest import REPO
 from stsynth.core.corpus import read_manifest
 from stsynth.dcu2016.features import FEATURES
 from stsynth.encoders.encoder import ENCODER_FEATURES
-from stsynth.pipeline.config_checks import ConfigError, check_config, check_unique_keys
+from stsynth.pipeline.checks import ConfigError
+from stsynth.pipeline.config_checks import check_config
+from stsynth.pipeline.overlays import check_unique_keys
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 MANIFEST = read_manifest(REPO / CONFIG["corpus"]["manifest"])
@@ -338,7 +340,7 @@ def test_tuned_encoders_that_start_from_each_other_are_a_cycle_not_a_recursion_e
 def test_the_2017_protocol_refuses_training_on_the_sts_benchmark():
     """STS 2017 track 5's pairs are in the STS Benchmark's dev and test sets: with track 5 as a test set,
     an STS Benchmark set may only be a test set too."""
-    from stsynth.pipeline.config_checks import sts2017_leak_problems
+    from stsynth.pipeline.config_checks_2017 import sts2017_leak_problems
 
     track5 = {"year": 2017, "name": "track5", "role": "test", "input": "STS2017-test/STS.input.track5.en-en.txt"}
     sts_dev = {"year": 2017, "name": "sts-dev", "role": "train", "format": "stsb", "input": "stsbenchmark/sts-dev.csv"}

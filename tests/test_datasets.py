@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from stsynth.core.corpus import sha256_of
+from stsynth.core.datasets import Dataset, InputFormatError
 from stsynth.core.local_files import check_local_files
-from stsynth.core.pairs import Dataset, InputFormatError, pair_table
+from stsynth.core.pairs import pair_table
 from stsynth.pipeline.plan import dataset_entry
 
 STSB_LINES = [

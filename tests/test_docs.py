@@ -12,12 +12,13 @@ import pandas as pd
 import pytest
 
 import doc_blocks
+import doc_blocks_dcu
 import doc_marks
 import doc_tree
 from stsynth.results.report_sections import PUBLISHED
 
 REPO = Path(__file__).resolve().parent.parent
-SETS = {"en": doc_blocks.EN_SETS, "es-en": doc_blocks.ES_EN_SETS}
+SETS = {"en": doc_tree.EN_SETS, "es-en": doc_tree.ES_EN_SETS}
 
 
 def score_table(run: str, rng: np.random.Generator) -> pd.DataFrame:
@@ -53,9 +54,9 @@ def built_tree(tmp_path) -> Path:
     rng = np.random.default_rng(7)
     root = tmp_path / "tree"
     (root / "results/scores").mkdir(parents=True)
-    for run in dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_blocks.RUNS_2016]):
+    for run in dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_tree.RUNS_2016]):
         score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
-    runs = list(dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_blocks.RUNS_2016]))
+    runs = list(dict.fromkeys([*doc_blocks.HEADLINE_2016, *doc_tree.RUNS_2016]))
     named = {("synthetic", "task-internal"): (0.0213, 0.001), ("fusion", "task-internal"): (0.0288, 0.0)}
     pairs = [
         ((run, against), *named.get((run, against), (0.01, 0.5))) for run in runs for against in runs if run != against
@@ -172,9 +173,9 @@ def test_prose_figures_outside_marks_are_counted():
 
 def test_rank_among_the_2016_participants_leaves_out_late_runs_and_the_baseline():
     runs = PUBLISHED["participants_en"]["runs"]
-    assert doc_blocks.would_rank(0.9, runs) == (1, 112)
-    assert doc_blocks.would_rank(0.71701, runs) == (30, 112)  # DCU-SEManiacs Fusion: RunRank 30 in the task paper
-    assert doc_blocks.would_rank(0.84562, PUBLISHED["participants_es_en"]["runs"]) == (5, 26)  # DCU run2: rank 5
+    assert doc_blocks_dcu.would_rank(0.9, runs) == (1, 112)
+    assert doc_blocks_dcu.would_rank(0.71701, runs) == (30, 112)  # DCU-SEManiacs Fusion: RunRank 30 in the task paper
+    assert doc_blocks_dcu.would_rank(0.84562, PUBLISHED["participants_es_en"]["runs"]) == (5, 26)  # DCU run2: rank 5
 
 
 @pytest.mark.subprocess

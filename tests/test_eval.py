@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from stsynth.core.pairs import Dataset
-from stsynth.eval import evaluation
+from stsynth.core.datasets import Dataset
+from stsynth.eval import evaluation, mteb_results
 from stsynth.eval.embedding_cache import EmbeddingCache, sentence_key
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015], "TINYX": ["2016/tinynews"]}
@@ -70,7 +70,7 @@ def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_
 
     results = ResultCache(work / "results/eval/mteb").load_results(include_remote=False)
     [model] = results.model_results
-    assert model.model_name == "stsynth/tiny-a" and model.model_revision == evaluation.NO_REVISION
+    assert model.model_name == "stsynth/tiny-a" and model.model_revision == mteb_results.NO_REVISION
     loaded = {r.task_name: r.scores["test"][0] for r in model.task_results}
     assert set(loaded) == {"TINY16", "TINY15"}
     assert loaded["TINY16"]["main_score"] == pytest.approx(task.at["ALL (pooled)", "spearman"])
@@ -201,8 +201,8 @@ def test_location_entries_tasks_and_mteb_similarities():
     ]
     with pytest.raises(evaluation.EvalConfigError, match="eval.tasks: no task to evaluate"):
         evaluation.check_tasks({})
-    assert evaluation.dataset_revision("STS12", sets[:1]) == evaluation.MTEB_TASKS["STS12"][0]
-    assert evaluation.dataset_revision("STS12", sets[1:2]) == evaluation.NO_REVISION  # not MTEB's pairs
+    assert mteb_results.dataset_revision("STS12", sets[:1]) == mteb_results.MTEB_TASKS["STS12"][0]
+    assert mteb_results.dataset_revision("STS12", sets[1:2]) == mteb_results.NO_REVISION  # not MTEB's pairs
 
     # MTEB's STS evaluator: cosine, negated Manhattan and Euclidean distances, the model's own function
     from sklearn.metrics.pairwise import paired_cosine_distances, paired_euclidean_distances, paired_manhattan_distances
@@ -290,7 +290,7 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
 def test_an_mteb_task_folder_is_a_dataset_and_its_revision_is_recorded(workspace, tmp_path):
     import gzip
 
-    from stsynth.core.pairs import InputFormatError, mteb_task_file
+    from stsynth.core.datasets import InputFormatError, mteb_task_file
 
     folder = tmp_path / "sts-like"
     (folder / "en-en").mkdir(parents=True)
@@ -376,7 +376,7 @@ def test_the_docs_put_mtebs_published_figures_beside_the_eval_trees(tmp_path):
 
 
 def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
-    """stsynth.eval.evaluation.mteb_scores (pooled over a task's sets, from the similarity tables) equals what
+    """stsynth.eval.mteb_results.mteb_scores (pooled over a task's sets, from the similarity tables) equals what
     mteb's STS task computes (AbsTaskSTS._calculate_scores over sklearn's paired distances, as its
     AnySTSEvaluator does) on the same embeddings and gold."""
     from mteb.abstasks.sts import AbsTaskSTS
@@ -392,7 +392,7 @@ def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
         pairs[key] = pd.DataFrame({"gold": gold[rows]})
         dot = (a[rows] * b[rows]).sum(axis=1)
         similarity[key] = pd.DataFrame(evaluation.pair_similarities(a[rows], b[rows], dot))
-    ours = evaluation.mteb_scores(keys, pairs, similarity)
+    ours = mteb_results.mteb_scores(keys, pairs, similarity)
     theirs = AbsTaskSTS._calculate_scores(
         None,
         {

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stsynth.core.datasets import InputFormatError
 from stsynth.core.keyed import check_aligned
 from stsynth.core.lexicon import LEXNAMES, build_wordnet, information_content, lexnames_text
-from stsynth.core.pairs import InputFormatError
 from stsynth.dcu2016 import features as F
 from stsynth.dcu2016.features import FEATURES, Resources, Side, feature_table, pair_features
 

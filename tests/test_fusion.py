@@ -7,6 +7,7 @@ import pytest
 
 from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.dcu2016 import fusion as Fu
+from stsynth.dcu2016 import fusion_studies
 from stsynth.results.plots import plot_importances
 
 
@@ -103,7 +104,7 @@ def test_ablation_removes_each_group_and_scores_each_track():
     test = synthetic_frame(rng, [(2016, "t", "en"), (2016, "n", "es-en")], rows=80)
     params = {"init": ["x1"], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 40}
     groups = {"strong": ["x1"], "weak": ["x2"], "noise": ["x3"], "absent": ["x9"]}
-    table = Fu.ablation(
+    table = fusion_studies.ablation(
         dev_train,
         dev_validate,
         train,
@@ -320,16 +321,16 @@ def test_the_dev_table_keeps_paragram_and_encoder_columns_out_of_the_features_on
         frame[encoder] = frame["x1"]
         frame["x1"] = rng.normal(size=len(frame))
     features = ["x1", "x2", "x3", "paragram_pm", encoder]
-    assert Fu.dev_table_feature_sets(features, ["paragram_pm"]) == {
+    assert fusion_studies.dev_table_feature_sets(features, ["paragram_pm"]) == {
         "features only (GBR)": ["x1", "x2", "x3"],
         "features + paragram (GBR)": ["x1", "x2", "x3", "paragram_pm"],
     }
     cosines = {"pm": validate[["year", "dataset", "line"]].assign(cosine=validate["gold"] / 5)}
     params = {"init": [], "max_depth": 2, "learning_rate": 0.1, "subsample": 1.0, "n_estimators": 30}
-    table = Fu.dev_table(train, validate, features, ["paragram_pm"], params, 1, cosines)
+    table = fusion_studies.dev_table(train, validate, features, ["paragram_pm"], params, 1, cosines)
     assert list(table["system"]) == ["features only (GBR)", "paragram pm (5 x cosine)", "features + paragram (GBR)"]
     alone, cosine, with_paragram = table["pearson_ALL"]
     assert alone < 0.5 < with_paragram and cosine == pytest.approx(1.0)
     misaligned = {"pm": cosines["pm"].iloc[::-1].reset_index(drop=True)}
     with pytest.raises(ValueError, match="similarity tables of pm"):
-        Fu.dev_table(train, validate, features, ["paragram_pm"], params, 1, misaligned)
+        fusion_studies.dev_table(train, validate, features, ["paragram_pm"], params, 1, misaligned)

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
+from stsynth.core.datasets import InputFormatError
 from stsynth.core.keyed import AlignmentError, check_aligned
-from stsynth.core.pairs import InputFormatError
 
 PAIRS = pd.DataFrame(
     {

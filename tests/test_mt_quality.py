@@ -4,7 +4,7 @@ translations of s1 (stsynth.translation.mt_quality)."""
 import numpy as np
 import pytest
 
-from stsynth.core.pairs import InputFormatError
+from stsynth.core.datasets import InputFormatError
 from stsynth.dcu2016.sentence_model import build_model
 from stsynth.translation.mt_quality import comparison, comparison_markdown, read_field
 from test_paragram import SETTINGS, toy_pairs, toy_vectors

@@ -4,7 +4,8 @@ import logging
 
 import pytest
 
-from stsynth.core.pairs import Dataset, InputFormatError, blank_counts, pair_table
+from stsynth.core.datasets import Dataset, InputFormatError
+from stsynth.core.pairs import blank_counts, pair_table
 
 EN16 = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4)
 

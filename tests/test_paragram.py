@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from stsynth.core.pairs import InputFormatError
+from stsynth.core.datasets import InputFormatError
 from stsynth.core.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
 from stsynth.dcu2016.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
 from stsynth.word_vectors.paragram import Paragram, choose_negatives, margin_loss, objective

@@ -11,8 +11,6 @@ from stsynth.sts2017.paraphrase_cnn import (
     Vocabulary,
     build,
     finetune,
-    fit,
-    grid_table,
     load,
     pad,
     pretrain,
@@ -20,6 +18,7 @@ from stsynth.sts2017.paraphrase_cnn import (
     sentence_vectors,
     with_words,
 )
+from stsynth.sts2017.paraphrase_cnn_fit import fit, grid_table
 from stsynth.word_vectors.vectors import WordVectors
 
 WORDS = ["a", "man", "guy", "plays", "guitar", "woman", "cuts", "slices", "onion", "cat", "dog", "runs", "sleeps"]

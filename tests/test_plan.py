@@ -7,38 +7,40 @@ import pytest
 import yaml
 
 from conftest import REPO
+from stsynth.core.datasets import select
 from stsynth.dcu2016 import fusion_plan
 from stsynth.encoders import encoder
 from stsynth.pipeline import plan
+from stsynth.pipeline.runs import PER_SET_PREFIX, RUN_STAGES, Run, run_source, runs_of
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
 MODELS = plan.paragram_models(CONFIG, DATASETS)
-TEST = {d.name: d for d in plan.select(DATASETS, role="test")}
+TEST = {d.name: d for d in select(DATASETS, role="test")}
 
 
 def test_every_run_names_the_table_its_predictions_come_from():
-    runs = plan.runs_of(CONFIG)
+    runs = runs_of(CONFIG)
     news, headlines = TEST["news"], TEST["headlines"]
-    assert plan.run_source(runs["baseline"], headlines) == "resources/pairs/2016/headlines.parquet"
-    assert plan.run_source(runs["synthetic"], news) == "resources/similarity/synthetic/2016/news.parquet"
+    assert run_source(runs["baseline"], headlines) == "resources/pairs/2016/headlines.parquet"
+    assert run_source(runs["synthetic"], news) == "resources/similarity/synthetic/2016/news.parquet"
     assert (
-        plan.run_source(runs["synthetic-per-set"], news)
+        run_source(runs["synthetic-per-set"], news)
         == "resources/similarity/synthetic-per-set-2016-news/2016/news.parquet"
     )
-    assert plan.run_source(runs["encoder"], news) == "resources/encoder/minilm/2016/news.parquet"
-    assert plan.run_source(runs["fusion-encoder"], news) == "results/fusion/fusion-encoder/predictions.parquet"
-    other = plan.Run("other", "external", predictions="their-system/{year}/{dataset}.txt")
-    assert plan.run_source(other, news) == "their-system/2016/news.txt"
+    assert run_source(runs["encoder"], news) == "resources/encoder/minilm/2016/news.parquet"
+    assert run_source(runs["fusion-encoder"], news) == "results/fusion/fusion-encoder/predictions.parquet"
+    other = Run("other", "external", predictions="their-system/{year}/{dataset}.txt")
+    assert run_source(other, news) == "their-system/2016/news.txt"
     # every stage has a shipped run, but external (another system's files: tests/test_scoring.py)
-    assert {run.stage for run in runs.values()} == set(plan.RUN_STAGES) - {"external"}
+    assert {run.stage for run in runs.values()} == set(RUN_STAGES) - {"external"}
 
 
 def test_an_unknown_stage_is_named():
     config = copy.deepcopy(CONFIG)
     config["runs"]["odd"] = {"stage": "ensemble"}
     with pytest.raises(ValueError, match="runs.odd.stage: 'ensemble' is not one of"):
-        plan.runs_of(config)
+        runs_of(config)
 
 
 def test_model_settings_are_defaults_then_preset_then_entry():
@@ -62,7 +64,7 @@ def test_a_fold_model_holds_out_its_fold_and_scores_no_dev_sets():
 
 
 def test_each_test_set_has_its_own_per_set_model():
-    per_set = [name for name in MODELS if name.startswith(plan.PER_SET_PREFIX)]
+    per_set = [name for name in MODELS if name.startswith(PER_SET_PREFIX)]
     assert len(per_set) == len(TEST)
     assert MODELS["synthetic-per-set-2016-news"]["pairs"] == ["synthetic-2016-news"]
 
@@ -76,7 +78,7 @@ def test_training_inputs_follow_the_model():
 
 
 def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
-    runs = plan.runs_of(CONFIG)
+    runs = runs_of(CONFIG)
     splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder"], DATASETS)
     assert [len(splits[k]) for k in ("dev_train", "dev_validate", "train", "test")] == [17, 5, 22, 7]
     first_train = dict(splits["train"][0].paragram)["paraphrase_synthetic"]
@@ -115,9 +117,9 @@ def test_fusion_training_rows_read_fold_models_and_test_rows_the_final_model():
 
 
 def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_models_folds():
-    runs = plan.runs_of(CONFIG)
+    runs = runs_of(CONFIG)
     news = TEST["news"]
-    assert plan.run_source(runs["encoder-sts"], news) == "resources/encoder/minilm-sts/2016/news.parquet"
+    assert run_source(runs["encoder-sts"], news) == "resources/encoder/minilm-sts/2016/news.parquet"
     sts = plan.tuned_encoder_settings(CONFIG, "minilm-sts")
     assert sts["loss"] == "cosine" and sts["start"] == "minilm" and sts["holdout"] is None
     inputs = plan.tuned_encoder_inputs(CONFIG, sts, DATASETS)
@@ -136,7 +138,7 @@ def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_
 
 
 def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_rows():
-    runs = plan.runs_of(CONFIG)
+    runs = runs_of(CONFIG)
     run = runs["fusion-tuned"]
     assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
     # the project's choice (issue 23, dev protocol): tuned encoder in-sample, paragram out of fold
@@ -179,10 +181,10 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
         "mpnet-sts": {"stage": "encoder", "model": "mpnet-sts"},
     }
     config["seed_study"]["runs"] = []
-    runs = plan.runs_of(config)
+    runs = runs_of(config)
     news = TEST["news"]
-    assert plan.run_source(runs["mpnet"], news) == "resources/encoder/mpnet/2016/news.parquet"
-    assert plan.run_source(runs["mpnet-sts"], news) == "resources/encoder/mpnet-sts/2016/news.parquet"
+    assert run_source(runs["mpnet"], news) == "resources/encoder/mpnet/2016/news.parquet"
+    assert run_source(runs["mpnet-sts"], news) == "resources/encoder/mpnet-sts/2016/news.parquet"
     # a named encoder is never trained: read in-sample whatever encoder_folds says
     assert fusion_plan.fold_sources(config, runs["fusion-mpnet"]) == []
     splits = fusion_plan.fusion_splits(config, runs["fusion-mpnet"], DATASETS)
@@ -243,8 +245,8 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
 def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_test():
     from stsynth.sts2017 import head_plan
 
-    runs = plan.runs_of(CONFIG)
-    assert plan.run_source(runs["head-minilm-sts"], TEST["news"]) == "results/head/head-minilm-sts/predictions.parquet"
+    runs = runs_of(CONFIG)
+    assert run_source(runs["head-minilm-sts"], TEST["news"]) == "results/head/head-minilm-sts/predictions.parquet"
     splits = head_plan.head_splits(CONFIG, runs["head-minilm-sts"], DATASETS)
     by_split = {split: {f"{e['year']}/{e['dataset']}": e for e in entries} for split, entries in splits.items()}
     assert set(by_split["dev_validate"]) == {
@@ -266,7 +268,7 @@ def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
 
     config = copy.deepcopy(CONFIG)
     config["runs"]["tai"] = {"stage": "head", "vectors": ["minilm"], "preset": "tai"}
-    runs = plan.runs_of(config)
+    runs = runs_of(config)
     grid = head_plan.head_settings(config, runs["head-minilm"])
     assert grid["choose_epochs"] and len(grid["points"]) == 4
     assert {(p["hidden"], p["learning_rate"]) for p in grid["points"]} == {
@@ -301,7 +303,7 @@ def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
 def test_the_vocabulary_reads_the_sets_its_setting_names():
     config = copy.deepcopy(CONFIG)
     names = lambda: {(d.year, d.name) for d in plan.vocabulary_datasets(config, DATASETS)}
-    train = {(d.year, d.name) for d in plan.select(DATASETS, role="train")}
+    train = {(d.year, d.name) for d in select(DATASETS, role="train")}
     config["vectors"]["minilm-static"]["vocabulary"] = "training"
     assert names() == train and not any(year == 2016 for year, _ in names())  # no test sentence read
     config["vectors"]["minilm-static"]["vocabulary"] = "all"

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stsynth.core.pairs import InputFormatError
+from stsynth.core.datasets import InputFormatError
 from stsynth.core.tables import cell, markdown_rows, markdown_table
 from stsynth.results.predict import run_predictions
 

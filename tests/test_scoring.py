@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from scipy.stats import pearsonr
 
-from stsynth.core.pairs import InputFormatError
-from stsynth.core.scoring import correlations, pearson, score_run, scores_markdown, weighted_mean, write_predictions
+from stsynth.core.correlations import correlations, pearson, weighted_mean
+from stsynth.core.datasets import InputFormatError
+from stsynth.core.scoring import score_run, scores_markdown, write_predictions
 from stsynth.dcu2016.baseline import bag_of_words_cosine
 
 
@@ -112,7 +113,7 @@ def test_correlations_are_per_dataset_then_pair_weighted_over_the_defined_ones()
 def test_three_alls_and_spearman_against_scipy():
     from scipy.stats import spearmanr
 
-    from stsynth.core.scoring import summary
+    from stsynth.core.correlations import summary
 
     rng = np.random.default_rng(7)
     gold_a, gold_b = rng.uniform(0, 5, 40), rng.uniform(0, 5, 10)
@@ -134,7 +135,7 @@ def test_three_alls_and_spearman_against_scipy():
 
 
 def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_pairs():
-    from stsynth.core.scoring import bootstrap_all, interval
+    from stsynth.core.bootstrap import bootstrap_all, interval
 
     rng = np.random.default_rng(3)
 
@@ -153,7 +154,7 @@ def test_bootstrap_interval_is_seeded_covers_the_estimate_and_narrows_with_more_
 
 
 def test_paired_bootstrap_finds_a_real_difference_and_not_a_null_one():
-    from stsynth.core.scoring import paired_bootstrap
+    from stsynth.core.bootstrap import paired_bootstrap
 
     rng = np.random.default_rng(11)
     gold = rng.uniform(0, 5, 300)
@@ -195,7 +196,8 @@ def test_spearman_gets_intervals_and_paired_tests_like_pearson(tmp_path):
     a paired Spearman test, from the same resamples as Pearson (so Pearson's figures do not move)."""
     from scipy.stats import spearmanr
 
-    from stsynth.core.scoring import bootstrap_sets, compare_runs, interval, paired_bootstrap, score_run
+    from stsynth.core.bootstrap import bootstrap_sets, interval, paired_bootstrap
+    from stsynth.core.scoring import compare_runs, score_run
 
     rng = np.random.default_rng(7)
     tables, paths = [], {"good": [], "noisy": []}
@@ -273,11 +275,11 @@ def test_another_systems_predictions_are_a_run_and_compared(workspace, tmp_path)
     ],
 )
 def test_counted_ranks_are_rankdatas_floats(values):
-    """The bootstrap ranks each resample by counting draws (stsynth.core.scoring.resampled_ranks): the same
+    """The bootstrap ranks each resample by counting draws (stsynth.core.bootstrap.resampled_ranks): the same
     float64 array as scipy's rankdata of the resampled values, ties averaged, a NaN's row NaN as rankdata's."""
     from scipy.stats import rankdata
 
-    from stsynth.core.scoring import resampled_ranks
+    from stsynth.core.bootstrap import resampled_ranks
 
     index = np.random.default_rng(3).integers(0, len(values), size=(40, len(values)))
     counted = resampled_ranks(values, index)

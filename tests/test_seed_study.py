@@ -10,17 +10,20 @@ import pytest
 import yaml
 
 from conftest import REPO
+from stsynth.core.datasets import select
 from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
 from stsynth.core.paths import EVENT_VECTOR_SOURCES
 from stsynth.dcu2016 import fusion_plan
 from stsynth.pipeline import plan
-from stsynth.pipeline.config_checks import VECTOR_BASES, ConfigError, check_config
+from stsynth.pipeline.checks import VECTOR_BASES, ConfigError
+from stsynth.pipeline.config_checks import check_config
+from stsynth.pipeline.runs import headline_runs, run_comparisons, run_source, runs_of, study_runs
 from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
 CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 DATASETS = plan.datasets_of(CONFIG)
 MODELS = plan.paragram_models(CONFIG, DATASETS)
-TEST = {d.name: d for d in plan.select(DATASETS, role="test")}
+TEST = {d.name: d for d in select(DATASETS, role="test")}
 
 
 def test_seed_names_have_one_owner_and_combine_with_folds():
@@ -51,17 +54,17 @@ def test_a_seeded_tuned_encoder_starts_from_its_start_models_same_seed():
 
 
 def test_the_study_repeats_each_run_with_every_trained_part_seeded():
-    runs = plan.runs_of(CONFIG)
+    runs = runs_of(CONFIG)
     study = plan.seed_study_runs(CONFIG)
     assert study["fusion"] == ["fusion.seed2", "fusion.seed3", "fusion.seed4", "fusion.seed5"]
     assert runs["synthetic.seed2"].model == "synthetic.seed2" and runs["synthetic.seed2"].seed_of == "synthetic"
     assert (
-        plan.run_source(runs["synthetic-per-set.seed5"], TEST["news"])
+        run_source(runs["synthetic-per-set.seed5"], TEST["news"])
         == "resources/similarity/synthetic-per-set-2016-news.seed5/2016/news.parquet"
     )
     # never in `all`, and read by the study's own table rather than listed among the study runs
     seeded = {name for names in study.values() for name in names}
-    assert not seeded & set(plan.headline_runs(CONFIG)) and not seeded & set(plan.study_runs(CONFIG))
+    assert not seeded & set(headline_runs(CONFIG)) and not seeded & set(study_runs(CONFIG))
     # a fusion seed run: its paragram models (final, dev and their folds) and its regressor seeded, a named encoder not
     splits = fusion_plan.fusion_splits(CONFIG, runs["fusion-encoder.seed3"], DATASETS)
     tables = {path for entries in splits.values() for entry in entries for _, paths in entry.paragram for path in paths}
@@ -89,12 +92,12 @@ def test_the_study_repeats_each_run_with_every_trained_part_seeded():
 def test_a_tuned_run_in_the_study_reads_its_seeded_encoders():
     config = copy.deepcopy(CONFIG)
     config["seed_study"] = {"seeds": [7], "runs": ["encoder-sts", "fusion-tuned"]}
-    runs = plan.runs_of(config)
+    runs = runs_of(config)
     assert runs["encoder-sts.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts.seed7")
     assert runs["fusion-tuned.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts-cosine-lr5e-5-dev.seed7")
     config["seed_study"]["runs"] = ["encoder"]  # a named encoder's run: nothing to seed
     with pytest.raises(ValueError, match="seed_study.runs: encoder .stage encoder. trains nothing"):
-        plan.runs_of(config)
+        runs_of(config)
 
 
 def test_the_signs_pair_only_runs_paired_seed_by_seed():
@@ -104,7 +107,7 @@ def test_the_signs_pair_only_runs_paired_seed_by_seed():
     assert ["baseline", "task-internal"] in pairs and ["paragram-raw", "task-internal"] in pairs
     assert ["encoder-sts", "encoder"] in pairs and ["fusion-tuned", "fusion-encoder"] in pairs
     # a run seeds reach but the study leaves out cannot be paired seed by seed
-    assert ["encoder-sts-synthetic", "encoder-sts"] in plan.run_comparisons(CONFIG)
+    assert ["encoder-sts-synthetic", "encoder-sts"] in run_comparisons(CONFIG)
     assert not any("encoder-sts-synthetic" in pair or "head-minilm-sts" in pair for pair in pairs)
 
 
@@ -204,7 +207,7 @@ def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_p
 
     config = copy.deepcopy(CONFIG)
     update_config(config, yaml.safe_load((REPO / "config/sts2017.yaml").read_text()))
-    runs = plan.runs_of(config)
+    runs = runs_of(config)
     assert plan.seed_study_runs(config)["pe-ee"] == ["pe-ee.seed2", "pe-ee.seed3", "pe-ee.seed4", "pe-ee.seed5"]
     seeded, headline = runs["pe-ee.seed3"], runs["pe-ee"]
     assert seeded.vectors == ("pe.seed3", "ee.seed3") and seeded.study and seeded.seed_of == "pe-ee"

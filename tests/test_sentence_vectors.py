@@ -6,7 +6,8 @@ import pytest
 
 from stsynth.core.keyed import AlignmentError
 from stsynth.core.similarity import cosines
-from stsynth.pipeline.plan import sentence_vector_source, sentence_vector_table
+from stsynth.pipeline.plan import sentence_vector_table
+from stsynth.pipeline.runs import sentence_vector_source
 from stsynth.sts2017.sentence_vectors import encode_pairs, mean_vectors
 from stsynth.sts2017.vector_tables import SentenceVectorError, concatenate, read_table, write_table
 from stsynth.word_vectors.vectors import WordVectors, write_vectors

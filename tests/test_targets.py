@@ -13,6 +13,7 @@ import yaml
 from conftest import REPO
 from stsynth.core.threads import NEEDED_FLAGS, cpu_flags, job_slots
 from stsynth.pipeline import plan
+from stsynth.pipeline.runs import headline_runs, run_comparisons, study_runs
 from test_provenance import planned_jobs
 
 STUDY_RULES = {
@@ -47,8 +48,8 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
     tiny_tuning(workspace, tmp_path)
     all_jobs = planned_jobs(workspace.snakemake("-n", "all"))
     assert HEADLINE_RULES <= set(all_jobs) and not STUDY_RULES & set(all_jobs)
-    headline = plan.headline_runs(workspace.config)
-    studied = plan.study_runs(workspace.config)
+    headline = headline_runs(workspace.config)
+    studied = study_runs(workspace.config)
     assert studied == [
         "encoder-task-internal",
         "encoder-synthetic",
@@ -119,10 +120,10 @@ def test_cores_beyond_the_machine_are_capped_and_said(workspace):
 
 def test_the_project_config_splits_runs_as_documented():
     config = yaml.safe_load((REPO / "config.yaml").read_text())
-    assert "encoder-sts" in plan.headline_runs(config) and "fusion-tuned" in plan.headline_runs(config)
-    assert plan.run_comparisons(config, study=False) and all(
-        set(pair) <= set(plan.headline_runs(config)) for pair in plan.run_comparisons(config, study=False)
+    assert "encoder-sts" in headline_runs(config) and "fusion-tuned" in headline_runs(config)
+    assert run_comparisons(config, study=False) and all(
+        set(pair) <= set(headline_runs(config)) for pair in run_comparisons(config, study=False)
     )
-    assert sorted(
-        map(tuple, plan.run_comparisons(config, study=False) + plan.run_comparisons(config, study=True))
-    ) == sorted(map(tuple, plan.run_comparisons(config)))
+    assert sorted(map(tuple, run_comparisons(config, study=False) + run_comparisons(config, study=True))) == sorted(
+        map(tuple, run_comparisons(config))
+    )

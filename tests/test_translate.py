@@ -11,17 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from stsynth.translation.apertium import Apertium, apertium_stream, strip_apertium_marks
 from stsynth.translation.cache import TranslationCache
-from stsynth.translation.translate import (
-    Apertium,
-    Marian,
-    TranslationEngineError,
-    apertium_stream,
-    make_translator,
-    strip_apertium_marks,
-    translate_cached,
-    translate_pairs,
-)
+from stsynth.translation.engine import TranslationEngineError
+from stsynth.translation.marian import Marian
+from stsynth.translation.translate import make_translator, translate_cached, translate_pairs
 
 MODES = {"en-es": "eng-spa", "es-en": "spa-eng"}
 
@@ -473,7 +467,8 @@ def test_a_line_with_no_sentence_identified_as_spanish_translates_its_more_proba
 
 @pytest.mark.subprocess
 def test_mode_stages_run_without_a_shell_and_only_apertium_programs():
-    from stsynth.translation.translate import TranslationEngineError, _split_at_tagger, run_pipeline
+    from stsynth.translation.apertium import _split_at_tagger, run_pipeline
+    from stsynth.translation.engine import TranslationEngineError
 
     before, tagger, after = _split_at_tagger(
         "lt-proc -z '/d/a b.bin' | apertium-tagger -z -g $2 '/d/x.prob' | lt-proc -z $1 '/d/gen.bin'", Path("m.mode")

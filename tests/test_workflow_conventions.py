@@ -15,7 +15,7 @@ from snakemake.api import SnakemakeApi
 from snakemake.settings.enums import Quietness
 from snakemake.settings.types import OutputSettings, ResourceSettings
 
-from bench import names_loop_rule
+from bench_measure import names_loop_rule
 from conftest import REPO, run_snakemake
 
 # Rules that only collect targets.
@@ -109,11 +109,19 @@ def test_every_rule_is_named_in_the_architecture_page(rules):
 
 
 def test_the_hosted_ci_runs_the_projects_ci_script_and_the_lint():
-    """.github/workflows/ci.yml: .ci/run (the README's test command) and `make lint` (snakefmt --check, lint)."""
+    """.github/workflows/ci.yml: .ci/run (the README's test command) and `make lint` (snakefmt, ruff, the layer
+    contracts, Snakemake's lint)."""
     workflow = yaml.safe_load((REPO / ".github/workflows/ci.yml").read_text())
     commands = [step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"]]
     assert any(".ci/run" in command for command in commands) and "make lint" in commands
     makefile = (REPO / "Makefile").read_text()
-    lint = makefile.split("\nlint: env\n", 1)[1].split("\n\n", 1)[0]
-    assert "snakefmt --check Snakefile workflow/rules/" in lint and "snakemake --lint" in lint
+    lint = makefile.split("\nlint: ", 1)[1].split("\n\n", 1)[0]
+    for check in (
+        "snakefmt --check Snakefile workflow/rules/",
+        "ruff format --check",
+        "ruff check",
+        "lint-imports",
+        "snakemake --lint",
+    ):
+        assert check in lint, check
     assert "test: env lint" in makefile  # .ci/run's make test lints first

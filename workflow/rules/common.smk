@@ -12,11 +12,25 @@ from pathlib import Path
 from stsynth.core import paths
 from stsynth.encoders import encoder
 from stsynth.pipeline import input_checks, plan, snakemake_startup
+from stsynth.pipeline.runs import (
+    COMPARISONS,
+    compared_runs,
+    external_prediction_files,
+    headline_runs,
+    run_comparisons,
+    run_source,
+    run_sources,
+    runs_of,
+    study_runs,
+)
+from stsynth.core.datasets import select
 from stsynth.dcu2016 import fusion_plan
 from stsynth.sts2017 import head_plan
-from stsynth.eval import evaluation
+from stsynth.eval import evaluation, mteb_results
 from stsynth.results import model_card, report_plan as stsynth_report_plan
-from stsynth.pipeline.config_checks import VECTOR_BASES, check_config, check_unique_keys
+from stsynth.pipeline.config_checks import check_config
+from stsynth.pipeline.overlays import check_unique_keys
+from stsynth.pipeline.checks import VECTOR_BASES
 from stsynth.core.corpus import read_manifest, sha256_of
 from stsynth.core.device import gpus_requested
 from stsynth.core.digests import FileDigests, folder_digest
@@ -75,7 +89,7 @@ ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}
 # Local files, the datasets' (`path:`) and the external runs' prediction files: sha256 recorded the first
 # time a run reads them (onstart: a dry run writes nothing), a change refused on every invocation.
-EXTERNAL_PREDICTIONS = plan.external_prediction_files(config, ALL_DATASETS)
+EXTERNAL_PREDICTIONS = external_prediction_files(config, ALL_DATASETS)
 LOCAL_FILES = check_local_files(
     [*(f for d in ALL_DATASETS for f in d.local_files), *EXTERNAL_PREDICTIONS],
     DATASETS_LOCK,
@@ -134,7 +148,7 @@ def get_checked_programs(stage):
     return []
 
 
-RUNS = plan.runs_of(config)
+RUNS = runs_of(config)
 PARAGRAM = config["paragram"]
 PARAGRAM_MODELS = plan.paragram_models(config, ALL_DATASETS)
 ENV = "../../envs/stsynth.yaml"
@@ -203,7 +217,7 @@ def get_dataset(wildcards):
 
 
 def get_datasets(role=None, track=None, years=None):
-    return plan.select(ALL_DATASETS, role, track, years)
+    return select(ALL_DATASETS, role, track, years)
 
 
 TEST_SETS = get_datasets(role="test")

@@ -37,11 +37,11 @@ def get_run_outputs(runs):
 def get_results_targets():
     """`snakemake all`: every headline run, its scores, the comparisons between them, the paragram
     runs' exported models and the results report."""
-    runs = plan.headline_runs(config)
+    runs = headline_runs(config)
     return [
         *[tokens_path(d) for d in ALL_DATASETS],
         *get_run_outputs(runs),
-        *([paths.scores_path(plan.COMPARISONS[False][1], "md")] if plan.run_comparisons(config, study=False) else []),
+        *([paths.scores_path(COMPARISONS[False][1], "md")] if run_comparisons(config, study=False) else []),
         # every paragram run's model as a sentence-transformers folder, checked against the pipeline
         *[
             paths.paragram_result_path(RUNS[run].model, "export_check.md")
@@ -59,4 +59,4 @@ def get_results_targets():
 def get_study_targets():
     """`snakemake studies`: the study runs and every table that shows how a setting was chosen
     (stsynth.results.report_plan, part studies), in results/studies.md."""
-    return [*get_run_outputs(plan.study_runs(config)), paths.REPORT_PARTS["studies"]]
+    return [*get_run_outputs(study_runs(config)), paths.REPORT_PARTS["studies"]]

@@ -87,8 +87,8 @@ rule eval_mteb:
         runtime=attempt_minutes(10),
     params:
         tasks=EVAL_TASK_KEYS,
-        revisions={task: evaluation.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
-        subsets={task: evaluation.task_subset(sets) for task, sets in EVAL_TASKS.items()},
+        revisions={task: mteb_results.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
+        subsets={task: mteb_results.task_subset(sets) for task, sets in EVAL_TASKS.items()},
         encoder=lambda wc: encoder.job_entry(config, EVAL_MTEB_FOLDERS[wc.mteb_folder], evaluation=True),
     script:
         "../scripts/eval_mteb.py"
@@ -138,7 +138,7 @@ rule mteb_run_results:
         runtime=attempt_minutes(5),
     params:
         tasks=RUN_MTEB_TASKS,
-        revisions={task: evaluation.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
-        subsets={task: evaluation.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        revisions={task: mteb_results.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        subsets={task: mteb_results.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
     script:
         "../scripts/mteb_run_results.py"

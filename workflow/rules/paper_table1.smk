@@ -12,9 +12,7 @@ if config["report"]["paper_table1"]:
             dev=[paths.head_path(run, "dev.parquet") for run in config["report"]["paper_table1"]],
             cosine=[paths.head_path(run, "test_cosine.parquet") for run in config["report"]["paper_table1"]],
             others=[
-                paths.scores_path(run)
-                for run in plan.headline_runs(config)
-                if run not in config["report"]["paper_table1"]
+                paths.scores_path(run) for run in headline_runs(config) if run not in config["report"]["paper_table1"]
             ],
             published=paths.PUBLISHED_FIGURES,
         output:
@@ -37,6 +35,6 @@ if config["report"]["paper_table1"]:
                 run: model_card.source_lines(config, config["runs"][run]["vectors"])
                 for run in config["report"]["paper_table1"]
             },
-            others=[run for run in plan.headline_runs(config) if run not in config["report"]["paper_table1"]],
+            others=[run for run in headline_runs(config) if run not in config["report"]["paper_table1"]],
         script:
             "../scripts/paper_table1.py"

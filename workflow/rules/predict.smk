@@ -1,12 +1,12 @@
 # Every run's predictions, one job per run: results/predictions/{run}/{year}/{dataset}.txt for
-# every test set, from the table its stage wrote (config `runs:` -> stsynth.pipeline.plan.run_source).
+# every test set, from the table its stage wrote (config `runs:` -> stsynth.pipeline.runs.run_source).
 
 
 rule predict:
     """A run's predictions on every test set (stsynth.results.predict): baseline, 5 x cosine, or the fusion's."""
     input:
         pairs=[pairs_path(d) for d in TEST_SETS],
-        sources=lambda wc: plan.run_sources(RUNS[wc.run], TEST_SETS),
+        sources=lambda wc: run_sources(RUNS[wc.run], TEST_SETS),
     output:
         [predictions_path("{run}", d) for d in TEST_SETS],
     log:
@@ -22,6 +22,6 @@ rule predict:
     params:
         stage=lambda wc: RUNS[wc.run].stage,
         # an external run's files by their contents (their sha256, locked in results/datasets.lock.tsv), not their mtimes
-        sha256=lambda wc: {f: LOCAL_SHA256[f] for f in plan.run_sources(RUNS[wc.run], TEST_SETS) if f in LOCAL_SHA256},
+        sha256=lambda wc: {f: LOCAL_SHA256[f] for f in run_sources(RUNS[wc.run], TEST_SETS) if f in LOCAL_SHA256},
     script:
         "../scripts/predict.py"

@@ -31,9 +31,9 @@ rule score_run:
 # Paired bootstrap of the official ALL between runs (config scoring.compare; stsynth.core.scoring): one job
 # for the comparisons between headline runs (`all`), one for those with a study run (`studies`).
 # This loop makes the rules `compare_runs` (headline runs, target all) and `compare_study_runs` (pairs
-# with a study run, target studies), each only when the config has such pairs (stsynth.pipeline.plan.COMPARISONS).
-for _study, (_rule, _name) in plan.COMPARISONS.items():
-    if not plan.run_comparisons(config, _study):
+# with a study run, target studies), each only when the config has such pairs (stsynth.pipeline.runs.COMPARISONS).
+for _study, (_rule, _name) in COMPARISONS.items():
+    if not run_comparisons(config, _study):
         continue
 
     rule:
@@ -41,9 +41,7 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             "compare_study_runs" if _study else "compare_runs"  # = _rule (the conventions test reads names here)
         input:
             pairs=[pairs_path(d) for d in SCORED_TEST_SETS],
-            predictions=[
-                predictions_path(run, d) for run in plan.compared_runs(config, _study) for d in SCORED_TEST_SETS
-            ],
+            predictions=[predictions_path(run, d) for run in compared_runs(config, _study) for d in SCORED_TEST_SETS],
         output:
             table=paths.scores_path(_name, "parquet"),
             markdown=paths.scores_path(_name, "md"),
@@ -58,7 +56,7 @@ for _study, (_rule, _name) in plan.COMPARISONS.items():
             mem_mb=2000,
             runtime=attempt_minutes(15),
         params:
-            comparisons=plan.run_comparisons(config, _study),
+            comparisons=run_comparisons(config, _study),
             groups=get_dataset_groups(),
             bootstrap=config["scoring"]["bootstrap"],
         script:

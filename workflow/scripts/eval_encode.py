@@ -7,7 +7,7 @@ from stsynth.core.logs import log_to
 from stsynth.core.progress import Progress
 from stsynth.core.threads import use_threads
 from stsynth.encoders.encoder import batch_size, open_job_encoder
-from stsynth.eval import evaluation
+from stsynth.eval import evaluation, mteb_results
 from stsynth.eval.embedding_cache import EmbeddingCache, encoder_key
 
 log = log_to(snakemake.log[0])
@@ -46,7 +46,7 @@ log.info(
 for table, output in zip(similarity, snakemake.output.tables, strict=True):
     table.to_parquet(output, index=False)
 facts = {
-    **evaluation.model_facts(name, entry, model, identity, folder),
+    **mteb_results.model_facts(name, entry, model, identity, folder),
     "encoded": encoded,
     "encoding_seconds": time.perf_counter() - start,
 }

@@ -2,7 +2,7 @@ import json
 
 from stsynth.core.logs import log_to
 from stsynth.core.paths import EVAL_MTEB_CACHE
-from stsynth.eval import evaluation
+from stsynth.eval import evaluation, mteb_results
 
 log = log_to(snakemake.log[0])
 tasks = snakemake.params.tasks
@@ -15,9 +15,9 @@ results = []
 for task, task_keys in tasks.items():
     seconds = facts["encoding_seconds"] * sum(len(pairs[key]) for key in task_keys) / total
     results.append(
-        evaluation.task_result(
+        mteb_results.task_result(
             task,
-            evaluation.mteb_scores(task_keys, pairs, similarity),
+            mteb_results.mteb_scores(task_keys, pairs, similarity),
             pairs[task_keys[0]]["track"].iat[0],
             snakemake.params.revisions[task],
             seconds,
@@ -25,8 +25,8 @@ for task, task_keys in tasks.items():
         )
     )
     log.info("%s: main score %.5f", task, results[-1].scores["test"][0]["main_score"])
-meta = evaluation.model_meta(facts["encoder"], snakemake.params.encoder, facts)
-evaluation.save_results(
+meta = mteb_results.model_meta(facts["encoder"], snakemake.params.encoder, facts)
+mteb_results.save_results(
     EVAL_MTEB_CACHE, results, meta, snakemake.output.results, snakemake.output.meta, facts["model_sha256"]
 )
 log.info(

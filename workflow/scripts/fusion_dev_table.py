@@ -5,7 +5,8 @@ import pandas as pd
 from stsynth.core.logs import log_to
 from stsynth.core.tables import markdown_table
 from stsynth.core.threads import use_threads
-from stsynth.dcu2016.fusion import chosen_parameters, dev_table, load_split
+from stsynth.dcu2016.fusion import chosen_parameters, load_split
+from stsynth.dcu2016.fusion_studies import dev_table
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

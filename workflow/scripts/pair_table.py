@@ -1,6 +1,7 @@
 from stsynth.core.corpus import verify_copies
+from stsynth.core.datasets import Dataset
 from stsynth.core.logs import log_to
-from stsynth.core.pairs import Dataset, pair_table
+from stsynth.core.pairs import pair_table
 
 log_to(snakemake.log[0])
 verify_copies(snakemake.input, snakemake.config["corpus"]["manifest"])

@@ -3,7 +3,7 @@ from pathlib import Path
 from stsynth.core.logs import log_to
 from stsynth.core.tables import markdown_table
 from stsynth.core.threads import use_threads
-from stsynth.sts2017.paraphrase_cnn import fit, grid_table, load_training_data
+from stsynth.sts2017.paraphrase_cnn_fit import fit, grid_table, load_training_data
 from stsynth.word_vectors.vectors import read_vectors
 
 log = log_to(snakemake.log[0])

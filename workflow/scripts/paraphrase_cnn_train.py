@@ -1,6 +1,7 @@
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
-from stsynth.sts2017.paraphrase_cnn import fit, load_training_data, save
+from stsynth.sts2017.paraphrase_cnn import save
+from stsynth.sts2017.paraphrase_cnn_fit import fit, load_training_data
 from stsynth.word_vectors.vectors import merge_vectors, read_vectors
 
 log = log_to(snakemake.log[0])

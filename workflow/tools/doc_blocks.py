@@ -16,7 +16,30 @@ from typing import Callable
 
 import pandas as pd
 
-from doc_tree import TABLE1_FILE, NotInBuild, Tree, ci, difference, paper, signed
+from doc_blocks_dcu import (
+    baseline_2016,
+    dcu_table1,
+    dcu_table2,
+    dcu_table3,
+    dcu_table4,
+    dcu_table5,
+    dcu_table6,
+    mt_comparison,
+    ranks_2016,
+)
+from doc_tree import (
+    EN_SETS,
+    ES_EN_SETS,
+    PAPER_RUNS,
+    RUNS_2016,
+    TABLE1_FILE,
+    NotInBuild,
+    Tree,
+    ci,
+    difference,
+    paper,
+    signed,
+)
 from stsynth.core.paths import (
     EVAL_LEADERBOARD,
     SEED_STUDY_SIGNS,
@@ -24,15 +47,13 @@ from stsynth.core.paths import (
     epochs_path,
     eval_scores_path,
     fusion_path,
-    paragram_result_path,
     scores_path,
 )
 from stsynth.core.tables import markdown_rows
-from stsynth.eval.evaluation import leaderboard_rows
+from stsynth.eval.mteb_results import leaderboard_rows
 from stsynth.results.paper_tables import sts2017_table1_table_markdown
 from stsynth.results.report_sections import PUBLISHED
 from stsynth.results.seed_study import spread_markdown
-from stsynth.translation.mt_quality import comparison_table_markdown
 
 # --- inline figures ------------------------------------------------------------------------------
 
@@ -106,18 +127,6 @@ HEADLINE_2016 = {  # run -> what it is (README); {years} and {threshold}: headli
     "fusion-tuned": "`fusion` + the fine-tuned encoder's similarities",
 }
 MPNET_2016 = {"mpnet": "all-mpnet-base-v2, zero-shot", "fusion-mpnet": "`fusion` + all-mpnet-base-v2's similarities"}
-RUNS_2016 = [
-    "baseline",
-    "paragram-raw",
-    "task-internal",
-    "synthetic",
-    "synthetic-per-set",
-    "encoder",
-    "fusion",
-    "fusion-encoder",
-    "encoder-sts",
-    "fusion-tuned",
-]
 STUDY_RUNS_2016 = [
     "encoder-task-internal",
     "encoder-synthetic",
@@ -125,9 +134,6 @@ STUDY_RUNS_2016 = [
     "head-minilm",
     "head-minilm-sts",
 ]
-EN_SETS = ["answer-answer", "headlines", "plagiarism", "postediting", "question-question"]
-ES_EN_SETS = ["news", "multisource"]
-PAPER_RUNS = {"task-internal": "task-internal", "synthetic": "synthetic", "fusion": "fusion"}  # ours -> DCU's name
 TABLE1_2017 = {  # run -> what it is, and its stand-in (README)
     "w2v": "mean of skip-gram vectors trained on the King James Bible + the training years' sentences "
     "(for NYT Gigaword)",
@@ -246,129 +252,6 @@ def comparisons_2016(tree: Tree) -> str:
     return markdown_rows(["difference", "track", "Pearson ALL [95% CI], p", "Spearman ALL [95% CI], p"], rows, "llll")
 
 
-def dcu_table1(tree: Tree) -> str:
-    """DCU Table 1 (2015 as dev): the 2015 model, raw paragram, the two fused; ours from rule fusion_dev_table."""
-    table = tree.table(STUDY_TABLES["dev_table"]).set_index("system")
-    printed = PUBLISHED["dcu_tables"]["table1"]
-    ours = {
-        "DCU 2015 model": "features only (GBR)",
-        "Paragram Raw": "paragram raw (5 x cosine)",
-        "Paragram + DCU 2015": "features + paragram (GBR)",
-    }
-    rows = []
-    for dataset, column in printed["sets"].items():
-        row = [dataset]
-        for paper_system, our_system in ours.items():
-            row += [paper(printed["rows"][paper_system][dataset]), table.loc[our_system, f"pearson_{column}"]]
-        rows.append(row)
-    header = ["2015 set"]
-    for paper_system, our_system in ours.items():
-        header += [f"paper: {paper_system}", f"ours: {our_system}"]
-    return markdown_rows(header, rows)
-
-
-def dcu_table2(tree: Tree) -> str:
-    printed = PUBLISHED["dcu_tables"]["table2"]
-    task = {row["system"]: row for row in PUBLISHED["participants_en"]["runs"]}
-    rows = []
-    for dataset in [*EN_SETS, "ALL"]:
-        row = [dataset]
-        for run, system in PAPER_RUNS.items():
-            official = task[f"DCU-SEManiacs {printed['task_names'][system]}"][dataset]
-            row += [paper(printed["rows"][system][dataset]), paper(official), tree.score(run, "en", dataset)["pearson"]]
-        row += [paper(PUBLISHED["task_2016"]["median_en"][dataset]), paper(PUBLISHED["task_2016"]["best_en"][dataset])]
-        rows.append(row)
-    header = ["STS 2016 set"]
-    for run in PAPER_RUNS:
-        header += [f"{run}: paper", "task paper", "ours"]
-    return markdown_rows([*header, "median", "best"], rows)
-
-
-def dcu_table3(tree: Tree) -> str:
-    printed = PUBLISHED["dcu_tables"]["table3"]
-    rows = []
-    for dataset, label in (("news", "News"), ("multisource", "Multi-source"), ("ALL", "Mean*")):
-        row = [label]
-        for run in ("task-internal", "synthetic"):
-            row += [paper(printed["rows"][run][dataset]), tree.score(run, "es-en", dataset)["pearson"]]
-        row += [tree.score("fusion", "es-en", dataset)["pearson"], paper(printed["rows"]["best"][dataset])]
-        rows.append(row)
-    return markdown_rows(
-        [
-            "STS 2016 es-en",
-            "task-internal: paper",
-            "ours",
-            "synthetic: paper",
-            "ours",
-            "fusion: ours (not submitted)",
-            "best",
-        ],
-        rows,
-    )
-
-
-def dcu_table4(tree: Tree) -> str:
-    printed = PUBLISHED["dcu_tables"]["table4"]["rows"]
-    ours = tree.table(fusion_path("fusion", "importances.parquet")).sort_values("importance", ascending=False)
-    rows = [
-        [rank + 1, f"{p['feature']} ({p['description']})", paper(p["gini"]), f"`{o.feature}` ({o.group})", o.importance]
-        for rank, (p, o) in enumerate(zip(printed, ours.head(len(printed)).itertuples()))
-    ]
-    return markdown_rows(
-        ["rank", "paper's feature", "Gini", "our feature (group)", "Gini (`fusion`)"], rows, "rllll", 3
-    )
-
-
-def dcu_table5(tree: Tree) -> str:
-    printed = PUBLISHED["dcu_tables"]["table5"]["rows"]
-    ours = tree.table(paragram_result_path("task-internal", "unknown_words.parquet"))
-    ours = ours[ours["year"] == PUBLISHED["test_year"]].set_index("dataset")
-    rows = [
-        [
-            dataset,
-            paper(printed.get(dataset)),
-            int(ours.loc[dataset, "tokens"]),
-            int(ours.loc[dataset, "unknown"]),
-            f"{ours.loc[dataset, 'percent']:.2f}",
-        ]
-        for dataset in ours.index
-    ]
-    return markdown_rows(["STS 2016 set", "paper: % unknown", "our tokens", "our unknown", "our % unknown"], rows)
-
-
-def dcu_table6(tree: Tree) -> str:
-    printed = PUBLISHED["dcu_tables"]["table6"]
-    ours = tree.table(fusion_path("fusion", "importances.parquet"))
-    groups = ours.groupby("group", sort=False)["feature"].apply(list)
-    rows = [[group, ", ".join(f"`{f}`" for f in features)] for group, features in groups.items()]
-    return (
-        "Paper, our features: "
-        + printed["ours"]
-        + ". TakeLab: "
-        + printed["takelab"]
-        + ".\n\n"
-        + markdown_rows(["our group", f"our features (`fusion`, {len(ours)})"], rows, "ll")
-    )
-
-
-def would_rank(value: float, runs: list[dict], column: str = "ALL") -> tuple[int, int]:
-    """Rank among the task's on-time runs (late runs and the organizers' baseline left out), and how many."""
-    field_runs = [float(r[column]) for r in runs if not r.get("late") and not r.get("baseline")]
-    return 1 + sum(other > value for other in field_runs), len(field_runs)
-
-
-def ranks_2016(tree: Tree) -> str:
-    rows = []
-    for run in RUNS_2016:
-        row = [f"`{run}`"]
-        for track, participants in (("en", "participants_en"), ("es-en", "participants_es_en")):
-            value = tree.score(run, track, "ALL")["pearson"]
-            rank, of = would_rank(value, PUBLISHED[participants]["runs"])
-            row += [value, f"{rank} of {of}"]
-        rows.append(row)
-    return markdown_rows(["run", "en ALL", "en rank", "es-en ALL", "es-en rank"], rows, "lrrrr")
-
-
 def fusion_dev_row(tree: Tree, run: str) -> pd.Series:
     """The grid point the dev protocol chose for a fusion run (rule fusion_dev)."""
     table = tree.table(fusion_path(run, "dev.parquet"))
@@ -421,30 +304,6 @@ def stsb_scores(tree: Tree) -> str:
         [f"`{run}`", ci(tree.score(run, "en", "ALL")), tree.score(run, "en", "ALL")["spearman"]] for run in STSB_RUNS
     ]
     return markdown_rows(["run", "Pearson [95% CI]", "Spearman"], rows, "llr")
-
-
-def baseline_2016(tree: Tree) -> str:
-    """The organizers' baseline per set beside their published figures (task_2016.baseline_en)."""
-    published = PUBLISHED["task_2016"]["baseline_en"]
-    rows = []
-    for track, sets in (("en", EN_SETS), ("es-en", ES_EN_SETS)):
-        for dataset in [*sets, "ALL"]:
-            row = tree.score("baseline", track, dataset)
-            rows.append(
-                [
-                    track,
-                    f"**{dataset}**" if dataset == "ALL" else dataset,
-                    int(row["pairs"]),
-                    row["pearson"],
-                    paper(published.get(dataset)) if track == "en" else "",
-                ]
-            )
-    return markdown_rows(["track", "dataset", "pairs", "Pearson (ours)", "the organizers'"], rows, "llrrr", 5)
-
-
-def mt_comparison(tree: Tree) -> str:
-    """The es-en runs with Apertium's translation of s1 and with the third party's (rule crosslingual_mt_comparison)."""
-    return comparison_table_markdown(tree.table(STUDY_TABLES["mt_comparison"]))
 
 
 def eval_leaderboard(tree: Tree) -> str:

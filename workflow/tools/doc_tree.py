@@ -105,3 +105,26 @@ def difference(row: pd.Series) -> str:
 def paper(value) -> str:
     """A published figure as printed."""
     return "" if value is None else str(value)
+
+
+RUNS_2016 = [
+    "baseline",
+    "paragram-raw",
+    "task-internal",
+    "synthetic",
+    "synthetic-per-set",
+    "encoder",
+    "fusion",
+    "fusion-encoder",
+    "encoder-sts",
+    "fusion-tuned",
+]
+
+
+EN_SETS = ["answer-answer", "headlines", "plagiarism", "postediting", "question-question"]
+
+
+ES_EN_SETS = ["news", "multisource"]
+
+
+PAPER_RUNS = {"task-internal": "task-internal", "synthetic": "synthetic", "fusion": "fusion"}  # ours -> DCU's name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .pairs import InputFormatError
+from .datasets import InputFormatError
 
 KEYS = ["year", "dataset", "line"]
 KEY_DTYPES = {"year": "int16", "dataset": "string", "line": "int32"}  # as in the pair table (stsynth.core.pairs)

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pairs import InputFormatError
+from .datasets import InputFormatError
 
 LOCK_COLUMNS = ["path", "sha256", "bytes", "recorded"]
 

@@ -16,7 +16,7 @@ inside the declared range, at least one line; blank sentences logged with their 
   is the scale the scores are on, checked and mapped linearly onto 0-5 (correlations do not
   change; the gold threshold of the paraphrase filter stays on the STS scale). Without a ``score``
   column the dataset is a predict set. An empty score cell is an unscored line.
-* ``mteb``: a local folder of an MTEB STS task (``path``; :func:`mteb_task_file` finds the ``split`` file,
+* ``mteb``: a local folder of an MTEB STS task (``path``; stsynth.core.datasets.mteb_task_file finds the ``split`` file,
   in the ``subset`` folder if given; ``.jsonl.gz``, ``.jsonl`` or Parquet), columns sentence1, sentence2,
   score unless ``columns`` says otherwise; ``revision`` records which revision of the task it is.
 * ``parquet`` and ``jsonl``: what MTEB and Hugging Face dataset exports hold (Parquet; JSON Lines, one
@@ -49,22 +49,17 @@ import io
 import json
 import logging
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+
+from .datasets import FORMATS, Dataset, InputFormatError
 
 log = logging.getLogger(__name__)
 
 PAIR_COLUMNS = ["year", "dataset", "track", "line", "s1", "s2", "gold"]
 
 
-class InputFormatError(ValueError):
-    """Bad input, always naming the file and (where there is one) the line."""
-
-
-FORMATS = ("sts", "stsb", "table", "parquet", "jsonl", "mteb")
-COLUMN_FORMATS = ("table", "parquet", "jsonl")  # columns: {sentence1, sentence2[, score]}, score_range
 # The csv module's default field limit, applied to every format: no sentence of any STS release
 # comes near it, and a field this long is a quoting error (a stray quote swallowing lines).
 MAX_FIELD_CHARS = 131072
@@ -72,99 +67,6 @@ MAX_FIELD_CHARS = 131072
 # digits ("٣.٥", "３.５"), which \d would match too: ASCII digits only.
 PLAIN_DECIMAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)")
 STSB_FIELDS = 7  # genre, file, years, id, score, s1, s2 (license notes may follow: never read)
-
-
-@dataclass(frozen=True)
-class Dataset:
-    year: int
-    name: str
-    track: str
-    role: str
-    input: str | None = None  # corpus path of the input (sts) or the whole file (stsb, table)
-    gold: str | None = None  # sts: corpus path of the gold file; none: a predict set
-    fields: int | None = None  # sts: tab-separated fields per input line
-    scored: int | None = None  # known number of scored pairs, checked when given
-    format: str = "sts"
-    path: str | None = None  # a local file instead of `input`
-    gold_path: str | None = None  # sts: a local gold file instead of `gold`
-    group: str | None = None  # the ALL rows' unit (default: the year)
-    columns: dict | None = None  # table: sentence1, sentence2[, score] -> header names
-    score_range: tuple | None = None  # table: the scale of its scores (default 0-5)
-    delimiter: str = ","
-    quoting: str = "minimal"
-    encoding: str = "utf-8"
-    split: str = "test"  # mteb: which split's file of the task folder
-    subset: str | None = None  # mteb: the subset (hf_subset) folder, e.g. en-en of STS17
-    revision: str | None = None  # mteb: the dataset revision the folder holds (recorded in MTEB results)
-
-    @classmethod
-    def from_config(cls, entry: dict) -> "Dataset":
-        entry = with_year(entry)
-        if entry.get("score_range") is not None:
-            entry["score_range"] = tuple(entry["score_range"])
-        return cls(**entry)
-
-    @property
-    def group_name(self) -> str:
-        return str(self.group if self.group is not None else self.year)
-
-    @property
-    def has_gold(self) -> bool:
-        """False for a predict set: predictions are written, nothing is scored."""
-        if self.format == "sts":
-            return bool(self.gold or self.gold_path)
-        if self.format in COLUMN_FORMATS:
-            return "score" in (self.columns or {})
-        return True
-
-    @property
-    def local_file(self) -> str | None:
-        """The local file its pairs are read from: ``path``, or for ``mteb`` the split's file in that folder."""
-        return str(mteb_task_file(self.path, self.split, self.subset)) if self.format == "mteb" else self.path
-
-    @property
-    def local_files(self) -> list[str]:
-        return [f for f in (self.local_file, self.gold_path) if f]
-
-    @property
-    def column_names(self) -> dict | None:
-        """``columns``; an MTEB task's files name them sentence1, sentence2, score."""
-        return self.columns or (MTEB_COLUMNS if self.format == "mteb" else None)
-
-
-# An MTEB STS task's files (mteb/sts12-sts, mteb/stsbenchmark-sts, ... as a local folder): one file per
-# split, {split}.jsonl.gz or .jsonl or .parquet, or Hugging Face's parquet export {split}-00000-of-00001.parquet
-# (under data/ or the subset's folder); subsets (STS17's en-en, es-en, ...) in folders of their own.
-MTEB_COLUMNS = {"sentence1": "sentence1", "sentence2": "sentence2", "score": "score"}
-MTEB_SUFFIXES = (".jsonl.gz", ".jsonl", ".parquet")
-
-
-def mteb_task_file(folder: str | Path, split: str = "test", subset: str | None = None) -> Path:
-    """The one file of ``split`` (and ``subset``) in a local MTEB task folder, or InputFormatError naming
-    what was looked for."""
-    base = Path(folder) / subset if subset else Path(folder)
-    patterns = [f"{split}{suffix}" for suffix in MTEB_SUFFIXES] + [f"{split}-*.parquet", f"data/{split}-*.parquet"]
-    found = [path for pattern in patterns for path in sorted(base.glob(pattern)) if path.is_file()]
-    if len(found) != 1:
-        what = "no file" if not found else f"{len(found)} files ({', '.join(p.name for p in found)}), not one"
-        raise InputFormatError(
-            f"{base}: {what} of split {split!r} in this MTEB task folder (looked for "
-            f"{', '.join(patterns)}); set the dataset's split/subset, or point path at the task's folder"
-        )
-    return found[0]
-
-
-# The year of a dataset declared without one (MTEB's and Hugging Face's sets have none): its tables
-# live under .../0/{name}.parquet and, unless it names a group, it is its own group.
-NO_YEAR = 0
-
-
-def with_year(entry: dict) -> dict:
-    """A dataset's config entry with its year: a dataset without one gets NO_YEAR and, unless it
-    names a group, its own name as its group (its own ALL rows)."""
-    if "year" in entry:
-        return dict(entry)
-    return {"year": NO_YEAR, **entry, "group": entry.get("group", entry["name"])}
 
 
 BOM = b"\xef\xbb\xbf"

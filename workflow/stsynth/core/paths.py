@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .corpus import CORPUS_COPIES
 
 if TYPE_CHECKING:  # annotations only: the `stsynth` command reads paths at start-up without pandas
-    from .pairs import Dataset
+    from .datasets import Dataset
 
 # The publications' figures (paper, task and participants' tables, with their sources): read by the report,
 # Table 1 and the docs; a declared input of the jobs that read it.

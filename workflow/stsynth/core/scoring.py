@@ -1,25 +1,12 @@
-"""The STS metrics, one set of functions for every table, and the run output contract.
+"""A run's scores, from its prediction files: the run output contract, the score tables and the paired
+comparisons between runs.
 
 A run writes, for every test dataset, ``results/predictions/{run}/{year}/{dataset}.txt``: one
 score per line of the released input file, in order, unscored lines included, so the
 organizers' own scorer reads it. Scoring reads those files back, so what is scored is
 exactly what was written; a dataset without gold (a ``predict`` set) gets predictions and no score.
-
-Correlations: Pearson (the official metric) and Spearman (scipy.stats.spearmanr, average ranks for
-ties) over a dataset's scored pairs. Datasets are summarized per (track, group) in the three
-conventions people quote (:data:`AGGREGATES`):
-
-* ``ALL``: the official SemEval aggregate, the mean of the per-dataset correlations weighted by
-  scored pairs (over the datasets whose correlation is defined). The headline everywhere.
-* ``ALL (mean)``: the plain mean of the per-dataset correlations (SentEval's "mean").
-* ``ALL (pooled)``: one correlation over every scored pair of the group at once (MTEB's and
-  sentence-transformers' evaluators on a concatenated set).
-
-Uncertainty (:func:`bootstrap_sets`): a percentile bootstrap of every dataset's Pearson and Spearman
-and of the official ALL and ALL (mean) of each, resampling the scored pairs within each dataset
-(seeded per dataset, so every run of the same datasets draws the same resamples and two runs'
-intervals pair up: :func:`paired_bootstrap`, :func:`compare_runs`, for both correlations). Spearman
-is MTEB's main STS score and the first number sentence-transformers users look at.
+The correlations and the three ALLs are stsynth.core.correlations'; the intervals and the paired
+differences stsynth.core.bootstrap's.
 
 Scores table schema (``results/scores/{run}.parquet``):
 
@@ -51,72 +38,19 @@ from __future__ import annotations
 import logging
 import math
 import re
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .pairs import PLAIN_DECIMAL, InputFormatError
+from .bootstrap import bootstrap_sets, bootstrapped, interval, paired_difference
+from .correlations import AGGREGATES, METRICS, summary
+from .datasets import InputFormatError
+from .pairs import PLAIN_DECIMAL
 from .progress import Progress
 from .tables import markdown_rows
 
 log = logging.getLogger(__name__)
-
-
-def pearson(x, y) -> float:
-    """Pearson r; NaN where it does not exist (a constant side), never 0."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1 or len(x) < 2:
-        raise ValueError(f"pearson needs two equal-length vectors of length >= 2, got {x.shape} and {y.shape}")
-    dx, dy = x - x.mean(), y - y.mean()
-    denominator = np.sqrt((dx * dx).sum() * (dy * dy).sum())
-    return float((dx * dy).sum() / denominator) if denominator > 0 else math.nan
-
-
-def weighted_mean(values, weights) -> float:
-    values = np.asarray(values, dtype=np.float64)
-    weights = np.asarray(weights, dtype=np.float64)
-    if weights.sum() <= 0:
-        raise ValueError("weights must sum to a positive number")
-    return float((values * weights).sum() / weights.sum())
-
-
-def scored_pairs(predictions, gold) -> tuple[np.ndarray, np.ndarray]:
-    """The (predictions, gold) of the scored pairs: those whose gold is not NaN."""
-    predictions, gold = np.asarray(predictions, dtype=np.float64), np.asarray(gold, dtype=np.float64)
-    scored = ~np.isnan(gold)
-    return predictions[scored], gold[scored]
-
-
-def mean_of_defined(values, weights) -> tuple[int, float]:
-    """The weighted mean of the values that are not NaN, and the sum of their weights (NaN when none
-    is defined): how every ALL row leaves out an undefined correlation."""
-    defined = [(weight, value) for value, weight in zip(values, weights, strict=True) if not math.isnan(value)]
-    if not defined:
-        return 0, math.nan
-    return sum(w for w, _ in defined), weighted_mean([v for _, v in defined], [w for w, _ in defined])
-
-
-def official_aggregate(values, pairs) -> tuple[int, float]:
-    """The official ALL, the one place its rule is written: the mean of the defined per-dataset
-    correlations weighted by their scored pairs, and those pairs (NaN and 0 when none is defined).
-    :func:`correlations` and :func:`summary` call it; the bootstrap applies it per resample."""
-    return mean_of_defined(values, pairs)
-
-
-def correlations(sets) -> list[tuple[str, int, float]]:
-    """Pearson only, for the loops that score often (dev searches, dev checks): for each
-    ``(name, predictions, gold)``, Pearson over its scored pairs (gold not NaN) as ``(name, pairs, r)``,
-    then ``("ALL", pairs, r)``, :func:`official_aggregate` of them."""
-    rows = []
-    for name, predictions, gold in sets:
-        x, y = scored_pairs(predictions, gold)
-        # fewer than 2 scored pairs (a predict set has none): undefined, like a constant side
-        rows.append((name, len(x), pearson(x, y) if len(x) >= 2 else math.nan))
-    pairs, total = official_aggregate([r for *_, r in rows], [pairs for _, pairs, _ in rows])
-    return rows + [(AGGREGATES[0], pairs, total)]
 
 
 def write_predictions(scores, path: str | Path) -> None:
@@ -156,8 +90,6 @@ def read_predictions(path: str | Path, expected_lines: int) -> np.ndarray:
 
 # --- the score tables: every correlation and the three ALLs, with the official ALL's interval ---
 
-AGGREGATES = ("ALL", "ALL (mean)", "ALL (pooled)")
-METRICS = ("pearson", "spearman")
 INTERVAL_COLUMNS = [f"{metric}_ci_{end}" for metric in METRICS for end in ("low", "high")]
 SCORE_COLUMNS = [
     "run",
@@ -171,200 +103,6 @@ SCORE_COLUMNS = [
     "undefined",
     *INTERVAL_COLUMNS,
 ]
-
-
-def spearman(x, y) -> float:
-    """Spearman rho (scipy, average ranks for ties); NaN where it does not exist (a constant side)."""
-    from scipy.stats import spearmanr  # here, not at import: scipy.stats costs the workflow's start-up 0.6 s
-
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan
-    return float(spearmanr(x, y).statistic)
-
-
-def summary(sets) -> list[dict]:
-    """For each ``(name, predictions, gold)``: its scored pairs, Pearson, Spearman; then the three
-    :data:`AGGREGATES` rows over the datasets (the official one and the mean over the defined
-    correlations of each kind; pooled over every scored pair)."""
-    rows, pooled = [], []
-    for name, predictions, gold in sets:
-        x, y = scored_pairs(predictions, gold)
-        pooled.append((x, y))
-        r = pearson(x, y) if len(x) >= 2 else math.nan
-        rows.append(
-            {
-                "dataset": name,
-                "pairs": len(x),
-                "pearson": r,
-                "spearman": spearman(x, y),
-                "undefined": int(math.isnan(r)),
-            }
-        )
-    aggregates = []
-    for name, aggregate in (
-        (AGGREGATES[0], lambda values: official_aggregate(values, [r["pairs"] for r in rows])),
-        (AGGREGATES[1], lambda values: mean_of_defined(values, [1] * len(rows))),
-    ):
-        row = {metric: aggregate([r[metric] for r in rows])[1] for metric in METRICS}
-        aggregates.append(
-            {
-                "dataset": name,
-                "pairs": sum(r["pairs"] for r in rows if not r["undefined"]),
-                "undefined": sum(r["undefined"] for r in rows),
-                **row,
-            }
-        )
-    x = np.concatenate([x for x, _ in pooled]) if pooled else np.zeros(0)
-    y = np.concatenate([y for _, y in pooled]) if pooled else np.zeros(0)
-    aggregates.append(
-        {
-            "dataset": AGGREGATES[2],
-            "pairs": len(x),
-            "undefined": 0,
-            "pearson": pearson(x, y) if len(x) >= 2 else math.nan,
-            "spearman": spearman(x, y),
-        }
-    )
-    return rows + aggregates
-
-
-# --- bootstrap ------------------------------------------------------------------------------
-
-
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    dx, dy = x - x.mean(1, keepdims=True), y - y.mean(1, keepdims=True)
-    denominator = np.sqrt((dx * dx).sum(1) * (dy * dy).sum(1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (dx * dy).sum(1) / denominator, np.nan)
-
-
-def resampled_ranks(values: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``scipy.stats.rankdata(values[index], axis=1)``: average ranks, ties sharing the mean of their
-    positions (as :func:`spearman`). Counted, not sorted (our own because rankdata's sorts took three
-    quarters of a 10,000-resample bootstrap: 3.9 s -> 0.45 s for 1,500 pairs): every row draws from the same
-    values, so a drawn value's rank is the number of draws below it plus (its own draws + 1) / 2, integers
-    and halves: the same floats as rankdata's."""
-    if np.isnan(values).any():  # rankdata's NaN rule (the row's ranks NaN), not worth repeating
-        from scipy.stats import rankdata
-
-        return rankdata(values[index], axis=1)
-    distinct, position = np.unique(values, return_inverse=True)
-    drawn = position.reshape(-1)[index]
-    rows, width = drawn.shape[0], len(distinct)
-    counts = np.bincount((drawn + width * np.arange(rows)[:, None]).ravel(), minlength=rows * width).reshape(
-        rows, width
-    )
-    ranks = np.cumsum(counts, axis=1) - counts + (counts + 1) / 2
-    return np.take_along_axis(ranks, drawn, axis=1)
-
-
-def resampled_correlations(
-    key: str, predictions, gold, resamples: int, seed: int, chunk: int = 100
-) -> dict[str, np.ndarray]:
-    """Pearson and Spearman of ``resamples`` bootstrap resamples of a dataset's scored pairs (drawn
-    with replacement, as many as it has; both metrics from the same draws). The draws depend only on
-    (seed, key, number of pairs), so every run scored on the same dataset sees the same resamples:
-    the pairing of :func:`paired_bootstrap`."""
-    x, y = scored_pairs(predictions, gold)
-    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
-    values = {metric: [] for metric in METRICS}
-    for start in range(0, resamples, chunk):
-        index = rng.integers(0, len(x), size=(min(chunk, resamples - start), len(x)))
-        values["pearson"].append(_rowwise_pearson(x[index], y[index]))
-        values["spearman"].append(_rowwise_pearson(resampled_ranks(x, index), resampled_ranks(y, index)))
-    return {metric: np.concatenate(parts) if parts else np.zeros(0) for metric, parts in values.items()}
-
-
-def _mean_of_defined_rows(values: np.ndarray, weights) -> np.ndarray:
-    """Per resample (column), the weighted mean of the datasets (rows) whose value is defined."""
-    mask = ~np.isnan(values)
-    weight = np.asarray(weights, dtype=np.float64)[:, None] * mask
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (np.where(mask, values, 0.0) * weight).sum(0) / weight.sum(0)
-
-
-def bootstrap_sets(sets, resamples: int, seed: int) -> dict[str, dict[str, np.ndarray]]:
-    """Resampled correlations of ``sets`` (``(key, predictions, gold)``), per metric: ``datasets``
-    [datasets, resamples], and per resample the official ``ALL`` (pair-weighted mean over the defined
-    datasets, as the ALL row) and ``ALL (mean)``."""
-    resampled = [resampled_correlations(key, predictions, gold, resamples, seed) for key, predictions, gold in sets]
-    weights = [int((~np.isnan(np.asarray(gold, dtype=np.float64))).sum()) for _, _, gold in sets]
-    out = {}
-    for metric in METRICS:
-        values = np.vstack([r[metric] for r in resampled])
-        out[metric] = {
-            "datasets": values,
-            AGGREGATES[0]: _mean_of_defined_rows(values, weights),
-            AGGREGATES[1]: _mean_of_defined_rows(values, [1] * len(sets)),
-        }
-    return out
-
-
-def bootstrap_all(sets, resamples: int, seed: int, metric: str = "pearson") -> np.ndarray:
-    """The official ALL of every resample (:func:`bootstrap_sets`)."""
-    return bootstrap_sets(sets, resamples, seed)[metric][AGGREGATES[0]]
-
-
-def interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
-    """Percentile interval of bootstrap values (resamples whose value is undefined left out)."""
-    values = np.asarray(values, dtype=np.float64)
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
-
-
-def official_all(sets, metric: str = "pearson") -> float:
-    return summary(sets)[len(sets)][metric]
-
-
-def bootstrapped(sets, resamples: int, seed: int) -> dict:
-    """What a paired comparison needs of one run on ``sets`` (``(key, predictions, gold)``): the
-    dataset keys, its official ALL row (:func:`summary`) and its resampled correlations
-    (:func:`bootstrap_sets`)."""
-    return {
-        "keys": [key for key, *_ in sets],
-        "official": summary(sets)[len(sets)],
-        "resampled": bootstrap_sets(sets, resamples, seed),
-    }
-
-
-def paired_difference(a: dict, b: dict, confidence: float, metric: str = "pearson") -> dict:
-    """The paired bootstrap, the one place it is computed: official ALL (of ``metric``) of run a minus
-    run b (each :func:`bootstrapped` on the same datasets, so both see the same resamples), the observed
-    difference with its percentile interval and a two-sided bootstrap p-value (twice the smaller share
-    of resampled differences on either side of 0)."""
-    if a["keys"] != b["keys"]:
-        raise ValueError(f"paired bootstrap needs the same datasets in the same order: {a['keys']} vs {b['keys']}")
-    return difference_interval(
-        a["official"][metric] - b["official"][metric],
-        a["resampled"][metric][AGGREGATES[0]] - b["resampled"][metric][AGGREGATES[0]],
-        confidence,
-    )
-
-
-def paired_bootstrap(sets_a, sets_b, resamples: int, seed: int, confidence: float, metric: str = "pearson") -> dict:
-    """:func:`paired_difference` of two runs' sets."""
-    return paired_difference(
-        bootstrapped(sets_a, resamples, seed), bootstrapped(sets_b, resamples, seed), confidence, metric
-    )
-
-
-def difference_interval(observed: float, resampled: np.ndarray, confidence: float) -> dict:
-    """An observed difference with the percentile interval and two-sided p of its paired resamples."""
-    resampled = resampled[~np.isnan(resampled)]
-    low, high = interval(resampled, confidence)
-    p = min(1.0, 2 * min((resampled <= 0).mean(), (resampled >= 0).mean())) if len(resampled) else math.nan
-    return {
-        "difference": float(observed),
-        "ci_low": low,
-        "ci_high": high,
-        "p_value": float(p),
-        "significant": bool(low > 0 or high < 0),
-    }
 
 
 # --- a run's scores ---------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def export_check(transformer, sets) -> pd.DataFrame:
     whose two sentences are tokenized alike: the modules' own numerical difference), pearson_pipeline
     and pearson_exported float64 (official Pearson of each model's 5 x cosine over the scored pairs).
     """
-    from ..core.scoring import correlations
+    from ..core.correlations import correlations
 
     rows = []
     for name, pairs, tokens, similarity in sets:

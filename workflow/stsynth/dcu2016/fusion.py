@@ -52,11 +52,10 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingRegressor
 
+from ..core.correlations import correlations
 from ..core.keyed import KEYS, check_aligned
 from ..core.paraphrase_pairs import fold_of
 from ..core.progress import Progress
-from ..core.scoring import correlations
-from ..core.similarity import predictions_from_cosines
 from ..encoders.encoder import ENCODER_FEATURES
 
 log = logging.getLogger(__name__)
@@ -117,7 +116,7 @@ def make_regressor(params: dict, seed: int, features: list[str]) -> GradientBoos
 
 def per_dataset_pearson(frame: pd.DataFrame, predictions: np.ndarray) -> dict[str, float]:
     """Pearson per (year, dataset) over scored rows and their pair-weighted mean ``ALL``
-    (stsynth.core.scoring.correlations)."""
+    (stsynth.core.correlations.correlations)."""
     gold = frame["gold"].to_numpy()
     groups = frame.groupby(["year", "dataset"], sort=True).indices.items()
     return {
@@ -140,24 +139,16 @@ def grid_points(grid: dict, features: list[str]) -> list[dict]:
 
 
 def parallel_map(function, items: list, processes: int = 1, what: str = "fits") -> list:
-    """``[function(item) for item in items]``, in up to ``processes`` forked worker processes
-    (each fit is single-threaded; the rule's ``threads:`` says how many run at once), with progress
-    lines in the log (stsynth.core.progress)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from contextlib import ExitStack
+    """``[function(item) for item in items]``, in up to ``processes`` joblib worker processes (each fit is
+    single-threaded; the rule's ``threads:`` says how many run at once), in order, with progress lines in the
+    log (stsynth.core.progress)."""
+    from joblib import Parallel, delayed
 
     items = list(items)
-    with Progress(log, what, len(items), "fits") as progress, ExitStack() as stack:
-        if processes > 1 and len(items) > 1:
-            pool = stack.enter_context(
-                ProcessPoolExecutor(min(processes, len(items)), mp_context=multiprocessing.get_context("fork"))
-            )
-            results = pool.map(function, items)
-        else:
-            results = map(function, items)
+    with Progress(log, what, len(items), "fits") as progress:
         done = []
-        for result in results:
+        jobs = min(processes, len(items)) if processes > 1 and len(items) > 1 else 1
+        for result in Parallel(n_jobs=jobs, return_as="generator")(delayed(function)(item) for item in items):
             done.append(result)
             progress.advance()
         return done
@@ -244,50 +235,6 @@ def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> Gr
     train = gold_rows(train)
     log.info("fitting on %d gold pairs, %d features, %s", len(train), len(features), params)
     return make_regressor(params, seed, features).fit(train[features].to_numpy(), train["gold"].to_numpy())
-
-
-def dev_table_feature_sets(features: list[str], paragram: list[str]) -> dict[str, list[str]]:
-    """The regressors of the paper's Table 1 on the dev protocol: the run's features without the paragram
-    cosines (and without encoder similarities, which the paper's fusion lacked), then with the paragram ones."""
-    return {
-        "features only (GBR)": [f for f in features if f not in paragram and f not in ENCODER_FEATURES],
-        "features + paragram (GBR)": [f for f in features if f not in ENCODER_FEATURES],
-    }
-
-
-def dev_table(
-    train: pd.DataFrame,
-    validate: pd.DataFrame,
-    features: list[str],
-    paragram: list[str],
-    params: dict,
-    seed: int,
-    cosines: dict[str, pd.DataFrame],
-) -> pd.DataFrame:
-    """The paper's Table 1 on the dev protocol: Pearson per validation set and ALL of the features alone, each
-    paragram model's 5 x cosine (``cosines``: model -> its similarity tables of the validation sets,
-    row-aligned with them), and the features with the paragram cosines.
-
-    Schema (``results/fusion/{run}/dev_table.parquet``): ``system`` string, ``pearson_<year>_<set>`` and
-    ``pearson_ALL`` float64."""
-    feature_sets = dev_table_feature_sets(features, paragram)
-    rows = []
-
-    def add(system, predictions):
-        rows.append(
-            {"system": system, **{f"pearson_{k}": v for k, v in per_dataset_pearson(validate, predictions).items()}}
-        )
-
-    def add_regressor(system):
-        names = feature_sets[system]
-        add(system, fit(train, names, params, seed).predict(validate[names].to_numpy()))
-
-    add_regressor("features only (GBR)")
-    for model, table in cosines.items():
-        check_aligned(table, validate, f"similarity tables of {model}", "the validation pairs")
-        add(f"paragram {model} (5 x cosine)", predictions_from_cosines(table["cosine"]))
-    add_regressor("features + paragram (GBR)")
-    return pd.DataFrame(rows).astype({"system": "string"})
 
 
 def importances(model: GradientBoostingRegressor, features: list[str], groups: dict[str, list[str]]) -> pd.DataFrame:
@@ -423,51 +370,3 @@ def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.D
     frame = pd.concat(frames, ignore_index=True)
     log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())
     return frame
-
-
-def _ablation_row(job: tuple, dev_validate: pd.DataFrame, test: pd.DataFrame, params: dict, seed: int) -> dict:
-    name, kept, final_train, dev_fit = job
-    # a removed group leaves the linear start too
-    kept_params = {**params, "init": [f for f in params.get("init", []) if f in kept]}
-    dev = fit(dev_fit, kept, kept_params, seed).predict(dev_validate[kept].to_numpy())
-    final = fit(final_train, kept, kept_params, seed).predict(test[kept].to_numpy())
-    log.info("ablation %s: %d features", name, len(kept))
-    return {
-        "removed": name,
-        "features": len(kept),
-        "dev_ALL": per_dataset_pearson(dev_validate, dev)["ALL"],
-        **test_scores(test, final),
-    }
-
-
-def ablation(
-    dev_train: pd.DataFrame,
-    dev_validate: pd.DataFrame,
-    train: pd.DataFrame,
-    test: pd.DataFrame,
-    features: list[str],
-    groups: dict[str, list[str]],
-    params: dict,
-    seed: int,
-    variants: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
-    processes: int = 1,
-) -> pd.DataFrame:
-    """The run's model with nothing removed, then with each of its feature groups removed in turn
-    (chosen hyperparameters throughout): dev Pearson and test Pearson per track. ``variants``:
-    extra rows named by their key, the full feature set fitted on another (train, dev_train) pair."""
-    from functools import partial
-
-    jobs = [("none", features, train, dev_train)]
-    for group, names in groups.items():
-        kept = [f for f in features if f not in names]
-        if len(kept) < len(features) and kept:
-            jobs.append((group, kept, train, dev_train))
-    for name, (variant_train, variant_dev_train) in (variants or {}).items():
-        jobs.append((name, features, variant_train, variant_dev_train))
-    rows = parallel_map(
-        partial(_ablation_row, dev_validate=dev_validate, test=test, params=params, seed=seed),
-        jobs,
-        processes,
-        "fusion ablation",
-    )
-    return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})

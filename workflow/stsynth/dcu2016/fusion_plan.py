@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.datasets import Dataset, select
 from ..core.folds import fold_names, seed_name
-from ..core.pairs import Dataset
 from ..core.paths import encoder_path, features_path, pairs_path, similarity_path
 from ..encoders.encoder import is_tuned
-from ..pipeline.plan import Run, runs_of, select
+from ..pipeline.runs import Run, runs_of
 
 
 def fusion_features(config: dict, run: Run) -> list[str]:

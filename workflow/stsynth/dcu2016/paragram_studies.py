@@ -8,8 +8,8 @@ import logging
 import numpy as np
 import pandas as pd
 
+from ..core.correlations import correlations
 from ..core.progress import Progress
-from ..core.scoring import correlations
 from ..word_vectors.vectors import WordVectors
 from .sentence_model import DevSet, build_model, fit
 

@@ -21,7 +21,7 @@ import torch
 from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
-from ..core.scoring import correlations
+from ..core.correlations import correlations
 from ..word_vectors.paragram import Paragram, _pad_flat, cosine, train
 from ..word_vectors.vectors import WordVectors
 

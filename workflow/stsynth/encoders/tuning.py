@@ -35,9 +35,9 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..core.correlations import correlations
 from ..core.paraphrase_pairs import select_pairs
 from ..core.progress import Progress
-from ..core.scoring import correlations
 from ..core.similarity import predictions_from_cosines, unit_cosines
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def batches(pairs: pd.DataFrame, batch_size: int, seed: int, epoch: int, distinc
 
 def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int = 64) -> dict[str, float]:
     """``dev_<year>_<name>`` and ``dev_ALL``: Pearson of 5 x cosine on the scored pairs of each
-    ((year, name), pair table), and the official ALL over them (stsynth.core.scoring.correlations)."""
+    ((year, name), pair table), and the official ALL over them (stsynth.core.correlations.correlations)."""
     from .encoder import embed
 
     sets = []

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from .checks import ConfigError
+
 EXTRA = "extra_"
 
 
@@ -71,3 +73,44 @@ def schema_problems(config: dict, schema_path: str | Path, configfiles: list[str
         files = files_setting(configfiles, str(path[0])) if path else []
         problems.append(f"{key}: {error.message}" + (f" (set in {', '.join(files)})" if files else ""))
     return problems
+
+
+class _KeyRecordingLoader(yaml.SafeLoader):
+    """A SafeLoader that notes every mapping key given twice (YAML loaders keep the last one silently)."""
+
+    def __init__(self, stream, name: str):
+        super().__init__(stream)
+        self.name, self.repeated = name, []
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first_line = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in first_line:
+                    self.repeated.append(
+                        (
+                            line,
+                            f"{self.name}:{line}: key {key!r} is given again (first on line "
+                            f"{first_line[key]}); YAML would keep the last value without a word",
+                        )
+                    )
+                first_line.setdefault(key, line)
+        return super().construct_mapping(node, deep=deep)
+
+
+def check_unique_keys(paths) -> None:
+    """Raise ConfigError naming every key that a config file (config.yaml or an overlay) gives twice."""
+    problems = []
+    for path in paths:
+        loader = _KeyRecordingLoader(Path(path).read_text(encoding="utf-8"), str(path))
+        try:
+            loader.get_single_data()
+        finally:
+            loader.dispose()
+        problems += [message for _, message in sorted(loader.repeated)]
+    if problems:
+        raise ConfigError(f"{len(problems)} repeated key(s):\n  " + "\n  ".join(problems))

@@ -19,7 +19,7 @@
    ``JobScheduler._schedule_reevalutation``.
 3. **Config normalisation** (:func:`normalise_config`). The corpus manifest and mirrors are relative
    to the checkout, so a run in another working directory (``snakemake --directory runs/stsb``) finds
-   them; a dataset without a year gets stsynth.core.pairs.NO_YEAR. Done once, before any rule or helper
+   them; a dataset without a year gets stsynth.core.datasets.NO_YEAR. Done once, before any rule or helper
    reads ``config``, so every reader sees the same values.
 
 Parts 1 and 2 touch Snakemake's private attributes. They were checked against the source of every
@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import threading
 
-from ..core.pairs import with_year
+from ..core.datasets import with_year
 from ..core.paths import checkout_path
 from ..core.threads import job_slots
 

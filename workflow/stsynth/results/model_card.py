@@ -25,10 +25,12 @@ import pandas as pd
 import yaml
 
 from ..core import paths
+from ..core.datasets import select
 from ..core.paths import EVENT_VECTOR_SOURCES, PPDB_TUNED
 from ..core.tables import markdown_rows
 from ..encoders.encoder import is_tuned
 from ..pipeline import plan
+from ..pipeline.runs import run_encoder, runs_of, sentence_vector_source
 from ..sts2017.head_plan import pe_settings, run_tables
 
 CARD = "README.md"
@@ -230,8 +232,8 @@ def model_folder(config: dict, run: str) -> str | None:
         return paths.export_folder(entry["model"])
     if entry["stage"] == "head":
         return head_release_files(config, run)
-    if entry["stage"] == "encoder" and is_tuned(config, plan.run_encoder(config, entry)[0]):
-        return paths.tuned_encoder_folder(plan.run_encoder(config, entry)[0])
+    if entry["stage"] == "encoder" and is_tuned(config, run_encoder(config, entry)[0]):
+        return paths.tuned_encoder_folder(run_encoder(config, entry)[0])
     return None
 
 
@@ -239,7 +241,7 @@ def head_release_files(config: dict, run: str) -> list[str]:
     """What a head run scores with, as files the pipeline made: the head, each paraphrase-embedding model
     (with its vocabulary) and each word-vector table its sources average (encoders are named, not ours)."""
     files = [paths.head_path(run, "model.safetensors")]
-    for kind, name in run_tables(config, plan.runs_of(config)[run], "final"):
+    for kind, name in run_tables(config, runs_of(config)[run], "final"):
         if kind == "paraphrase_cnn":
             files += [paths.pe_model_path(name), paths.pe_model_path(name, ".vocab.parquet")]
         elif kind in ("mean", "events"):
@@ -251,7 +253,7 @@ def source_lines(config: dict, sources: list[str]) -> list[str]:
     """One line per sentence-vector source of a head run (config sentence_vectors)."""
     lines = []
     for source in sources:
-        kind, value = plan.sentence_vector_source(source, config["sentence_vectors"][source])
+        kind, value = sentence_vector_source(source, config["sentence_vectors"][source])
         final = value["final"] if isinstance(value, dict) else value
         if kind == "encoder":
             lines.append(f"`{source}`: the pooled embedding of encoder {encoder_origin(config, final)}")
@@ -331,9 +333,9 @@ def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
 def base_encoder(config: dict, run: str) -> str | None:
     """The named encoder a run's released model was fine-tuned from (through tuned starts), or None."""
     entry = config["runs"][run]
-    if entry["stage"] != "encoder" or not is_tuned(config, plan.run_encoder(config, entry)[0]):
+    if entry["stage"] != "encoder" or not is_tuned(config, run_encoder(config, entry)[0]):
         return None
-    start = plan.run_encoder(config, entry)[0]
+    start = run_encoder(config, entry)[0]
     while is_tuned(config, start):
         start = plan.tuned_encoder_settings(config, start)["start"]
     return start
@@ -357,7 +359,7 @@ def card_facts(config: dict, run: str) -> dict:
         }
     if entry["stage"] == "head":
         head = config["head"]
-        years = head.get("train_years") or sorted({d.year for d in plan.select(plan.datasets_of(config), role="train")})
+        years = head.get("train_years") or sorted({d.year for d in select(plan.datasets_of(config), role="train")})
         return {
             "kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
             "it) over frozen sentence vectors, with the models that make them.",
@@ -379,7 +381,7 @@ def card_facts(config: dict, run: str) -> dict:
                 "score = head.predict(model, v1, v2)  # the run's prediction, 0-5"
             ),
         }
-    encoder = plan.run_encoder(config, entry)[0]
+    encoder = run_encoder(config, entry)[0]
     settings = plan.tuned_encoder_settings(config, encoder)
     gold = (
         [f"every scored pair of {', '.join(map(str, settings['gold_years']))}, label gold / 5"]

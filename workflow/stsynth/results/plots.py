@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core.scoring import pearson
+from ..core.correlations import pearson
 
 
 def _pyplot():
@@ -108,7 +108,7 @@ def plot_training(epochs: dict[str, pd.DataFrame], path: str | Path) -> None:
 
 
 def plot_leaderboard(board: pd.DataFrame, path: str | Path) -> None:
-    """The leaderboard's main score per task, one bar per encoder (stsynth.eval.evaluation.leaderboard)."""
+    """The leaderboard's main score per task, one bar per encoder (stsynth.eval.mteb_results.leaderboard)."""
     plt = _pyplot()
     tasks = [c[: -len(" main")] for c in board.columns if c.endswith(" main")]
     width = 0.8 / max(1, len(board))

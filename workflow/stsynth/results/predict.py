@@ -1,4 +1,4 @@
-"""A run's predictions from the table its stage wrote (stsynth.pipeline.plan.run_source says which):
+"""A run's predictions from the table its stage wrote (stsynth.pipeline.runs.run_source says which):
 the organizers' baseline from the pair table, 5 x cosine for paragram and encoder runs (the STS
 scale is 0-5), their own predictions for fusion and regression-head runs, and for an external run
 another system's prediction file, one number per line of the released input (checked as our own are)."""

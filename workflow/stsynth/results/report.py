@@ -3,8 +3,9 @@ report, ``results/studies.md``), assembled from four modules:
 
 * stsynth.results.report_plan: which files each part reads, decided from config.yaml (a section is in when
   the config declares a run of its stage and, for the optional studies, their rule);
-* stsynth.results.report_sections: one Markdown writer per section; the figures quoted from publications
-  are the data file ``published_figures.yaml``, each with its source;
+* stsynth.results.report_sections and study_sections: one Markdown writer per section of the results and of
+  the studies; the figures quoted from publications are the data file ``published_figures.yaml``, each with
+  its source;
 * stsynth.results.provenance: the machine, commit, MT engine, word vectors, seeds, time per rule, packages;
 * this module: reads the tables, draws the plots (stsynth.results.plots), puts the sections in order.
 
@@ -25,26 +26,28 @@ from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
 from .provenance import provenance_section, stage_times
 from .report_sections import (
-    ablation_section,
     comparisons_section,
     conventions_section,
-    dev_check_section,
-    dev_table_section,
-    encoder_dev_check_section,
     fusion_dev_section,
     importance_section,
     input_checks_section,
     language_section,
-    mt_comparison_section,
     report_header,
     scatter_section,
     scores_section,
-    seed_study_section,
-    sources_section,
     studies_section,
-    sweep_section,
     training_section,
     unknown_words_section,
+)
+from .study_sections import (
+    ablation_section,
+    dev_check_section,
+    dev_table_section,
+    encoder_dev_check_section,
+    mt_comparison_section,
+    seed_study_section,
+    sources_section,
+    sweep_section,
 )
 
 

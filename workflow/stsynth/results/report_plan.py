@@ -20,7 +20,8 @@ from ..core.paths import (
     scores_path,
     vectors_path,
 )
-from ..pipeline.plan import COMPARISONS, headline_runs, optional_rules, run_comparisons, study_runs
+from ..pipeline.plan import optional_rules
+from ..pipeline.runs import COMPARISONS, headline_runs, run_comparisons, study_runs
 
 STUDIES_COMMAND = "make studies"
 

@@ -1,7 +1,7 @@
 """The seed study: how far a training-dependent run's figures move when only the seeds of what it trains change.
 
 Each run of ``seed_study.runs`` is repeated as ``<run>.seed<s>`` for every ``s`` of ``seed_study.seeds``
-(stsynth.pipeline.plan.seeded_run: its paragram models and their folds, its tuned encoders, a fusion run's regressor
+(stsynth.pipeline.runs.seeded_run: its paragram models and their folds, its tuned encoders, a fusion run's regressor
 and dev search, a head run's head, paraphrase-embedding models and skip-gram vectors, all seeded ``s``); the
 headline run is the configured seeds' (1). The bootstrap intervals of the score tables describe the test sets'
 sampling; this describes the training's sensitivity to its seed (initialisation, batch order, negatives,

@@ -37,8 +37,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from ..core.correlations import correlations
 from ..core.progress import Progress
-from ..core.scoring import correlations
 from ..core.similarity import cosines
 from .vector_tables import SentenceVectorError, concatenate, read_table
 
@@ -241,7 +241,7 @@ def load_split(entries: list[dict]) -> list[PairVectors]:
 
 
 def pearsons_by_set(score, sets: list[PairVectors]) -> dict[str, float]:
-    """Pearson per set and the official ALL (stsynth.core.scoring.correlations) of ``score(v1, v2)``."""
+    """Pearson per set and the official ALL (stsynth.core.correlations.correlations) of ``score(v1, v2)``."""
 
     return {name: r for name, _, r in correlations((s.name, score(s.v1, s.v2), s.gold) for s in sets)}
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import itertools
 
+from ..core.datasets import Dataset, select
 from ..core.folds import seed_model, seed_name
-from ..core.pairs import Dataset
 from ..core.paths import (
     corpus_copy,
     english_pairs_path,
@@ -26,7 +26,8 @@ from ..core.paths import (
     unknown_vectors_path,
     vectors_path,
 )
-from ..pipeline.plan import SENTENCE_VECTOR_PROTOCOLS, Run, layered_settings, runs_of, select, sentence_vector_table
+from ..pipeline.plan import SENTENCE_VECTOR_PROTOCOLS, layered_settings, sentence_vector_table
+from ..pipeline.runs import Run, runs_of
 
 # --- paraphrase-embedding models ------------------------------------------------------------------
 
@@ -83,7 +84,7 @@ def head_runs(config: dict) -> list[Run]:
 
 def run_tables(config: dict, run: Run, protocol: str) -> list[tuple[str, str]]:
     """(kind, model) of each source of a head run, in the run's order, under a protocol; a seed study's
-    ``<source>.seed<s>`` (plan.seeded_source: PE, EE, W2V, the paragram stand-ins) reads the tables of its
+    ``<source>.seed<s>`` (runs.seeded_source: PE, EE, W2V, the paragram stand-ins) reads the tables of its
     models or vectors seeded s."""
     tables = []
     for source in run.vectors:

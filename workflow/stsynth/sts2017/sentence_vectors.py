@@ -2,7 +2,7 @@
 head (stsynth.sts2017.head) and the cosine baselines of the SemEval-2017 system's Table 1.
 
 A source (config ``sentence_vectors``: name -> exactly one of
-:data:`stsynth.pipeline.plan.SENTENCE_VECTOR_KINDS`):
+:data:`stsynth.pipeline.runs.SENTENCE_VECTOR_KINDS`):
 
 * ``mean: <vector source>``: the mean of the word vectors (``resources/vectors/{source}.parquet``)
   of the sentence's tokens; tokens the table lacks are skipped (or, with ``unknown: encode``, given
@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..core.keyed import check_aligned
 from ..encoders.encoder import batch_size, embed, open_job_encoder
-from ..pipeline.plan import SENTENCE_VECTOR_KINDS
+from ..pipeline.runs import SENTENCE_VECTOR_KINDS
 from ..word_vectors.vectors import WordVectors, merge_vectors, read_vectors
 from .paraphrase_cnn import load, sentence_vectors, with_words
 

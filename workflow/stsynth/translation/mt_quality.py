@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.correlations import correlations
 from ..core.pairs import read_field_lines
-from ..core.scoring import correlations
 from ..core.tables import markdown_rows
 from ..core.tokens import tokenize
 

@@ -33,7 +33,8 @@ from ..core.paraphrase_pairs import conform
 from ..core.tables import markdown_rows, markdown_table
 from ..core.tokens import tokenize
 from .cache import TranslationCache
-from .translate import Translator, round_trip
+from .engine import Translator
+from .translate import round_trip
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,117 @@
+"""What the config's start-up checks share (stsynth.pipeline.config_checks, config_checks_2017): the error they
+raise and :class:`Checks`, which holds the config, the problems and notes found so far, and the lookups that
+resolve a name (a dataset year, a pair table, a model, an encoder) to what the config declares.
+"""
+
+from __future__ import annotations
+
+from ..core.paths import EVENT_VECTOR_SOURCES
+
+VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
+
+
+class ConfigError(ValueError):
+    """A config value that names something the config does not define."""
+
+
+def vector_sources() -> list[str]:
+    return [*VECTOR_BASES, *(f"ppdb-paragram-{base}" for base in VECTOR_BASES), *EVENT_VECTOR_SOURCES]
+
+
+class Checks:
+    """What the section checkers share: the config, the problems and notes found so far, and the lookups
+    that resolve a name (a dataset year, a pair table, a model) to what the config declares."""
+
+    def __init__(self, config: dict, manifest, features):
+        self.config, self.manifest, self.features = config, manifest, features
+        self.problems: list[str] = []
+        self.notes: list[str] = []
+        self.datasets = config.get("datasets", [])
+        self.names = {f"{d['year']}/{d['name']}" for d in self.datasets}
+        self.known_train = sorted(
+            {str(d["year"]) for d in self.datasets if d["role"] == "train"}
+            | {str(d["group"]) for d in self.datasets if d["role"] == "train" and "group" in d}
+        )
+        self.tables = [
+            *config.get("paraphrase_pairs", {}).get("tables", {}),
+            "synthetic",
+            *(f"synthetic-{n.replace('/', '-')}" for n in sorted(self.names)),
+        ]
+        self.models = config.get("paragram", {}).get("models", {})
+        self.runs = config.get("runs", {})
+        encoder = config.get("encoder", {})
+        self.named = encoder.get("models", {})
+        self.tuned = encoder.get("tuning", {}).get("models", {})
+        self.encoders = [*self.named, *self.tuned]
+
+    def need(self, path: str, value, known, what: str) -> None:
+        if value not in known:
+            choices = ", ".join(map(str, known)) or "none"
+            self.problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
+
+    def selected(self, value, role: str) -> list[dict]:
+        """Datasets of a role that a selector value names: by year, or by group (default: the year)."""
+        return [
+            d
+            for d in self.datasets
+            if d["role"] == role and (d["year"] == value or str(d.get("group", d["year"])) == str(value))
+        ]
+
+    def need_years(self, path: str, years) -> None:
+        """Training or dev selections (years or groups): some must name training-role data, none may name
+        only test sets (test sets never train or choose anything); one naming no data is skipped, with a note."""
+        for i, year in enumerate(years):
+            if self.selected(year, "test") and not self.selected(year, "train"):
+                self.problems.append(
+                    f"{path}[{i}]: {year} is a test year; only training-role years may train or choose settings"
+                )
+        missing = [year for year in years if not self.selected(year, "train")]
+        if years and len(missing) == len(years):
+            self.problems.append(
+                f"{path}: {missing} has no year with training-role datasets "
+                f"(known: {', '.join(self.known_train) or 'none'})"
+            )
+        elif missing:
+            self.notes.append(f"{path}: no datasets in {missing}; those years are skipped")
+
+    def need_unseen(self, path: str, years, dev_path: str, dev_years) -> None:
+        """Years that train (``path``) may not be years a dev protocol chooses on (``dev_path``): what is
+        chosen on a set that was trained on is chosen on seen sentences."""
+        dev = {str(year) for year in dev_years}
+        for i, year in enumerate(years):
+            if str(year) in dev:
+                self.problems.append(
+                    f"{path}[{i}]: {year} is a dev year ({dev_path}); what is chosen there would "
+                    "be chosen on sentences this training has read"
+                )
+
+    def need_tables(self, where: str, pairs: list[str]) -> None:
+        for i, table in enumerate(pairs):
+            self.need(
+                f"{where}.pairs[{i}]",
+                table,
+                self.tables,
+                "a paraphrase pair table (paraphrase_pairs.tables, synthetic or synthetic-<year>-<dataset>)",
+            )
+
+    def need_model(self, path: str, model) -> None:
+        self.need(path, model, list(self.models), "a model in paragram.models")
+
+    def need_run(self, path: str, run) -> None:
+        self.need(path, run, list(self.runs), "a run in runs")
+
+    def need_vectors(self, path: str, source) -> None:
+        self.need(path, source, vector_sources(), "a word-vector source")
+
+    def need_encoder(self, path: str, encoder) -> None:
+        self.need(path, encoder, self.encoders, "an encoder (encoder.models or encoder.tuning.models)")
+
+    def check_holdout(self, where: str, entry: dict) -> None:
+        if (holdout := entry.get("holdout")) and not holdout["fold"] < holdout["folds"]:
+            self.problems.append(
+                f"{where}.holdout: fold {holdout['fold']} of {holdout['folds']} holds nothing out "
+                f"(folds are numbered 0 to {holdout['folds'] - 1})"
+            )
+
+    def runs_of_stage(self, stage: str) -> list[str]:
+        return [run for run, entry in self.runs.items() if entry.get("stage") == stage]

@@ -104,3 +104,42 @@ def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, 
     # every schema problem, with its key and the config file that set it (stsynth.pipeline.overlays)
     assert "config problem(s)" in output and expected in output and "(set in " in output
     assert not (tmp_path / "resources").exists()
+
+
+# The shipped configs, each resolved as a run sees it (config.yaml, the overlays, the schema's defaults): the
+# snapshots under tests/data/resolved-config/ are what the workflow resolved when config.yaml still spelled
+# out every default, so moving a default into the schema cannot change a run. A deliberate change of a
+# setting rewrites its snapshot: STSYNTH_WRITE_RESOLVED_CONFIG=1 pytest tests/test_config_schema.py
+RESOLVED = REPO / "tests" / "data" / "resolved-config"
+SHIPPED = {
+    "config": [],
+    "eval": ["config/eval.yaml"],
+    "eval-mpnet": ["config/eval.yaml", "config/eval-mpnet.yaml"],
+    "stsb": ["config/stsb.yaml"],
+    "sts2017": ["config/sts2017.yaml"],
+    "mpnet": ["config/mpnet.yaml"],
+    "mpnet-tuned": ["config/mpnet.yaml", "config/mpnet-tuned.yaml"],
+    "my-encoder": ["config/my-encoder.yaml"],
+    "vocabulary-dev": ["config/vocabulary-dev.yaml"],
+    "vocabulary-dev-sts2017": ["config/sts2017.yaml", "config/vocabulary-dev-sts2017.yaml"],
+    "test": [".test/config.yaml"],
+}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_config_resolves_to_its_snapshot(name):
+    import json
+    import os
+
+    from stsynth.pipeline.overlays import resolved_config
+
+    resolved = resolved_config([REPO / "config.yaml", *(REPO / overlay for overlay in SHIPPED[name])])
+    snapshot = RESOLVED / f"{name}.json"
+    if os.environ.get("STSYNTH_WRITE_RESOLVED_CONFIG"):
+        snapshot.write_text(json.dumps(resolved, indent=1, sort_keys=True) + "\n")
+    assert resolved == json.loads(snapshot.read_text())
+
+
+def test_every_overlay_in_config_has_a_snapshot():
+    shipped = {overlay for overlays in SHIPPED.values() for overlay in overlays}
+    assert {f"config/{path.name}" for path in (REPO / "config").glob("*.yaml")} <= shipped

@@ -9,6 +9,9 @@ overlay writes ``extra_<key>:`` beside it (``extra_datasets:`` at the top, ``eva
 :func:`schema_problems` validates the merged config with the workflow's JSON schema and names, for
 every problem, the config key and the config files that set that key's section, so an error in an
 overlay points at the overlay.
+
+:func:`resolved_config` is the config a run sees, outside Snakemake (tests, tools): the files merged as
+Snakemake merges them, the extras appended, the schema's defaults filled.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import yaml
 from .checks import ConfigError
 
 EXTRA = "extra_"
+# The schema of a checkout (this file: workflow/stsynth/pipeline/overlays.py).
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
 
 
 class OverlayError(ValueError):
@@ -114,3 +119,19 @@ def check_unique_keys(paths) -> None:
         problems += [message for _, message in sorted(loader.repeated)]
     if problems:
         raise ConfigError(f"{len(problems)} repeated key(s):\n  " + "\n  ".join(problems))
+
+
+def resolved_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:
+    """The config a workflow run with these config files (config.yaml first, then the overlays) and
+    ``--config`` values sees after start-up's merge and validation: each file merged over the ones before it
+    as Snakemake merges them (a mapping adds to the one below, anything else replaces it), the extras
+    appended, the schema's defaults filled (a bad value raises snakemake's WorkflowError)."""
+    from snakemake.utils import update_config, validate
+
+    config: dict = {}
+    for path in files:
+        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
+    update_config(config, overrides or {})
+    append_extras(config)
+    validate(config, str(schema))
+    return config

@@ -96,16 +96,18 @@ bench: env
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
 	$(VENV)/bin/python workflow/tools/bench.py --readme-cores $(CORES) --steps $(BENCH_STEPS)
 
-# Every figure of README.md and docs/results.md that quotes a build, written from the built trees
-# (workflow/tools/docs.py): `make docs` rewrites the marked blocks and figures; `make check-docs`
-# changes nothing and fails naming file, line and both values where one differs. Trees: this directory
-# (`make all`, `make studies`, `make mpnet`), $(STS2017_DIR), $(STSB_DIR) and $(EVAL_DIR); one not built is
-# skipped, and said.
+# Every figure of README.md and docs/ that quotes a build, written from the built trees (workflow/tools/docs.py),
+# and config/README.md's reference of every config key, from the schema (workflow/tools/config_reference.py):
+# `make docs` rewrites the marked blocks and figures; `make check-docs` changes nothing and fails naming file,
+# line and both values where one differs. Trees: this directory (`make all`, `make studies`, `make mpnet`),
+# $(STS2017_DIR), $(STSB_DIR) and $(EVAL_DIR); one not built is skipped, and said.
 DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR) --tree eval=$(EVAL_DIR)
 docs: env
+	$(VENV)/bin/python workflow/tools/config_reference.py
 	$(VENV)/bin/python workflow/tools/docs.py $(DOCS_TREES)
 
 check-docs: env
+	$(VENV)/bin/python workflow/tools/config_reference.py --check
 	$(VENV)/bin/python workflow/tools/docs.py --check $(DOCS_TREES)
 
 # The stage-level DAG (one node per rule) as docs/rulegraph.svg; needs Graphviz's dot.

@@ -26,6 +26,14 @@ SHARED_CORPUS = REPO.parent / "shared" / "sts-corpus"
 TEST_CONFIG = REPO / ".test"  # the tiny corpus and its overlay, as files a reader can open
 
 
+def project_config(*overlays: str | Path) -> dict:
+    """The project's config.yaml (with these overlays, paths relative to the checkout) as a run resolves it: the
+    schema's defaults filled (stsynth.pipeline.overlays.resolved_config)."""
+    from stsynth.pipeline.overlays import resolved_config
+
+    return resolved_config([REPO / "config.yaml", *(REPO / overlay for overlay in overlays)])
+
+
 def tiny_pairs(year: int, name: str) -> list[tuple[str, str, float | None]]:
     """(sentence 1, sentence 2, gold) of a `.test` dataset (gold None on a blank line: unscored)."""
     folder = TEST_CONFIG / "corpus" / f"TINY{year}"
@@ -197,9 +205,8 @@ def make_workspace(root: Path, datasets: list[TinyDataset] | None = None) -> Wor
     else:
         manifest = write_corpus(root, datasets)
         overlay["datasets"] = [d.config_entry() for d in datasets]
-    project_config = yaml.safe_load((REPO / "config.yaml").read_text())
     config = merge(
-        project_config, {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}}
+        project_config(), {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}}
     )
     work = Workspace(root / "work", root / "mirror", manifest, config)
     work.path.mkdir()

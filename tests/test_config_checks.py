@@ -5,9 +5,8 @@ shows that end to end)."""
 import copy
 
 import pytest
-import yaml
 
-from conftest import REPO
+from conftest import REPO, project_config
 from stsynth.core.corpus import read_manifest
 from stsynth.dcu2016.features import FEATURES
 from stsynth.encoders.encoder import ENCODER_FEATURES
@@ -15,7 +14,7 @@ from stsynth.pipeline.checks import ConfigError
 from stsynth.pipeline.config_checks import check_config
 from stsynth.pipeline.overlays import check_unique_keys
 
-CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+CONFIG = project_config()
 MANIFEST = read_manifest(REPO / CONFIG["corpus"]["manifest"])
 KNOWN_FEATURES = {*FEATURES, *ENCODER_FEATURES}
 
@@ -225,7 +224,7 @@ def test_every_problem_is_listed_at_once():
 
 
 def test_a_dev_table_run_that_is_not_built_is_a_note():
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = project_config()
     config["fusion"]["dev_table"]["run"] = "fusion-xl"
     notes = check_config(config, MANIFEST, KNOWN_FEATURES)
     assert any("fusion.dev_table.run: 'fusion-xl' is not a fusion run in runs" in note for note in notes)

@@ -8,6 +8,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+import conftest
 from conftest import REPO, run_snakemake
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
@@ -15,7 +16,7 @@ SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
 @pytest.fixture
 def project_config() -> dict:
-    return yaml.safe_load((REPO / "config.yaml").read_text())
+    return conftest.project_config()
 
 
 def broken(config: dict, path: tuple, value, *, rename_to: str | None = None) -> dict:

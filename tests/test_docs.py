@@ -268,12 +268,24 @@ def test_a_table_line_naming_a_studied_run_may_move_within_its_tolerance():
 
 
 def test_a_runs_description_reads_the_config_it_was_built_with():
-    import yaml
 
+    from conftest import project_config
     from doc_blocks import headline_2016_runs
 
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = project_config()
     assert "STS 2012–2015 pairs with gold ≥ 3.8" in headline_2016_runs(config)["task-internal"]
     config["paraphrase_pairs"]["threshold"] = 3.5
     config["paraphrase_pairs"]["tables"]["task-internal"]["years"] = [2012, 2014]
     assert "STS 2012, 2014 pairs with gold ≥ 3.5" in headline_2016_runs(config)["task-internal"]
+
+
+def test_the_config_reference_is_the_schemas_and_a_new_key_changes_it():
+    """config/README.md's key table is written from the schema (workflow/tools/config_reference.py): the
+    committed page is what the schema gives, and a key added to the schema makes it stale."""
+    import yaml
+    from config_reference import PAGE, SCHEMA, render
+
+    schema, page = yaml.safe_load(SCHEMA.read_text()), PAGE.read_text()
+    assert render(page, schema) == page
+    schema["properties"]["tokenize"]["properties"]["strip"] = {"type": "boolean", "default": True, "description": "x"}
+    assert "| `tokenize.strip` | boolean | `true` | x |" in render(page, schema)

@@ -8,9 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-import yaml
 
-from conftest import REPO
+from conftest import project_config
 from stsynth.encoders.encoder import (
     ENCODER_FEATURES,
     EncoderNotFound,
@@ -284,7 +283,7 @@ def test_the_onnx_backend_refuses_a_model_without_a_transformer():
 def test_an_onnx_backend_plans_one_export_per_encoder_and_every_similarity_job_reads_it(tmp_path):
     from test_leakage import plan
 
-    assert yaml.safe_load((REPO / "config.yaml").read_text())["encoder"]["backend"] == "torch"
+    assert project_config()["encoder"]["backend"] == "torch"
     jobs, _ = plan(tmp_path, {"encoder": {"backend": "onnx-int8"}})
     exports = {outputs[0] for rule, _, outputs in jobs if rule == "encoder_onnx"}
     similarity = {rule: inputs for rule, inputs, _ in jobs if rule.startswith("encoder_similarity_")}

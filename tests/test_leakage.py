@@ -18,7 +18,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, project_config
 
 # Rules whose jobs learn from what they read (a table of word vectors, a model, a corpus to train on).
 TRAINING_RULES = {
@@ -106,7 +106,7 @@ def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
     """The planned jobs of `all` and the datasets under config.yaml with the overlays (a config/ file name
     or a dict) over it."""
     tmp_path.mkdir(parents=True, exist_ok=True)
-    files, datasets = [REPO / "config.yaml"], yaml.safe_load((REPO / "config.yaml").read_text())["datasets"]
+    files, datasets = [REPO / "config.yaml"], project_config()["datasets"]
     for i, overlay in enumerate(overlays):
         path = REPO / "config" / overlay if isinstance(overlay, str) else tmp_path / f"overlay{i}.yaml"
         if isinstance(overlay, dict):

@@ -4,16 +4,15 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
 
-from conftest import REPO
+from conftest import project_config
 from stsynth.core.datasets import select
 from stsynth.dcu2016 import fusion_plan
 from stsynth.encoders import encoder
 from stsynth.pipeline import plan
 from stsynth.pipeline.runs import PER_SET_PREFIX, RUN_STAGES, Run, run_source, runs_of
 
-CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+CONFIG = project_config()
 DATASETS = plan.datasets_of(CONFIG)
 MODELS = plan.paragram_models(CONFIG, DATASETS)
 TEST = {d.name: d for d in select(DATASETS, role="test")}

@@ -9,16 +9,15 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
-from conftest import REPO
+from conftest import REPO, project_config
 from stsynth.core.scoring import write_predictions
 from stsynth.results.provenance import stage_times
 from stsynth.results.report import build_report
 from stsynth.results.report_plan import plan_files, report_plan, seeds
 
 LOG = logging.getLogger("test_report")
-SETTINGS = yaml.safe_load((REPO / "config.yaml").read_text())["report"]
+SETTINGS = project_config()["report"]
 TEST_SETS = [("answer-answer", "en", 30), ("headlines", "en", 25), ("news", "es-en", 20)]
 
 
@@ -396,7 +395,7 @@ def test_every_section_from_documented_schemas(study):
 
 
 def test_plan_wires_what_the_config_declares_and_lists_the_rest():
-    project = yaml.safe_load((REPO / "config.yaml").read_text())
+    project = project_config()
     config = {
         **project,
         "runs": {"baseline": {"stage": "baseline"}},

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, project_config
 from stsynth.core.datasets import select
 from stsynth.core.folds import base_model, seed_model, seed_name, with_fold_models
 from stsynth.core.paths import EVENT_VECTOR_SOURCES
@@ -20,7 +20,7 @@ from stsynth.pipeline.config_checks import check_config
 from stsynth.pipeline.runs import headline_runs, run_comparisons, run_source, runs_of, study_runs
 from stsynth.results.seed_study import sign_table, spread_markdown, spread_table
 
-CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
+CONFIG = project_config()
 DATASETS = plan.datasets_of(CONFIG)
 MODELS = plan.paragram_models(CONFIG, DATASETS)
 TEST = {d.name: d for d in select(DATASETS, role="test")}

@@ -8,9 +8,8 @@ import os
 import platform
 
 import pytest
-import yaml
 
-from conftest import REPO
+from conftest import project_config
 from stsynth.core.threads import NEEDED_FLAGS, cpu_flags, job_slots
 from stsynth.pipeline import plan
 from stsynth.pipeline.runs import headline_runs, run_comparisons, study_runs
@@ -119,7 +118,7 @@ def test_cores_beyond_the_machine_are_capped_and_said(workspace):
 
 
 def test_the_project_config_splits_runs_as_documented():
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = project_config()
     assert "encoder-sts" in headline_runs(config) and "fusion-tuned" in headline_runs(config)
     assert run_comparisons(config, study=False) and all(
         set(pair) <= set(headline_runs(config)) for pair in run_comparisons(config, study=False)

@@ -57,6 +57,7 @@ from bench_measure import (
     rule_job_times,
     snakemake,
 )
+from stsynth.pipeline.overlays import resolved_config
 
 REPO = Path(__file__).resolve().parents[2]  # the checkout (this file: workflow/tools/bench.py)
 
@@ -244,7 +245,7 @@ def main() -> None:
     scratch.mkdir(parents=True, exist_ok=True)
     if any(scratch.iterdir()):
         sys.exit(f"{scratch} is not empty")
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    config = resolved_config([REPO / "config.yaml"])
     env = {**os.environ, "STSYNTH_MIRRORS": mirrors_env(config)}
     print(f"scratch copies under {scratch}", file=sys.stderr)
     cores = str(args.cores)

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from stsynth.encoders.encoder import encoder_directory, load_encoder
 from stsynth.encoders.tuning import train, training_pairs
+from stsynth.pipeline.overlays import resolved_config
 from stsynth.pipeline.plan import tuned_encoder_settings
 
 CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
@@ -35,7 +35,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    recipe = {**tuned_encoder_settings(yaml.safe_load(CONFIG.read_text()), args.model), "epochs": 1}
+    recipe = {**tuned_encoder_settings(resolved_config([CONFIG]), args.model), "epochs": 1}
     gold = [
         pd.read_parquet(path)
         for year in recipe["gold_years"]

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, scores_path
 from stsynth.core.scoring import p_value_cell
+from stsynth.pipeline.overlays import resolved_config
 
 DOC_FILES = ("README.md", "docs/results.md")
 TREES = {
@@ -54,10 +54,11 @@ class Tree:
         return self._cache[relpath]
 
     def config(self) -> dict:
-        """The config the tree was built with: its own config.yaml (a checkout's `make all`), else that of
-        the checkout this code is in (a tree built elsewhere with `--directory`)."""
+        """The config the tree was built with, resolved (the schema's defaults filled): its own config.yaml (a
+        checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere with
+        `--directory`)."""
         path = self.root / "config.yaml"
-        return yaml.safe_load((path if path.exists() else CHECKOUT_CONFIG).read_text())
+        return resolved_config([path if path.exists() else CHECKOUT_CONFIG])
 
     def scores(self, run: str) -> pd.DataFrame:
         return self.table(scores_path(run))

@@ -9,15 +9,17 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-from stsynth.pipeline.overlays import append_extras, schema_problems
+from stsynth.pipeline.overlays import ConfigOrigins, append_extras, schema_problems
 
+# Where each key was set (the config files that give it, or --config), for the problems start-up names.
+CONFIG_ORIGINS = ConfigOrigins(workflow.configfiles, workflow.config_settings.config)
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
-# schema problem is named with its key and the config files that set it.
+# schema problem is named with its key and where it was set.
 append_extras(config)
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
-except WorkflowError:  # only then every problem again, with the files that set its key
-    _problems = schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", workflow.configfiles)
+except WorkflowError:  # only then every problem again, with where its key was set
+    _problems = schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS)
     raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems)) from None
 
 

@@ -5,6 +5,7 @@ shows that end to end)."""
 import copy
 
 import pytest
+import yaml
 
 from conftest import REPO, project_config
 from stsynth.core.corpus import read_manifest
@@ -234,7 +235,7 @@ def test_a_year_without_any_dataset_is_a_note_not_an_error():
     config = copy.deepcopy(CONFIG)
     config["fusion"]["dev"]["train_years"] = [2011, 2012]
     assert check_config(config, MANIFEST, KNOWN_FEATURES) == [
-        "config.yaml: fusion.dev.train_years: no datasets in [2011]; those years are skipped"
+        "config: fusion.dev.train_years: no datasets in [2011]; those years are skipped"
     ]
 
 
@@ -373,3 +374,24 @@ def test_encode_needs_the_vectors_whose_words_it_can_encode():
     config = copy.deepcopy(CONFIG)
     fine(config)
     assert check_config(config, MANIFEST, KNOWN_FEATURES) == []
+
+
+def test_a_problem_names_where_its_key_got_its_value(tmp_path):
+    """The last file that gives the very key (not its section), files that append to its list after it, or
+    --config; nothing for a default."""
+    from stsynth.pipeline.overlays import ConfigOrigins
+
+    base, mine = tmp_path / "config.yaml", tmp_path / "mine.yaml"
+    base.write_text(
+        yaml.safe_dump(
+            {"fusion": {"seed": 1, "folds": 2}, "datasets": [{"name": "a"}], "runs": {"pe.seed2": {"stage": "head"}}}
+        )
+    )
+    mine.write_text(yaml.safe_dump({"fusion": {"folds": 0}, "extra_datasets": [{"name": "b"}]}))
+    origins = ConfigOrigins([base, mine, base], {"kernels": "bogus"})
+    assert origins("fusion.folds") == f" (set in {mine})"  # the overlay overrides config.yaml
+    assert origins("fusion.seed") == f" (set in {base})"  # config.yaml alone sets it
+    assert origins("datasets[1].name") == f" (set in {base}, {mine})"  # the list, then what appends to it
+    assert origins("runs.pe.seed2.stage") == f" (set in {base})"  # a name with a dot is one key
+    assert origins("kernels") == " (set with --config)"
+    assert origins("fusion.encoder_folds") == ""  # the schema's default

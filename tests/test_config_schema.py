@@ -2,6 +2,7 @@
 misspelt key or a bad value stops the workflow with a message naming the key and the value."""
 
 import copy
+from pathlib import Path
 
 import pytest
 import yaml
@@ -144,3 +145,32 @@ def test_every_shipped_config_resolves_to_its_snapshot(name):
 def test_every_overlay_in_config_has_a_snapshot():
     shipped = {overlay for overlays in SHIPPED.values() for overlay in overlays}
     assert {f"config/{path.name}" for path in (REPO / "config").glob("*.yaml")} <= shipped
+
+
+def seed_keys(node, path=""):
+    """Every property of the schema named seed, or the items of one named seeds: (path, schema)."""
+    if isinstance(node, dict):
+        for name, child in node.get("properties", {}).items():
+            if name == "seed":
+                yield f"{path}.{name}", child
+            if name == "seeds":
+                yield f"{path}.{name}[]", child["items"]
+        for key, child in node.items():
+            yield from seed_keys(child, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from seed_keys(child, f"{path}[{i}]")
+
+
+def test_every_seed_of_the_schema_is_the_one_definition_from_zero_and_the_suffix_reads_each():
+    from stsynth.core.folds import seed_model, seed_name
+
+    schema = yaml.safe_load(Path(SCHEMA).read_text())
+    found = list(seed_keys(schema))
+    assert len(found) >= 8, found  # bootstrap, seed study, fusion, skip-gram, the trainers, tuning, PE, head
+    for where, node in found:
+        if node.get("$ref") != "#/$defs/seed":  # a default over a $ref'd trainer: its seed is the trainer's
+            assert set(node) == {"default"} and where.endswith("ppdb.properties.trainer.seed"), where
+    assert schema["$defs"]["seed"]["minimum"] == 0
+    for seed in (0, 1, 7, 2**31):
+        assert seed_model(seed_name("minilm-sts", seed)) == ("minilm-sts", seed)

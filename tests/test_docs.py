@@ -283,6 +283,7 @@ def test_the_config_reference_is_the_schemas_and_a_new_key_changes_it():
     """config/README.md's key table is written from the schema (workflow/tools/config_reference.py): the
     committed page is what the schema gives, and a key added to the schema makes it stale."""
     import yaml
+
     from config_reference import PAGE, SCHEMA, render
 
     schema, page = yaml.safe_load(SCHEMA.read_text()), PAGE.read_text()

@@ -262,8 +262,8 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
         cli.model_location(str(tmp_path / "typo"))
     stsb = cli.snakemake_command("stsb", root, "2", [], None, [])
     assert stsb[stsb.index("--cores") + 2] == "all" and str(REPO / "config/stsb.yaml") in stsb
-    # outside a checkout: $STSYNTH_WORKFLOW, else the copy pip installed under {prefix}/share/stsynth
-    assert cli.workflow_root(tmp_path, {"STSYNTH_WORKFLOW": str(REPO)}, prefix=str(tmp_path)) == REPO
+    # outside a checkout: $STSYNTH_WORKFLOW, else the copy pip installed (tests/test_robustness.py: --prefix)
+    assert cli.workflow_root(tmp_path, {"STSYNTH_WORKFLOW": str(REPO)}, installed=lambda: None) == REPO
     # the wheel carries every file the Snakefile reads (pyproject's data-files cover the checkout's)
     data_files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["data-files"]
     packaged = {
@@ -277,6 +277,7 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
         REPO / "config.yaml",
         REPO / "config/eval.yaml",
         REPO / "workflow/corpus_manifest.tsv",
+        REPO / "requirements.txt",  # the report's provenance lists its pins
     ]
     assert {p.resolve() for p in needed} <= packaged
     for target, folder in data_files.items():

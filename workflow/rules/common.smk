@@ -77,13 +77,8 @@ try:
 except evaluation.EvalConfigError as _error:
     raise WorkflowError(f"config: {_error}") from None
 # Every name that points at another part of the config, checked before any job (stsynth.pipeline.config_checks).
-# Problems name their key and the config files merged (an overlay's key is in the overlay).
-for _note in check_config(
-    config,
-    MANIFEST,
-    {*FEATURES, *ENCODER_FEATURES},
-    config_name=" + ".join(os.path.relpath(f) for f in workflow.configfiles) or "config.yaml",
-):
+# Problems name their key and where it was set (the Snakefile's CONFIG_ORIGINS: an overlay's key is in the overlay).
+for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}, origins=CONFIG_ORIGINS):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}

@@ -40,8 +40,11 @@ def kind(node: dict) -> str:
     types = node.get("type", "any")
     types = types if isinstance(types, list) else [types]
     text = " or ".join("map" if t == "object" else ("list" if t == "array" else str(t)) for t in types)
-    bounds = [f"≥ {node['minimum']}" if "minimum" in node else "", f"> {node['exclusiveMinimum']}"
-              if "exclusiveMinimum" in node else "", f"≤ {node['maximum']}" if "maximum" in node else ""]
+    bounds = [
+        f"≥ {node['minimum']}" if "minimum" in node else "",
+        f"> {node['exclusiveMinimum']}" if "exclusiveMinimum" in node else "",
+        f"≤ {node['maximum']}" if "maximum" in node else "",
+    ]
     return " ".join([text, *filter(None, bounds)])
 
 

@@ -8,9 +8,10 @@
 Each calls Snakemake on the workflow's Snakefile with the same overlays and working directories as the
 Makefile's targets; arguments after ``--`` go to Snakemake as they are (``-- -n``, ``-- --profile
 profiles/slurm``). The workflow is the checkout the command runs in (a folder with ``Snakefile`` and
-``workflow/stsynth``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under
-``{sys.prefix}/share/stsynth``. Corpus mirrors are the config's (``../shared/sts-corpus`` relative to the
-workflow) unless ``STSYNTH_MIRRORS`` names others.
+``workflow/rules``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under its data folder
+(``share/stsynth`` of the venv, ``--user`` or ``--prefix`` install: :func:`installed_workflow`). Corpus
+mirrors are the config's (``../shared/sts-corpus`` relative to the workflow) unless ``STSYNTH_MIRRORS``
+names others.
 """
 
 from __future__ import annotations
@@ -40,13 +41,31 @@ def is_workflow(folder: Path) -> bool:
     return (folder / "Snakefile").is_file() and (folder / "workflow" / "rules").is_dir()
 
 
-def workflow_root(cwd: Path | None = None, environ=os.environ, prefix: str = sys.prefix) -> Path:
+def installed_workflow(distribution: str = "stsynth") -> Path | None:
+    """The folder ``pip install`` put the workflow in (its data files: ``{scheme's data}/share/stsynth``), read from
+    the installed distribution's own record of its files, so a venv, ``--user`` and ``--prefix`` install are
+    found alike; None when the package is not installed with them (an editable install records none)."""
+    from importlib.metadata import PackageNotFoundError, distribution as installed
+
+    try:
+        files = installed(distribution).files or []
+    except PackageNotFoundError:
+        return None
+    for path in files:
+        if path.parts[-3:] == ("share", "stsynth", "Snakefile"):
+            return Path(path.locate()).resolve().parent
+    return None
+
+
+def workflow_root(cwd: Path | None = None, environ=os.environ, installed=installed_workflow) -> Path:
     """Where the Snakefile is (module docstring: checkout, $STSYNTH_WORKFLOW, the installed copy)."""
     cwd = Path(cwd or Path.cwd())
     candidates = [*(p for p in (cwd, *cwd.parents) if is_workflow(p))]
     if environ.get("STSYNTH_WORKFLOW"):
         candidates.append(Path(environ["STSYNTH_WORKFLOW"]))
-    candidates += [Path(prefix) / "share" / "stsynth", Path(__file__).resolve().parents[3]]
+    if (copy := installed()) is not None:
+        candidates.append(copy)
+    candidates.append(Path(__file__).resolve().parents[3])  # the checkout of an editable install
     for folder in candidates:
         if is_workflow(folder):
             return folder

@@ -10,6 +10,8 @@ missing files deep in the DAG.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ..core.pairs import named_twice
 from ..core.paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
 from .checks import Checks, ConfigError
@@ -167,6 +169,9 @@ def check_encoder(c: Checks) -> None:
         c.need("encoder.default", encoder["default"], list(c.named), "a named encoder in encoder.models")
     for name in sorted(set(c.named) & set(c.tuned)):
         c.problems.append(f"encoder.models.{name} and encoder.tuning.models.{name}: one name for two encoders")
+    for name, entry in c.named.items():
+        if "hub" in entry and (problem := hub_name_problem(entry["hub"])):
+            c.problems.append(f"encoder.models.{name}.hub: {entry['hub']!r} is not a Hugging Face hub name: {problem}")
     for model, entry in c.tuned.items():
         where = f"encoder.tuning.models.{model}"
         c.need_tables(where, entry.get("pairs", []))
@@ -188,6 +193,19 @@ def check_encoder(c: Checks) -> None:
         c.need(f"encoder.tuning.dev_check[{i}]", model, list(c.tuned), "a model in encoder.tuning.models")
         if model in c.tuned and not c.tuned[model].get("dev_years"):
             c.problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
+
+
+def hub_name_problem(name: str) -> str | None:
+    """What is wrong with a hub name (huggingface_hub's own rule: ``org/name`` of letters, digits, ``-_.``), or
+    None."""
+    from huggingface_hub.errors import HFValidationError
+    from huggingface_hub.utils import validate_repo_id
+
+    try:
+        validate_repo_id(name)
+    except HFValidationError as error:
+        return str(error).split("\n", 1)[0]
+    return None
 
 
 def start_cycles(tuned: dict) -> list[str]:
@@ -327,16 +345,19 @@ SECTION_CHECKS = (
 
 
 def check_config(
-    config: dict, manifest: set[str] | dict, features: set[str] = frozenset(), config_name: str = "config.yaml"
+    config: dict, manifest: set[str] | dict, features: set[str] = frozenset(), origins: Callable[[str], str] = None
 ) -> list[str]:
     """Raise ConfigError listing every dangling reference or repeated entry; return notes to log.
 
     manifest: the relative paths the corpus manifest lists; features: the names a fusion group may
-    use besides the paragram features (stsynth.dcu2016.features.FEATURES and the encoder similarities).
+    use besides the paragram features (stsynth.dcu2016.features.FEATURES and the encoder similarities);
+    origins: where a key was set (stsynth.pipeline.overlays.ConfigOrigins), added to each problem.
     """
     checks = Checks(config, manifest, features)
     for check in SECTION_CHECKS:
         check(checks)
+    origins = origins or (lambda key: "")
     if checks.problems:
-        raise ConfigError(f"{config_name}: {len(checks.problems)} problem(s):\n  " + "\n  ".join(checks.problems))
-    return [f"{config_name}: {note}" for note in checks.notes]
+        problems = [f"{problem}{origins(problem.split(':', 1)[0])}" for problem in checks.problems]
+        raise ConfigError(f"config: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+    return [f"config: {note}{origins(note.split(':', 1)[0])}" for note in checks.notes]

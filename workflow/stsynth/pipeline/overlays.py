@@ -7,8 +7,8 @@ overlay writes ``extra_<key>:`` beside it (``extra_datasets:`` at the top, ``eva
 ``eval.extra_models:``): :func:`append_extras` appends them, in overlay order, before validation.
 
 :func:`schema_problems` validates the merged config with the workflow's JSON schema and names, for
-every problem, the config key and the config files that set that key's section, so an error in an
-overlay points at the overlay.
+every problem, the config key and where it was set (:class:`ConfigOrigins`: the files that give that very
+key, or ``--config``), so an error in an overlay points at the overlay.
 
 :func:`resolved_config` is the config a run sees, outside Snakemake (tests, tools): the files merged as
 Snakemake merges them, the extras appended, the schema's defaults filled.
@@ -49,34 +49,69 @@ def append_extras(config: dict, where: str = "") -> None:
             append_extras(value, f"{where}{key}.")
 
 
-def files_setting(configfiles: list[str], section: str) -> list[str]:
-    """The config files (in order) that set top-level key ``section`` or ``extra_<section>``."""
-    found = []
-    for path in configfiles:
-        try:
-            data = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError):
-            continue
-        if isinstance(data, dict) and (section in data or f"{EXTRA}{section}" in data):
-            found.append(str(path))
-    return found
+def sets_key(data, key: str) -> str | None:
+    """How a config file's data (or ``--config``'s) gives the key ``key`` (``a.b[0].c``, as problems name keys):
+    ``"set"`` (its mappings down to the key, or the list holding it: a list is given whole), ``"extended"`` (an
+    ``extra_<list>`` that appends to the list holding it), or None. A name with dots in it (a run ``x.y``) is
+    matched as one key."""
+    if key == "" or (isinstance(data, list) and key.startswith("[")):
+        return "set"
+    if not isinstance(data, dict):
+        return None
+    names = sorted((str(name) for name in data), key=len, reverse=True)
+    for name in names:
+        if key == name or key.startswith((name + ".", name + "[")):
+            rest = key[len(name) :].lstrip(".")
+            return "set" if rest.startswith("[") else sets_key(data[name], rest)
+    for name in names:
+        if name.startswith(EXTRA) and key.startswith(f"{name[len(EXTRA) :]}["):
+            return "extended"
+    return None
 
 
-def schema_problems(config: dict, schema_path: str | Path, configfiles: list[str]) -> list[str]:
-    """Every way the config breaks the schema, each naming its key and the files that set its section."""
+class ConfigOrigins:
+    """Where a config key got its value: the last of the config files (config.yaml first, then the overlays)
+    that gives that very key, and those after it that append to its list (``extra_<list>``), or ``--config``
+    (Snakemake's config from the command line), which overrides them all; a key none of them gives has the
+    schema's default."""
+
+    def __init__(self, configfiles, command_line=None):
+        self.files, seen = [], set()
+        for path in configfiles:
+            if (resolved := Path(path).resolve()) in seen:  # the Snakefile's configfile given again
+                continue
+            seen.add(resolved)
+            try:
+                self.files.append((str(path), yaml.safe_load(Path(path).read_text()) or {}))
+            except (OSError, yaml.YAMLError):
+                continue
+        self.command_line = dict(command_line or {})
+
+    def __call__(self, key: str) -> str:
+        """`` (set in mine.yaml)``, `` (set with --config)``, or nothing."""
+        if sets_key(self.command_line, key):
+            return " (set with --config)"
+        found = [(path, sets_key(data, key)) for path, data in self.files]
+        last = max((i for i, (_, how) in enumerate(found) if how == "set"), default=0)
+        files = [path for path, how in found[last:] if how]
+        return f" (set in {', '.join(files)})" if files else ""
+
+
+def key_name(path: list) -> str:
+    """A key path as the problems name it: ``datasets[3].role``."""
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
+
+
+def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigins) -> list[str]:
+    """Every way the config breaks the schema, each naming its key and where that key was set."""
     import jsonschema
 
     schema = yaml.safe_load(Path(schema_path).read_text())
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
-        path = list(error.absolute_path)
-        key = (
-            "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
-            or "(top)"
-        )
-        files = files_setting(configfiles, str(path[0])) if path else []
-        problems.append(f"{key}: {error.message}" + (f" (set in {', '.join(files)})" if files else ""))
+        key = key_name(list(error.absolute_path))
+        problems.append(f"{key or '(top)'}: {error.message}{origins(key) if key else ''}")
     return problems
 
 

@@ -146,7 +146,7 @@ def test_the_project_config_is_clean():
             lambda c: c["report"]["training_curves"].update(synthetic=["synthetic-dev", "synth"]),
             "report.training_curves.synthetic[1]: 'synth'",
         ),
-        # runs named outside runs: (issue 24: each used to vanish without a word)
+        # runs named outside runs: (each used to vanish without a word)
         (
             lambda c: c["scoring"]["compare"].update(reference="task-internl"),
             "scoring.compare.reference: 'task-internl' is not a run in runs",

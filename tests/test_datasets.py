@@ -109,7 +109,7 @@ def test_table_with_tabs_no_quoting_and_another_encoding(tmp_path):
             r"own.csv:3: score 0.5 is outside \[1, 5\]",
         ),
         ("first,second,rating\nA.,B.,4\nC.,D.,\xe9\n", {}, r"own.csv:3: not valid utf-8"),
-        # issue 24: each of these used to give a table without a word
+        # each of these used to give a table without a word
         (
             "first,second,second,rating\nA.,B.,C.,4\n",
             {},

@@ -213,7 +213,7 @@ SEED_BLOCK = """<!-- generated: seed-study-2016 (make docs writes it from the bu
 
 
 def test_a_training_dependent_figure_may_move_within_its_runs_seed_spread(built_tree):
-    """issue 43: check-docs reads each studied run's tolerance (3 × its largest seed sd: of its ALLs for an ALL,
+    """check-docs reads each studied run's tolerance (3 × its largest seed sd: of its ALLs for an ALL,
     of its sets for a set's figure) from the committed seed-study block, so a fresh clone's check on another
     machine has it; untouched runs stay exact."""
     allowed = doc_marks.tolerances([SEED_BLOCK])

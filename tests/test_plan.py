@@ -140,7 +140,7 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     runs = runs_of(CONFIG)
     run = runs["fusion-tuned"]
     assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
-    # the project's choice (issue 23, dev protocol): tuned encoder in-sample, paragram out of fold
+    # the project's choice (dev protocol): tuned encoder in-sample, paragram out of fold
     assert CONFIG["fusion"]["encoder_folds"] == 0 and fusion_plan.fold_sources(CONFIG, run) == ["paragram"]
     folded = copy.deepcopy(CONFIG)
     folded["fusion"]["encoder_folds"] = 2

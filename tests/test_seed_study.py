@@ -1,4 +1,4 @@
-"""The seed study (issue 43): seeded run and model names, what a seed run trains and reads, the spread and
+"""The seed study: seeded run and model names, what a seed run trains and reads, the spread and
 sign tables, and the config checks (no Snakemake; the workflow's plan of it: tests/test_targets.py)."""
 
 import copy

@@ -1,4 +1,4 @@
-"""`all` builds the results, `studies` how their settings were chosen (issue 23), and `--cores` above the
+"""`all` builds the results, `studies` how their settings were chosen, and `--cores` above the
 machine's cores never runs more jobs at once than it has cores; checked with dry runs of the real
 Snakefile on the tiny corpus."""
 

@@ -177,7 +177,7 @@ def attempt_minutes(minutes):
 
 # Sub-minute jobs that read and write a few small files: on a cluster they run on the submitting node
 # (Snakemake's localrules) instead of waiting in the queue; the corpus fetch may need the internet,
-# which compute nodes often lack. A local run is unchanged. docs/reproducibility.md lists them.
+# which compute nodes often lack. A local run is unchanged. docs/user-guide.md, "Clusters and GPUs".
 localrules:
     fetch_corpus_file,
     pair_table,

@@ -72,7 +72,7 @@ rule encoder_onnx:
 # letters and digits as "_": with config.yaml, encoder_similarity_minilm, encoder_similarity_minilm_sts,
 # encoder_similarity_minilm_sts_cosine_lr5e_5_dev, ... (`snakemake --list-rules` lists them all).
 # The device (config `device`, read by the job) is no param: it moves the floats in their last digits
-# only, so changing it reruns nothing (docs/reproducibility.md, GPU).
+# only, so changing it reruns nothing (docs/user-guide.md, "Clusters and GPUs").
 for _encoder, _sets in ENCODER_TABLE_SETS.items():
 
     rule:

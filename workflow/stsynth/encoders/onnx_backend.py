@@ -14,7 +14,7 @@ probe sentences, :data:`FP32_TOLERANCE`) and ``onnx-int8`` (dynamic int8 weights
 ``onnxruntime.quantization.quantize_dynamic`` per channel, 7-bit range: 1.5-1.7x faster, approximate by
 design).
 
-Why ``torch`` stays the default (measured, docs/reproducibility.md, issue 44): float32 ONNX was no
+Why ``torch`` stays the default (measured, docs/benchmarks.md, "Encoding"): float32 ONNX was no
 faster on this project's 2-core CPU at one thread per job (0.98-1.11x), and ORT picks its kernels by
 CPU with no cap like the one that makes torch's floats the same on every x86-64 machine
 (stsynth.core.threads), so a default ORT backend would lose that guarantee.
@@ -91,7 +91,7 @@ def export(model, path: str | Path, int8: bool = False) -> None:
             import onnx
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
-            # per channel (measured against per tensor, docs/reproducibility.md); reduce_range: 7-bit weights, as
+            # per channel (measured against per tensor); reduce_range: 7-bit weights, as
             # ORT advises on CPUs without VNNI, where u8 x s8 products saturate (all-mpnet-base-v2's int8
             # cosines kept a correlation of 0.008 with torch's without it, 0.96 with it, on this AVX2 CPU)
             quantize_dynamic(

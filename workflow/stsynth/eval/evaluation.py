@@ -213,7 +213,7 @@ def pair_similarities(a: np.ndarray, b: np.ndarray, model_similarity: np.ndarray
 def cache_settings(entry: dict, max_length: int) -> dict:
     """What besides the model's files shapes an encoder's embeddings (the embedding cache's key, with
     :func:`cache_encoder`): every loading and encoding setting. The device is left out: it moves the
-    floats in their last digits only (docs/reproducibility.md, GPU)."""
+    floats in their last digits only (docs/user-guide.md, "Clusters and GPUs")."""
     keep = {*LOAD_SETTINGS, "normalize"} - {"similarity"}  # the similarity function is applied after the cache
     return {**{key: entry[key] for key in sorted(keep) if key in entry}, "max_length": max_length}
 

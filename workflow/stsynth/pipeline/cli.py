@@ -45,7 +45,8 @@ def installed_workflow(distribution: str = "stsynth") -> Path | None:
     """The folder ``pip install`` put the workflow in (its data files: ``{scheme's data}/share/stsynth``), read from
     the installed distribution's own record of its files, so a venv, ``--user`` and ``--prefix`` install are
     found alike; None when the package is not installed with them (an editable install records none)."""
-    from importlib.metadata import PackageNotFoundError, distribution as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import distribution as installed
 
     try:
         files = installed(distribution).files or []

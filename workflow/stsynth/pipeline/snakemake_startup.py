@@ -27,7 +27,7 @@ release in :data:`CHECKED_ON` (the method lives in ``snakemake.scheduling.job_sc
 earlier releases keep it in ``snakemake.scheduler``, which is not patched). tests/test_startup.py fails
 when the installed Snakemake lacks them or is outside that range, so an upgrade cannot drop the fix
 silently. The fix could go upstream: a pending-timer check in ``_schedule_reevalutation`` itself
-(docs/reproducibility.md, "Snakemake's own scheduler").
+(an upstream change Snakemake could take).
 """
 
 from __future__ import annotations

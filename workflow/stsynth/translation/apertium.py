@@ -1,6 +1,6 @@
 """Apertium, the rule-based offline engine from Debian (``apertium`` + ``apertium-eng-spa``): its stages
 null-flushed over a batch, the tagger once per sentence, so each sentence is translated on its own
-(docs/results.md, "Synthetic paraphrases": why line mode is not enough).
+(docs/reproducibility.md, "The same bytes whatever the scheduling": why line mode is not enough).
 """
 
 from __future__ import annotations

@@ -435,3 +435,54 @@ def test_the_program_checks_name_the_key_and_the_fix():
         )
         == []
     )
+
+
+# --- 7. the rows of docs/user-guide.md's "What is checked, and when", each run twice -------------------
+
+
+@pytest.mark.workflow
+def test_a_bad_dataset_row_or_prediction_line_stops_every_run_naming_file_and_line(workspace, tmp_path):
+    """A row is checked when its table is built: the job fails, so every run fails again until it is fixed."""
+    table = tmp_path / "mine.csv"
+    table.write_text("first,second,rating\nA cat sits.,A cat is sitting.,4.5\nA dog runs.,A car stops.,nan\n")
+    predictions = tmp_path / "theirs"
+    (predictions / "2016").mkdir(parents=True)
+    for name, lines in (("tinytest", 9), ("tinynews", 5)):
+        (predictions / f"2016/{name}.txt").write_text("1.0\n" * (lines - 1) + "high\n")
+    workspace.config["datasets"].append(
+        {
+            "name": "mine",
+            "role": "test",
+            "track": "en",
+            "format": "table",
+            "path": str(table),
+            "columns": {"sentence1": "first", "sentence2": "second", "score": "rating"},
+        }
+    )
+    workspace.keep_runs({"baseline": {"stage": "baseline"}})
+    workspace.write_config()
+    for _ in range(2):
+        result = workspace.snakemake("resources/pairs/0/mine.parquet", check=False)
+        assert result.returncode != 0 and f"{table}:3" in output_of(result), output_of(result)[-2000:]
+    workspace.config["datasets"].pop()
+    workspace.keep_runs({"theirs": {"stage": "external", "predictions": str(predictions / "{year}/{dataset}.txt")}})
+    workspace.write_config()
+    for _ in range(2):
+        result = workspace.snakemake("results/scores/theirs.parquet", check=False)
+        assert result.returncode != 0 and "prediction 'high' is not a number" in output_of(result)
+
+
+@pytest.mark.workflow
+def test_an_unreadable_embedding_shard_is_set_aside_on_the_run_that_meets_it(workspace):
+    """The embedding cache is no input of any rule: a shard that cannot be read is set aside, with a warning,
+    and its sentences encoded again, to the same similarities; the run after it meets a readable cache."""
+    eval_config(workspace, encoders=["minilm"])
+    workspace.snakemake("eval")
+    before = cosines(workspace, "minilm")
+    shards = sorted((workspace.path / "resources/embeddings").rglob("*.parquet"))
+    shards[0].write_bytes(b"not parquet")
+    for run in range(2):
+        result = workspace.snakemake("--forcerun", "eval_encode", "eval")
+        assert np.array_equal(cosines(workspace, "minilm"), before)
+        set_aside = list((workspace.path / "resources/embeddings").rglob("*.unreadable"))
+        assert len(set_aside) == 1 and (run == 1 or "unreadable" in output_of(result))

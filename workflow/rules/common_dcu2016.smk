@@ -19,7 +19,8 @@ def get_fusion_splits(run_name, in_sample=None):
 
 def get_fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
     """Input function: the files of the named splits of a fusion run (`run`, else the wildcard's),
-    one named input per split (stsynth.dcu2016.fusion_plan.fusion_splits), plus the run's dev table."""
+    one named input per split (stsynth.dcu2016.fusion_plan.fusion_splits), plus the run's dev table when its
+    settings are not recorded."""
 
     def inputs(wc):
         name = run or wc.fusion_run
@@ -33,7 +34,7 @@ def get_fusion_inputs(*split_names, in_sample=False, dev=True, run=None):
                         for split, entries in get_fusion_splits(name, in_sample=source).items()
                     }
                 )
-        if dev:
+        if dev and RUNS[name].chosen is None:  # recorded settings (`chosen`) need no dev search
             files["dev"] = paths.fusion_path(name, "dev.parquet")
         return files
 

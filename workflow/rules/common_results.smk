@@ -57,6 +57,8 @@ def get_results_targets():
 
 
 def get_study_targets():
-    """`snakemake studies`: the study runs and every table that shows how a setting was chosen
-    (stsynth.results.report_plan, part studies), in results/studies.md."""
-    return [*get_run_outputs(study_runs(config)), paths.REPORT_PARTS["studies"]]
+    """`snakemake studies`: the study runs, the dev searches of the settings the config records (and whether
+    they still choose them), and every table that shows how a setting was chosen (stsynth.results.report_plan,
+    part studies), in results/studies.md."""
+    recorded = [paths.STUDY_TABLES["decisions"]] if RECORDED_FUSIONS else []
+    return [*get_run_outputs(study_runs(config)), *recorded, paths.REPORT_PARTS["studies"]]

@@ -29,8 +29,9 @@ rule fusion_dev:
 
 
 rule fusion_fit:
-    """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters: the run's
-    predictions on the test sets, the model as plain arrays, Gini importances (table and plot)."""
+    """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters (recorded in the run's
+    `chosen`, else its dev search's): the run's predictions on the test sets, the model as plain arrays, Gini
+    importances (table and plot)."""
     input:
         unpack(get_fusion_inputs("train", "test")),
     output:
@@ -52,6 +53,7 @@ rule fusion_fit:
         splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
+        chosen=lambda wc: RUNS[wc.fusion_run].chosen_settings(),
     script:
         "../scripts/fusion_fit.py"
 
@@ -82,6 +84,7 @@ rule fusion_ablation:
         },
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
+        chosen=lambda wc: RUNS[wc.fusion_run].chosen_settings(),
     script:
         "../scripts/fusion_ablation.py"
 
@@ -120,5 +123,36 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
                 for model in FUSION["dev_table"]["paragram_models"]
             },
             settings=FUSION,
+            chosen=RUNS[DEV_TABLE_RUN].chosen_settings(),
         script:
             "../scripts/fusion_dev_table.py"
+
+
+# The fusion runs whose settings the config records (runs.<run>.chosen): `all` fits with them, `studies` runs their
+# dev search again and says whether it still chooses them.
+RECORDED_FUSIONS = [name for name, run in RUNS.items() if run.stage == "fusion" and run.chosen is not None]
+
+
+if RECORDED_FUSIONS:
+
+    rule fusion_decisions:
+        """Each recorded fusion setting against its dev search's choice (a study)."""
+        input:
+            dev=[paths.fusion_path(run, "dev.parquet") for run in RECORDED_FUSIONS],
+        output:
+            table=paths.STUDY_TABLES["decisions"],
+            markdown=paths.study_file("decisions"),
+        log:
+            paths.log_path("fusion/decisions"),
+        benchmark:
+            paths.benchmark_path("fusion/decisions")
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=attempt_minutes(10),
+        params:
+            recorded={run: RUNS[run].chosen_settings() for run in RECORDED_FUSIONS},
+        script:
+            "../scripts/fusion_decisions.py"

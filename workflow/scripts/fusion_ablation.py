@@ -1,18 +1,16 @@
 from pathlib import Path
 
-import pandas as pd
-
 from stsynth.core.logs import log_to
 from stsynth.core.tables import markdown_table
 from stsynth.core.threads import use_threads
-from stsynth.dcu2016.fusion import chosen_parameters, load_split
+from stsynth.dcu2016.fusion import load_split, run_parameters
 from stsynth.dcu2016.fusion_studies import ablation
 
 log = log_to(snakemake.log[0])
 use_threads(1)  # one BLAS thread per process: the rule's threads are its worker processes
 settings, splits = snakemake.params.settings, snakemake.params.splits
 run = snakemake.wildcards.fusion_run
-params = chosen_parameters(pd.read_parquet(snakemake.input.dev))
+params = run_parameters(snakemake.params.chosen, snakemake.input.get("dev"))
 loaded = {
     name: load_split(splits[name], snakemake.input[name]) for name in ("dev_train", "dev_validate", "train", "test")
 }

@@ -5,7 +5,7 @@ import pandas as pd
 from stsynth.core.logs import log_to
 from stsynth.core.tables import markdown_table
 from stsynth.core.threads import use_threads
-from stsynth.dcu2016.fusion import chosen_parameters, load_split
+from stsynth.dcu2016.fusion import load_split, run_parameters
 from stsynth.dcu2016.fusion_studies import dev_table
 
 log = log_to(snakemake.log[0])
@@ -21,7 +21,7 @@ table = dev_table(
     load_split(splits["dev_validate"], snakemake.input.dev_validate),
     features,
     [f for f in features if f in settings["paragram"]],
-    chosen_parameters(pd.read_parquet(snakemake.input.dev)),
+    run_parameters(snakemake.params.chosen, snakemake.input.get("dev")),
     settings["seed"],
     cosines,
 )

@@ -1,15 +1,14 @@
 import numpy as np
-import pandas as pd
 
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
 from stsynth.dcu2016.fusion import (
-    chosen_parameters,
     export_model,
     fit,
     importances,
     load_split,
     predict_exported,
+    run_parameters,
     test_scores,
 )
 from stsynth.results.plots import plot_importances
@@ -18,7 +17,7 @@ log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 settings, splits, features = snakemake.params.settings, snakemake.params.splits, snakemake.params.features
 run = snakemake.wildcards.fusion_run
-params = chosen_parameters(pd.read_parquet(snakemake.input.dev))
+params = run_parameters(snakemake.params.chosen, snakemake.input.get("dev"))
 train, test = load_split(splits["train"], snakemake.input.train), load_split(splits["test"], snakemake.input.test)
 model = fit(train, features, params, settings["seed"])
 arrays = export_model(model, features)

@@ -240,6 +240,7 @@ STUDY_TABLES = {
     "mt_comparison": "results/crosslingual/mt_comparison.parquet",
     "pe_grid": "results/paraphrase_cnn/grid.parquet",
     "seed_study": "results/seed_study/spread.parquet",
+    "decisions": "results/fusion/decisions.parquet",
 }
 SEED_STUDY_SIGNS = "results/seed_study/signs.parquet"  # the seed study's second table (stsynth.results.seed_study)
 

@@ -231,6 +231,16 @@ def chosen_parameters(dev: pd.DataFrame) -> dict:
     }
 
 
+def run_parameters(recorded: dict | None, dev_table: str | None) -> dict:
+    """A fusion run's hyperparameters: those recorded in its config entry (``chosen``), else the point its dev
+    search chose (its dev table)."""
+    if recorded is not None:
+        return recorded
+    if dev_table is None:
+        raise ValueError("a fusion run without recorded settings needs its dev table")
+    return chosen_parameters(pd.read_parquet(dev_table))
+
+
 def fit(train: pd.DataFrame, features: list[str], params: dict, seed: int) -> GradientBoostingRegressor:
     train = gold_rows(train)
     log.info("fitting on %d gold pairs, %d features, %s", len(train), len(features), params)

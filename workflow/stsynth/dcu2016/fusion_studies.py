@@ -1,6 +1,10 @@
-"""How the fusion's settings were chosen and what its parts add (`make studies`): the paper's Table 1 on the dev
-protocol (:func:`dev_table`) and the ablation of each feature group (:func:`ablation`), both with the run's chosen
-hyperparameters (stsynth.dcu2016.fusion). Table schemas: that module's docstring.
+"""How the fusion's settings were chosen and what its parts add (`make studies`): whether each recorded choice is
+still what the dev search chooses (:func:`decision_check`), the paper's Table 1 on the dev protocol
+(:func:`dev_table`) and the ablation of each feature group (:func:`ablation`), both with the run's chosen
+hyperparameters (stsynth.dcu2016.fusion). Table schemas: that module's docstring, and:
+
+* ``results/fusion/decisions.parquet``: ``run`` string, ``setting`` string, ``recorded`` string (the config's
+  ``chosen``), ``searched`` string (the dev search's choice), ``same`` bool.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import pandas as pd
 from ..core.keyed import check_aligned
 from ..core.similarity import predictions_from_cosines
 from ..encoders.encoder import ENCODER_FEATURES
-from .fusion import fit, parallel_map, per_dataset_pearson, test_scores
+from .fusion import chosen_parameters, fit, parallel_map, per_dataset_pearson, test_scores
 
 log = logging.getLogger(__name__)
 
@@ -107,3 +111,24 @@ def ablation(
         "fusion ablation",
     )
     return pd.DataFrame(rows).astype({"removed": "string", "features": "int32"})
+
+
+def decision_check(recorded: dict[str, dict], dev_tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per fusion run with recorded settings (config ``runs.<run>.chosen``), per setting: the recorded value,
+    the one its dev search chooses now (its dev table), and whether they are the same."""
+    rows = []
+    for run, settings in recorded.items():
+        searched = chosen_parameters(dev_tables[run])
+        for setting, value in settings.items():
+            rows.append(
+                {
+                    "run": run,
+                    "setting": setting,
+                    "recorded": str(value),
+                    "searched": str(searched[setting]),
+                    "same": value == searched[setting],
+                }
+            )
+    return pd.DataFrame(rows, columns=["run", "setting", "recorded", "searched", "same"]).astype(
+        {"run": "string", "setting": "string", "recorded": "string", "searched": "string", "same": "bool"}
+    )

@@ -58,6 +58,13 @@ class Run:
     # seed-study runs (<run>.seed<s>, config seed_study): every model the run trains is seeded s
     seed: int | None = None
     seed_of: str | None = None  # the run it repeats
+    # fusion runs: the settings the dev search chose, recorded in the config (`chosen`): the fit reads them and
+    # the dev search is a study (make studies checks that it still chooses them); None: searched at build time
+    chosen: tuple[tuple[str, object], ...] | None = None
+
+    def chosen_settings(self) -> dict | None:
+        """The recorded choice as the fit takes it (stsynth.dcu2016.fusion.chosen_parameters' form), or None."""
+        return None if self.chosen is None else {key: list(v) if key == "init" else v for key, v in self.chosen}
 
 
 def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
@@ -92,6 +99,7 @@ def runs_of(config: dict) -> dict[str, Run]:
             entry.get("predictions"),
             tuple(entry.get("vectors", ())),
             entry.get("preset"),
+            chosen=recorded_choice(entry.get("chosen")),
         )
     study = config.get("seed_study", {"seeds": [], "runs": []})
     for name in study["runs"]:
@@ -101,6 +109,16 @@ def runs_of(config: dict) -> dict[str, Run]:
             seeded = seeded_run(config, runs[name], seed)
             runs[seeded.name] = seeded
     return runs
+
+
+CHOSEN_KEYS = ("init", "max_depth", "learning_rate", "subsample", "n_estimators")  # a fusion's dev-chosen settings
+
+
+def recorded_choice(chosen: dict | None) -> tuple[tuple[str, object], ...] | None:
+    """A run's ``chosen`` entry as the frozen :class:`Run` holds it, in :data:`CHOSEN_KEYS`' order."""
+    if chosen is None:
+        return None
+    return tuple((key, tuple(chosen[key]) if key == "init" else chosen[key]) for key in CHOSEN_KEYS)
 
 
 def headline_runs(config: dict) -> list[str]:
@@ -229,4 +247,5 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
         study=True,
         seed=seed,
         seed_of=run.name,
+        chosen=None,  # the seed reaches the fusion's dev search too: its run searches again
     )

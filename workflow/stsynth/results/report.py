@@ -41,6 +41,7 @@ from .report_sections import (
 )
 from .study_sections import (
     ablation_section,
+    decisions_section,
     dev_check_section,
     dev_table_section,
     encoder_dev_check_section,
@@ -125,8 +126,11 @@ def build_report(
         sections.append(input_checks_section(input_counts(plan["input_sets"])))
     if plan["dev_table"]:
         sections.append(dev_table_section(pd.read_parquet(plan["dev_table"])))
-    if plan["fusion_dev"]:
-        sections.append(fusion_dev_section({run: pd.read_parquet(p) for run, p in plan["fusion_dev"].items()}))
+    if plan["fusion_dev"] or plan["fusion_recorded"]:
+        dev = {run: pd.read_parquet(p) for run, p in plan["fusion_dev"].items()}
+        sections.append(fusion_dev_section(dev, plan["fusion_recorded"]))
+    if plan["decisions"]:
+        sections.append(decisions_section(pd.read_parquet(plan["decisions"])))
     if plan["importances"]:
         tables = {run: pd.read_parquet(p) for run, p in plan["importances"].items()}
         links = {}

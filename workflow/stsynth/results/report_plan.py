@@ -21,7 +21,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..pipeline.plan import optional_rules
-from ..pipeline.runs import COMPARISONS, headline_runs, run_comparisons, study_runs
+from ..pipeline.runs import COMPARISONS, headline_runs, run_comparisons, runs_of, study_runs
 
 STUDIES_COMMAND = "make studies"
 
@@ -61,6 +61,8 @@ def report_plan(
         if results
         else {},
         "fusion_dev": {},
+        "fusion_recorded": {},  # fusion runs whose settings the config records (runs.<run>.chosen) -> them
+        "decisions": None,  # the studies' check of the recorded settings
         "importances": {},
         "ablation": {},
         "unknown_words": {},
@@ -148,13 +150,21 @@ def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> Non
     paragram_runs = {run: entry["model"] for run, entry in config["runs"].items() if entry["stage"] == "paragram"}
     fusion_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "fusion"]
     if fusion_runs:
+        recorded = {name: run.chosen_settings() for name, run in runs_of(config).items() if name in fusion_runs}
         for run in [run for run in fusion_runs if run in plan["runs"]] if results else []:
-            plan["fusion_dev"][run] = fusion_path(run, "dev.parquet")
+            if recorded[run] is None:  # searched at build time
+                plan["fusion_dev"][run] = fusion_path(run, "dev.parquet")
+            else:
+                plan["fusion_recorded"][run] = recorded[run]
             plan["importances"][run] = fusion_path(run, "importances.parquet")
         if results:
             plan["studies"].append("Feature-group ablation of the fusion runs")
+            if plan["fusion_recorded"]:
+                plan["studies"].append("The fusion runs' dev searches, against their recorded settings")
         else:
             plan["ablation"] = {run: fusion_path(run, "ablation.parquet") for run in fusion_runs}
+            plan["fusion_dev"] = {run: fusion_path(run, "dev.parquet") for run in fusion_runs}
+            plan["decisions"] = STUDY_TABLES["decisions"] if any(recorded.values()) else None
     elif results:
         plan["waiting"].append("Table 4 analog (Gini importances) and ablation: needs a fusion run in `runs:`")
     if paragram_runs:
@@ -177,7 +187,8 @@ def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> Non
                 raise ValueError(
                     f"config.yaml: report.training_curves names {model!r}, which is not a model in paragram.models"
                 ) from None
-            if results:
+            # the results: the curves of the models `all` trains; the studies: the dev protocol's too
+            if not results or model in paragram_runs.values():
                 plan["epochs"][model] = epochs_path(model)
         sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
     if fusion_runs and "features" in config:
@@ -206,6 +217,7 @@ def plan_files(plan: dict) -> dict[str, list[str]]:
                 "mt_comparison",
                 "seed_study",
                 "seed_study_signs",
+                "decisions",
             )
             if plan[key]
         ],

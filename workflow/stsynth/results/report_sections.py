@@ -196,8 +196,23 @@ def input_checks_section(counts: list[dict]) -> str:
     )
 
 
-def fusion_dev_section(dev: dict[str, pd.DataFrame]) -> str:
+def fusion_dev_section(dev: dict[str, pd.DataFrame], recorded: dict[str, dict] | None = None) -> str:
+    """The fusion runs' hyperparameters: those the config records (``runs.<run>.chosen``; `make studies` searches
+    again), and those each dev search chose (its dev ALL and grid size)."""
     rows = []
+    for run, settings in (recorded or {}).items():
+        rows.append(
+            [
+                run,
+                ",".join(settings["init"]) or "constant",
+                str(settings["max_depth"]),
+                f"{settings['learning_rate']:g}",
+                f"{settings['subsample']:g}",
+                str(settings["n_estimators"]),
+                "recorded",
+                "",
+            ]
+        )
     for run, table in dev.items():
         chosen = table[table["chosen"]].iloc[0]
         rows.append(

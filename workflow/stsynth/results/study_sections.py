@@ -114,3 +114,14 @@ def mt_comparison_section(table: pd.DataFrame) -> str:
         "The same models, with s1 as translated by the configured MT backend (what the runs use) "
         "and as given by the third-party English MT in the released files (diagnostic only).\n\n" + plain_table(table)
     )
+
+
+def decisions_section(table: pd.DataFrame) -> str:
+    """Each recorded fusion setting against the dev search's choice (stsynth.dcu2016.fusion_studies.decision_check)."""
+    differ = sorted(set(table.loc[~table["same"], "run"]))
+    verdict = (
+        "Every recorded setting is still the dev search's choice."
+        if not differ
+        else f"The dev search now chooses other settings for {', '.join(differ)}: update `runs.<run>.chosen`."
+    )
+    return "## Recorded decisions against the dev search\n\n" + plain_table(table) + f"\n{verdict}\n"

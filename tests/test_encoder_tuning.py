@@ -124,7 +124,7 @@ def test_a_tuned_model_is_a_sentence_transformers_folder_without_pickles(tiny_mo
 
 
 def test_an_unknown_loss_is_named(tiny_model):
-    with pytest.raises(ValueError, match="loss 'triplet' is not one of cosent, cosine, mnrl"):
+    with pytest.raises(ValueError, match="loss .triplet. is not one of cosent, cosine, cross-bce, cross-mse, mnrl"):
         make_loss(load_encoder(tiny_model), "triplet")
 
 

@@ -195,10 +195,13 @@ def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_star
     assert list(tables) == ["mpnet", "mpnet-sts"]
     assert [d for d, _ in tables["mpnet"]] == DATASETS
     assert tables["mpnet-sts"] == [(d, True) for d in DATASETS if d.role == "test"]
-    # the tuning starts from the named encoder's folder (an input, so a rule may build it), its folds too
+    # the tuning starts from the named encoder's folder, its folds too: an input where a rule makes it (so the
+    # job waits for it), else known by its bytes (the `model` param) alone
     settings = plan.tuned_encoder_settings(config, "mpnet-sts")
     assert settings["start"] == "mpnet"
-    assert plan.tuned_encoder_inputs(config, settings, DATASETS)["encoder_folder"] == ["resources/encoders/mpnet"]
+    assert plan.tuned_encoder_inputs(config, settings, DATASETS)["encoder_folder"] == []
+    made = lambda name: encoder.job_inputs(config, name, made_by_workflow=lambda path: True)
+    assert plan.tuned_encoder_inputs(config, settings, DATASETS, made)["encoder_folder"] == ["resources/encoders/mpnet"]
     assert plan.tuned_encoder_settings(config, "mpnet-sts.fold0of2")["start"] == "mpnet"
     # what a job opens: stsynth.encoders.encoder, for every rule that loads an encoder
     assert encoder.job_entry(config, "mpnet") == {"name": "mpnet", "path": "resources/encoders/mpnet"}

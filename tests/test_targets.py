@@ -22,12 +22,14 @@ STUDY_RULES = {
     "encoder_tuning_dev_check",
     "crosslingual_mt_comparison",
     "fusion_ablation",
+    "fusion_dev",
     "fusion_dev_table",
+    "fusion_decisions",
     "compare_study_runs",
     "seed_study",
     "studies_report",
 }
-HEADLINE_RULES = {"fusion_dev", "fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
+HEADLINE_RULES = {"fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
 
 
 def tiny_tuning(workspace, tmp_path):
@@ -57,9 +59,12 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
         "head-minilm-sts",
     ]
     assert all_jobs["score_run"] == len(headline) == 10
-    # only the tuned encoders the headline runs need: the final one and the fusion run's dev-protocol one
-    assert all_jobs["encoder_tune"] == 2
+    # the fusions' settings are recorded (runs.<fusion run>.chosen): `all` runs no dev search and tunes only the
+    # final encoder; `studies` runs the searches, their dev-protocol encoder and the check of the record
+    assert all_jobs["encoder_tune"] == 1
     study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))
+    seeds = len(workspace.config["seed_study"]["seeds"])  # a seeded fusion searches its own settings
+    assert study_jobs["fusion_dev"] == 3 * (1 + seeds) and study_jobs["fusion_decisions"] == 1
     seeded = [run for runs in plan.seed_study_runs(workspace.config).values() for run in runs]
     assert len(seeded) == 7 * 4  # the seed study: seven runs, four seeds besides the headline's
     # and the headline scores its table reads (here unbuilt): the runs it repeats, and those no seed reaches

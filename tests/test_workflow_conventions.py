@@ -1,5 +1,5 @@
 """What users expect of a Snakemake workflow, checked on the real Snakefile (parsed, nothing run):
-every rule declares log, benchmark, threads, mem_mb and runtime (so `--profile profiles/slurm`
+every rule declares log, benchmark (a cached rule none), threads, mem_mb and runtime (so `--profile profiles/slurm`
 asks the scheduler for the right job size), a conda env and a script; translation rules declare
 a GPU resource; `snakemake --lint` has nothing to say."""
 
@@ -68,7 +68,8 @@ def test_every_rule_declares_what_a_scheduler_needs(rules):
             what
             for what, present in [
                 ("log", bool(rule.log)),
-                ("benchmark", rule.benchmark is not None),
+                # Snakemake refuses a benchmark file to a rule its between-workflow cache may hold
+                ("benchmark", rule.benchmark is not None or bool(rule.cache)),
                 ("threads", declared_threads(rule)),
                 ("resources.mem_mb", "mem_mb" in rule.resources),
                 ("resources.runtime", "runtime" in rule.resources),
@@ -125,3 +126,17 @@ def test_the_hosted_ci_runs_the_projects_ci_script_and_the_lint():
     ):
         assert check in lint, check
     assert "test: env lint" in makefile  # .ci/run's make test lints first
+
+
+def test_every_script_rule_knows_its_code_by_content(rules):
+    """Snakemake's code trigger and cache key see a script's text, not the stsynth modules it imports: the `code`
+    param (stsynth.pipeline.code) carries those, so a changed module reruns the jobs that run it."""
+    from stsynth.pipeline.code import code_digest
+
+    wrong = [
+        rule.name
+        for rule in rules
+        if rule.script
+        and getattr(rule.params, "code", None) != code_digest(REPO / "workflow" / "scripts" / Path(rule.script).name)
+    ]
+    assert not wrong, f"rules without their script's code digest as the `code` param: {wrong}"

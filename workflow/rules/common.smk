@@ -10,8 +10,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from stsynth.core import paths
-from stsynth.encoders import encoder
+from stsynth.encoders import encoder, hub
 from stsynth.pipeline import input_checks, plan, snakemake_startup
+from stsynth.pipeline.code import code_digest
 from stsynth.pipeline.runs import (
     COMPARISONS,
     compared_runs,
@@ -95,11 +96,20 @@ LOCAL_SHA256 = LOCAL_FILES.digests
 # A model is known by its bytes (stsynth.core.digests): the file digests are remembered between invocations, so an
 # unchanged model is not hashed again by every dry run; one memo for the pins below and the jobs' identities.
 MODEL_DIGESTS = FileDigests()
+# Hub encoders the hub_fetch job downloads (missing from the Hugging Face cache, HF_HUB_OFFLINE unset), and those it
+# fetched before: its record stays an input of every job that opens them (stsynth.encoders.hub).
+HUB_ENCODERS = {name: entry for name, entry in config["encoder"]["models"].items() if entry.get("hub")}
+HUB_MISSING = (
+    {name for name, e in HUB_ENCODERS.items() if hub.cached_snapshot(e["hub"], e.get("revision")) is None}
+    if HUB_ENCODERS and hub.fetching_allowed()
+    else set()
+)
+HUB_FETCHED = HUB_MISSING | {name for name in HUB_ENCODERS if Path(paths.hub_record_path(name)).exists()}
 if workflow.is_main_process and plans_jobs(sys.argv):
     # Every invocation that may plan jobs (run, dry run, a second run after a refusal) checks the inputs
     # whose change must stop it: corpus copies, local dataset files, named encoders (stsynth.pipeline.input_checks).
     # Onstart would not do: Snakemake skips it when it finds nothing to do, and the refusal would be forgotten.
-    check_inputs(config, MANIFEST, LOCAL_FILES.error(), MODEL_DIGESTS)
+    check_inputs(config, MANIFEST, LOCAL_FILES.error(), MODEL_DIGESTS, fetchable=HUB_MISSING.__contains__)
     for _note in LOCAL_FILES.notes():
         logger.info(_note)
 
@@ -117,6 +127,21 @@ onstart:
 
 def _made_by_workflow(path):
     return any(rule.is_producer(path) for rule in workflow.rules)
+
+
+def get_encoder_folder(name):
+    """The `encoder_folder` input of every job that opens encoder `name`: its folder where a rule makes it
+    (stsynth.encoders.encoder.job_inputs), and for a hub encoder the hub_fetch job has fetched or will fetch, that
+    job's record (a checkpoint: the job's model identity is read once the model is there)."""
+    if name in HUB_FETCHED:
+        return [checkpoints.hub_fetch.get(encoder=name).output.record]
+    return encoder.job_inputs(config, name, _made_by_workflow)
+
+
+def get_code_digest(script):
+    """The `code` param of every script rule: the digest of the script and of the stsynth modules it imports
+    (stsynth.pipeline.code), so a changed module reruns the jobs that run it and misses the between-workflow cache."""
+    return code_digest(Path(workflow.basedir) / "workflow" / "scripts" / script)
 
 
 @functools.cache

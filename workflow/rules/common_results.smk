@@ -58,7 +58,8 @@ def get_results_targets():
 
 def get_study_targets():
     """`snakemake studies`: the study runs, the dev searches of the settings the config records (and whether
-    they still choose them), and every table that shows how a setting was chosen (stsynth.results.report_plan,
-    part studies), in results/studies.md."""
+    they still choose them), every table that shows how a setting was chosen (stsynth.results.report_plan,
+    part studies) in results/studies.md, and the seeded fusions' importance spreads (rule seed_study_importances)."""
     recorded = [paths.STUDY_TABLES["decisions"]] if RECORDED_FUSIONS else []
-    return [*get_run_outputs(study_runs(config)), *recorded, paths.REPORT_PARTS["studies"]]
+    importances = [paths.seed_study_importances_path(run) for run in SEED_STUDY_FUSIONS]
+    return [*get_run_outputs(study_runs(config)), *recorded, *importances, paths.REPORT_PARTS["studies"]]

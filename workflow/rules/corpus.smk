@@ -19,5 +19,6 @@ rule fetch_corpus_file:
         # What the copy is. Where it comes from (corpus.mirrors, the origin URL in the manifest,
         # corpus.download_timeout) the job reads from the config itself: changing it reruns nothing.
         facts=get_manifest_facts,
+        code=get_code_digest("fetch_corpus_file.py"),
     script:
         "../scripts/fetch_corpus_file.py"

@@ -5,19 +5,48 @@ TUNING = ENCODER["tuning"]
 ONNX_PRECISION = encoder.onnx_precision(ENCODER["backend"])  # None: torch
 
 
+checkpoint hub_fetch:
+    """Download a hub encoder missing from the Hugging Face cache, once, before any job that opens it
+    (stsynth.encoders.hub; HF_HUB_OFFLINE=1 fetches nothing: start-up refuses the encoder instead)."""
+    output:
+        record=paths.hub_record_path("{encoder}"),
+    log:
+        paths.log_path("hub_fetch/{encoder}"),
+    benchmark:
+        paths.benchmark_path("hub_fetch/{encoder}")
+    wildcard_constraints:
+        encoder="|".join(re.escape(name) for name in HUB_FETCHED) or "(?!)",
+    localrule: True  # the download runs where the cache is, not on a cluster node
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=attempt_minutes(60),
+    params:
+        hub=lambda wc: HUB_ENCODERS[wc.encoder]["hub"],
+        revision=lambda wc: HUB_ENCODERS[wc.encoder].get("revision"),
+        code=get_code_digest("hub_fetch.py"),
+    script:
+        "../scripts/hub_fetch.py"
+
+
 rule encoder_tune:
     """Fine-tune an encoder (sentence-transformers) on gold or paraphrase pairs; dev ALL per epoch."""
     input:
-        unpack(lambda wc: plan.tuned_encoder_inputs(config, get_tuned_encoder_settings(wc.tuned), ALL_DATASETS)),
+        unpack(
+            lambda wc: plan.tuned_encoder_inputs(
+                config, get_tuned_encoder_settings(wc.tuned), ALL_DATASETS, get_encoder_folder
+            )
+        ),
     output:
         model=directory(tuned_encoder_folder("{tuned}")),
         epochs=paths.epochs_path("{tuned}"),
     log:
         paths.log_path("encoder_tune/{tuned}"),
-    benchmark:
-        paths.benchmark_path("encoder_tune/{tuned}")
     wildcard_constraints:
         tuned=TUNED_ENCODER_NAMES,
+    cache: True
     priority: 5
     conda:
         ENV
@@ -33,6 +62,7 @@ rule encoder_tune:
         # a named start encoder's files (a change reruns the tuning; stsynth.core.digests)
         model=lambda wc: get_model_identity(get_tuned_encoder_settings(wc.tuned)["start"]),
         max_length=ENCODER["max_length"],
+        code=get_code_digest("encoder_tune.py"),
     script:
         "../scripts/encoder_tune.py"
 
@@ -41,7 +71,7 @@ rule encoder_onnx:
     """An encoder's transformer exported to ONNX for encoder.backend onnx / onnx-int8 (stsynth.encoders.onnx_backend)."""
     input:
         # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
-        encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
+        encoder_folder=lambda wc: get_encoder_folder(wc.encoder),
     output:
         paths.onnx_path("{encoder}", "{precision}"),
     log:
@@ -62,6 +92,7 @@ rule encoder_onnx:
         # a named encoder's files (a change exports again; stsynth.core.digests)
         model=lambda wc: get_model_identity(wc.encoder),
         max_length=ENCODER["max_length"],
+        code=get_code_digest("encoder_onnx.py"),
     script:
         "../scripts/encoder_onnx.py"
 
@@ -79,17 +110,17 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
         name:
             f"encoder_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _encoder)}"
         input:
-            # a tuned encoder's folder, or a named encoder's local folder (none for a package or hub name)
-            encoder_folder=encoder.job_inputs(config, _encoder),
+            # a tuned encoder's folder, or a local one a rule makes (stsynth.encoders.encoder.job_inputs)
+            encoder_folder=lambda wc, name=_encoder: get_encoder_folder(name),
             pairs=[english_pairs_path(d) for d, _ in _sets],
             # encoder.backend onnx / onnx-int8: the exported transformer (rule encoder_onnx)
             onnx=[paths.onnx_path(_encoder, ONNX_PRECISION)] if ONNX_PRECISION else [],
         output:
-            [encoder_path(_encoder, d) for d, _ in _sets],
+            # named (Snakemake's between-workflow cache names each cached file by its output's name)
+            **{f"table{i}": encoder_path(_encoder, d) for i, (d, _) in enumerate(_sets)},
         log:
             paths.log_path(f"encoder_similarity/{_encoder}"),
-        benchmark:
-            paths.benchmark_path(f"encoder_similarity/{_encoder}")
+        cache: True
         priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:
             ENV
@@ -106,6 +137,7 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             # per set: every line (a test set), or only the scored lines (nothing reads the others)
             every_line=[every_line for _, every_line in _sets],
             backend=ENCODER["backend"],
+            code=get_code_digest("encoder_similarity.py"),
         script:
             "../scripts/encoder_similarity.py"
 
@@ -132,5 +164,6 @@ if OPTIONAL_RULES["encoder_tuning_dev_check"]:
             runtime=attempt_minutes(5),
         params:
             models=TUNING["dev_check"],
+            code=get_code_digest("synthetic_dev_check.py"),
         script:
             "../scripts/synthetic_dev_check.py"

@@ -8,7 +8,7 @@ rule eval_encode:
     from or added to the cache (stsynth.eval.embedding_cache)."""
     input:
         # a named encoder's local folder (none for a package or hub name)
-        encoder_folder=lambda wc: encoder.job_inputs(config, wc.encoder),
+        encoder_folder=lambda wc: get_encoder_folder(wc.encoder),
         pairs=[get_eval_pairs_path(d) for d in EVAL_SETS],
     output:
         tables=[paths.eval_similarity_path("{encoder}", d) for d in EVAL_SETS],
@@ -32,6 +32,7 @@ rule eval_encode:
         model=lambda wc: get_model_identity(wc.encoder),
         settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
         cache=EVAL["cache"],
+        code=get_code_digest("eval_encode.py"),
     script:
         "../scripts/eval_encode.py"
 
@@ -60,6 +61,7 @@ rule eval_score:
         tasks=EVAL_TASK_KEYS,
         similarity=EVAL["similarity"],
         bootstrap=config["scoring"]["bootstrap"],
+        code=get_code_digest("eval_score.py"),
     script:
         "../scripts/eval_score.py"
 
@@ -88,8 +90,9 @@ rule eval_mteb:
     params:
         tasks=EVAL_TASK_KEYS,
         revisions={task: mteb_results.dataset_revision(task, sets) for task, sets in EVAL_TASKS.items()},
-        subsets={task: mteb_results.task_subset(sets) for task, sets in EVAL_TASKS.items()},
+        subsets={task: mteb_results.task_subset(task, sets) for task, sets in EVAL_TASKS.items()},
         encoder=lambda wc: encoder.job_entry(config, EVAL_MTEB_FOLDERS[wc.mteb_folder], evaluation=True),
+        code=get_code_digest("eval_mteb.py"),
     script:
         "../scripts/eval_mteb.py"
 
@@ -112,6 +115,8 @@ rule eval_leaderboard:
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(5),
+    params:
+        code=get_code_digest("eval_leaderboard.py"),
     script:
         "../scripts/eval_leaderboard.py"
 
@@ -139,6 +144,7 @@ rule mteb_run_results:
     params:
         tasks=RUN_MTEB_TASKS,
         revisions={task: mteb_results.dataset_revision(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
-        subsets={task: mteb_results.task_subset(EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        subsets={task: mteb_results.task_subset(task, EVAL_TASKS[task]) for task in RUN_MTEB_TASKS},
+        code=get_code_digest("mteb_run_results.py"),
     script:
         "../scripts/mteb_run_results.py"

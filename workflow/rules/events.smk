@@ -28,6 +28,7 @@ rule event_tables:
     params:
         settings={key: EVENTS[key] for key in ("parser", "weak_verbs")},
         nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
+        code=get_code_digest("event_tables.py"),
     script:
         "../scripts/event_tables.py"
 
@@ -45,8 +46,7 @@ rule event_corpus:
         sentences=paths.EVENT_CORPUS["sentences"],
     log:
         paths.log_path("events/corpus"),
-    benchmark:
-        paths.benchmark_path("events/corpus")
+    cache: True
     priority: 20  # the longest job of the event stage, on nothing but the parser: started early
     conda:
         ENV
@@ -58,6 +58,7 @@ rule event_corpus:
         settings={key: EVENTS[key] for key in ("corpus", "parser", "batch_size", "weak_verbs", "coreference_window")},
         tokenize=config["tokenize"],
         nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
+        code=get_code_digest("event_corpus.py"),
     script:
         "../scripts/event_corpus.py"
 
@@ -84,5 +85,6 @@ rule event_embeddings:
         runtime=attempt_minutes(30),
     params:
         settings=EVENTS["skipgram"],  # a seeded source (<source>.seed<s>) takes its seed from its name
+        code=get_code_digest("event_embeddings.py"),
     script:
         "../scripts/event_embeddings.py"

@@ -20,6 +20,7 @@ rule wordnet:
     params:
         source=FEATURE_SETTINGS["wordnet_source"],
         target=lambda wc, output: str(Path(output[0]).parent),
+        code=get_code_digest("wordnet.py"),
     script:
         "../scripts/wordnet.py"
 
@@ -46,5 +47,6 @@ rule features:
         runtime=attempt_minutes(60),
     params:
         settings=FEATURE_SETTINGS,
+        code=get_code_digest("features.py"),
     script:
         "../scripts/features.py"

@@ -24,6 +24,7 @@ rule fusion_dev:
         splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
+        code=get_code_digest("fusion_dev.py"),
     script:
         "../scripts/fusion_dev.py"
 
@@ -54,6 +55,7 @@ rule fusion_fit:
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
         chosen=lambda wc: RUNS[wc.fusion_run].chosen_settings(),
+        code=get_code_digest("fusion_fit.py"),
     script:
         "../scripts/fusion_fit.py"
 
@@ -85,6 +87,7 @@ rule fusion_ablation:
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
         chosen=lambda wc: RUNS[wc.fusion_run].chosen_settings(),
+        code=get_code_digest("fusion_ablation.py"),
     script:
         "../scripts/fusion_ablation.py"
 
@@ -124,6 +127,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
             },
             settings=FUSION,
             chosen=RUNS[DEV_TABLE_RUN].chosen_settings(),
+            code=get_code_digest("fusion_dev_table.py"),
         script:
             "../scripts/fusion_dev_table.py"
 
@@ -154,5 +158,6 @@ if RECORDED_FUSIONS:
             runtime=attempt_minutes(10),
         params:
             recorded={run: RUNS[run].chosen_settings() for run in RECORDED_FUSIONS},
+            code=get_code_digest("fusion_decisions.py"),
         script:
             "../scripts/fusion_decisions.py"

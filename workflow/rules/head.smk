@@ -24,6 +24,7 @@ rule head_dev:
     params:
         splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
         settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
+        code=get_code_digest("head_dev.py"),
     script:
         "../scripts/head_dev.py"
 
@@ -52,5 +53,6 @@ rule head_fit:
         splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
         settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
         vectors=lambda wc: list(RUNS[wc.head_run].vectors),
+        code=get_code_digest("head_fit.py"),
     script:
         "../scripts/head_fit.py"

@@ -19,6 +19,7 @@ rule pair_table:
         runtime=attempt_minutes(5),
     params:
         dataset=get_dataset_entry,  # editing the dataset's config entry rebuilds its table
+        code=get_code_digest("pair_table.py"),
     script:
         "../scripts/pair_table.py"
 
@@ -41,5 +42,6 @@ rule tokenize:
         runtime=attempt_minutes(10),
     params:
         settings=config["tokenize"],
+        code=get_code_digest("tokenize.py"),
     script:
         "../scripts/tokenize.py"

@@ -36,5 +36,6 @@ if config["report"]["paper_table1"]:
                 for run in config["report"]["paper_table1"]
             },
             others=[run for run in headline_runs(config) if run not in config["report"]["paper_table1"]],
+            code=get_code_digest("paper_table1.py"),
         script:
             "../scripts/paper_table1.py"

@@ -13,8 +13,7 @@ rule paragram_train:
         epochs=paths.epochs_path("{model}"),
     log:
         paths.log_path("paragram/train/{model}"),
-    benchmark:
-        paths.benchmark_path("paragram/train/{model}")
+    cache: True
     conda:
         ENV
     threads: PARAGRAM["threads"]
@@ -23,6 +22,7 @@ rule paragram_train:
         runtime=attempt_minutes(120),
     params:
         settings=lambda wc: get_paragram_model(wc.model),
+        code=get_code_digest("paragram_train.py"),
     script:
         "../scripts/paragram_train.py"
 
@@ -46,6 +46,8 @@ rule paragram_similarity:
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(10),
+    params:
+        code=get_code_digest("paragram_similarity.py"),
     script:
         "../scripts/paragram_similarity.py"
 
@@ -68,6 +70,8 @@ rule paragram_unknown_words:
     resources:
         mem_mb=1000,
         runtime=attempt_minutes(5),
+    params:
+        code=get_code_digest("paragram_unknown_words.py"),
     script:
         "../scripts/paragram_unknown_words.py"
 
@@ -94,6 +98,7 @@ rule paragram_threshold_sweep:
         settings=get_paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
         sweep=config["paraphrase_pairs"]["sweep"],
         threshold=plan.sweep_threshold(config),  # the one in use, marked on the plot as the report marks it
+        code=get_code_digest("paragram_threshold_sweep.py"),
     script:
         "../scripts/paragram_threshold_sweep.py"
 
@@ -120,6 +125,7 @@ rule paragram_source_comparison:
         settings=plan.default_paragram_settings(config),
         variants=PARAGRAM["compare_sources"]["variants"],
         splits=[split for split, _ in plan.source_comparison_sets(config, ALL_DATASETS)],
+        code=get_code_digest("paragram_sources.py"),
     script:
         "../scripts/paragram_sources.py"
 
@@ -143,6 +149,7 @@ rule synthetic_dev_check:
         runtime=attempt_minutes(5),
     params:
         models=config["synthetic"]["dev_check"],
+        code=get_code_digest("synthetic_dev_check.py"),
     script:
         "../scripts/synthetic_dev_check.py"
 
@@ -181,6 +188,7 @@ if OPTIONAL_RULES["crosslingual_mt_comparison"]:
             fields=[d.fields for d in REFERENCE_TRANSLATION_SETS],
             backend=config["translate"]["backend"],
             tokenize=config["tokenize"],
+            code=get_code_digest("crosslingual_mt_comparison.py"),
         script:
             "../scripts/crosslingual_mt_comparison.py"
 
@@ -209,5 +217,7 @@ rule paragram_export:
         **gpu_resources(GPUS),
         mem_mb=3000,
         runtime=attempt_minutes(15),
+    params:
+        code=get_code_digest("paragram_export.py"),
     script:
         "../scripts/paragram_export.py"

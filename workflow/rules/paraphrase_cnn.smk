@@ -25,6 +25,7 @@ rule paraphrase_cnn_train:
     params:
         settings=lambda wc: head_plan.pe_settings(config, wc.pe_model),
         ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
+        code=get_code_digest("paraphrase_cnn_train.py"),
     script:
         "../scripts/paraphrase_cnn_train.py"
 
@@ -51,5 +52,6 @@ rule paraphrase_cnn_grid:
     params:
         points=head_plan.pe_grid_points(config),
         ppdb_seed=config["vectors"]["ppdb"]["trainer"]["seed"],
+        code=get_code_digest("paraphrase_cnn_grid.py"),
     script:
         "../scripts/paraphrase_cnn_grid.py"

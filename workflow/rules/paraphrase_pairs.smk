@@ -24,6 +24,7 @@ rule gold_paraphrase_pairs:
     params:
         threshold=lambda wc: plan.gold_table_settings(config, wc.table)["threshold"],
         years=lambda wc: plan.gold_table_settings(config, wc.table)["years"],
+        code=get_code_digest("gold_paraphrase_pairs.py"),
     script:
         "../scripts/gold_paraphrase_pairs.py"
 
@@ -51,6 +52,7 @@ rule synthetic_pairs:
         runtime=attempt_minutes(10),
     params:
         settings=config["tokenize"],
+        code=get_code_digest("synthetic_pairs.py"),
     script:
         "../scripts/synthetic_pairs.py"
 
@@ -76,5 +78,6 @@ rule synthetic_pairs_of_set:
         runtime=attempt_minutes(10),
     params:
         settings=config["tokenize"],
+        code=get_code_digest("synthetic_pairs.py"),
     script:
         "../scripts/synthetic_pairs.py"

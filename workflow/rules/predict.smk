@@ -23,5 +23,6 @@ rule predict:
         stage=lambda wc: RUNS[wc.run].stage,
         # an external run's files by their contents (their sha256, locked in results/datasets.lock.tsv), not their mtimes
         sha256=lambda wc: {f: LOCAL_SHA256[f] for f in run_sources(RUNS[wc.run], TEST_SETS) if f in LOCAL_SHA256},
+        code=get_code_digest("predict.py"),
     script:
         "../scripts/predict.py"

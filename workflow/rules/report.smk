@@ -30,6 +30,7 @@ rule model_card:
         facts=CARD_FACTS,  # every run's, as one plain dict: the rerun trigger sees a change in any
         # the named encoder its model was fine-tuned from, and that encoder's files (stsynth.core.digests)
         base=lambda wc: get_card_base(wc.card_run),
+        code=get_code_digest("model_card.py"),
     script:
         "../scripts/model_card.py"
 
@@ -74,5 +75,6 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
             # each named encoder -> its files' identity (stsynth.core.digests), for the provenance section
             models=lambda wc: {name: get_model_identity(name) for name in ENCODER["models"]},
+            code=get_code_digest("report.py"),
         script:
             "../scripts/report.py"

@@ -24,6 +24,7 @@ rule score_run:
     params:
         groups=get_dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
+        code=get_code_digest("score_run.py"),
     script:
         "../scripts/score_run.py"
 
@@ -59,6 +60,7 @@ for _study, (_rule, _name) in COMPARISONS.items():
             comparisons=run_comparisons(config, _study),
             groups=get_dataset_groups(),
             bootstrap=config["scoring"]["bootstrap"],
+            code=get_code_digest("compare_runs.py"),
         script:
             "../scripts/compare_runs.py"
 
@@ -88,6 +90,7 @@ rule compare_two_runs:
         comparisons=lambda wc: [[wc.run, wc.against]],
         groups=get_dataset_groups(),
         bootstrap=config["scoring"]["bootstrap"],
+        code=get_code_digest("compare_runs.py"),
     script:
         "../scripts/compare_runs.py"
 
@@ -125,5 +128,37 @@ if OPTIONAL_RULES["seed_study"]:
             runs=SEED_STUDY,
             others=SEED_STUDY_OTHERS,
             pairs=SEED_STUDY_PAIRS,
+            code=get_code_digest("seed_study.py"),
         script:
             "../scripts/seed_study.py"
+
+
+# The spread of each seeded fusion run's feature importances (stsynth.results.seed_study.importance_spread): how far
+# apart two features' Gini must be for their order in DCU Table 4 to hold.
+SEED_STUDY_FUSIONS = [run for run in SEED_STUDY if RUNS[run].stage == "fusion"]
+if SEED_STUDY_FUSIONS:
+
+    rule seed_study_importances:
+        """A seeded fusion run's feature importances over its seeds (stsynth.results.seed_study)."""
+        input:
+            headline=paths.fusion_path("{run}", "importances.parquet"),
+            seeded=lambda wc: [paths.fusion_path(seeded, "importances.parquet") for seeded in SEED_STUDY[wc.run]],
+        output:
+            table=paths.seed_study_importances_path("{run}"),
+            markdown=paths.seed_study_importances_path("{run}", ".md"),
+        log:
+            paths.log_path("seed_study/importances/{run}"),
+        benchmark:
+            paths.benchmark_path("seed_study/importances/{run}")
+        wildcard_constraints:
+            run="|".join(re.escape(run) for run in SEED_STUDY_FUSIONS),
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=attempt_minutes(5),
+        params:
+            code=get_code_digest("seed_study_importances.py"),
+        script:
+            "../scripts/seed_study_importances.py"

@@ -24,6 +24,7 @@ rule sentence_vectors_mean:
         runtime=attempt_minutes(10),
     params:
         kind="mean",
+        code=get_code_digest("sentence_vectors.py"),
     script:
         "../scripts/sentence_vectors.py"
 
@@ -48,6 +49,7 @@ rule sentence_vectors_events:
         runtime=attempt_minutes(10),
     params:
         kind="events",
+        code=get_code_digest("sentence_vectors.py"),
     script:
         "../scripts/sentence_vectors.py"
 
@@ -75,6 +77,7 @@ rule sentence_vectors_paraphrase_cnn:
         runtime=attempt_minutes(15),
     params:
         kind="paraphrase_cnn",
+        code=get_code_digest("sentence_vectors.py"),
     script:
         "../scripts/sentence_vectors.py"
 
@@ -82,7 +85,7 @@ rule sentence_vectors_paraphrase_cnn:
 rule sentence_vectors_encoder:
     """An encoder's pooled, normalised embedding of every sentence of every declared dataset (frozen)."""
     input:
-        encoder_folder=lambda wc: encoder.job_inputs(config, wc.name),
+        encoder_folder=lambda wc: get_encoder_folder(wc.name),
         pairs=[english_pairs_path(d) for d in ALL_DATASETS],
     output:
         get_all_sets_vectors("encoder"),
@@ -102,5 +105,6 @@ rule sentence_vectors_encoder:
         encoder=lambda wc: encoder.job_entry(config, wc.name),
         model=lambda wc: get_model_identity(wc.name),
         settings={key: ENCODER[key] for key in ("batch_size", "max_length")},
+        code=get_code_digest("sentence_vectors.py"),
     script:
         "../scripts/sentence_vectors.py"

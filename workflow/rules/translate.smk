@@ -27,6 +27,7 @@ rule translate_pairs:
     params:
         engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
         sides=config["crosslingual"]["sides"],
+        code=get_code_digest("translate_pairs.py"),
     script:
         "../scripts/translate_pairs.py"
 
@@ -49,6 +50,7 @@ rule tokenize_translated:
         runtime=attempt_minutes(10),
     params:
         settings=config["tokenize"],
+        code=get_code_digest("tokenize_translated.py"),
     script:
         "../scripts/tokenize_translated.py"
 
@@ -71,6 +73,7 @@ rule identify_language:
         runtime=attempt_minutes(10),
     params:
         languages=config["crosslingual"]["languages"],
+        code=get_code_digest("identify_language.py"),
     script:
         "../scripts/identify_language.py"
 
@@ -97,6 +100,7 @@ if OPTIONAL_RULES["language_report"]:
             runtime=attempt_minutes(5),
         params:
             languages=config["crosslingual"]["languages"],
+            code=get_code_digest("language_report.py"),
         script:
             "../scripts/language_report.py"
 
@@ -121,5 +125,6 @@ rule round_trips:
         runtime=attempt_minutes(120),
     params:
         engine=TRANSLATION_ENGINE,  # what shapes a translation; the cache and chunk size do not
+        code=get_code_digest("round_trips.py"),
     script:
         "../scripts/round_trips.py"

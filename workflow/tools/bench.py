@@ -2,27 +2,30 @@
 
 Steps (``--steps``, default all of them, in this order):
 
-1. ``cold``: ``snakemake --cores 8 all`` on a fresh copy, nothing built (the README's command; the
-   corpus comes from the configured mirrors), then ``make check-docs`` on it (``check_docs``);
+1. ``cold``: ``make all``'s ``snakemake --cache --cores 8 all`` on a fresh copy, nothing built (the corpus
+   comes from the configured mirrors), then ``make check-docs`` on it (``check_docs``);
 2. ``cold-cores``: the same with ``--cores`` = this machine's cores, on another fresh copy;
 3. ``noop``: the dry run ``snakemake -n all`` on the tree step 1 built (median of 5);
-4. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
-5. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
-6. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns);
-7. ``sts2017``: ``make sts2017``'s command (the SemEval-2017 protocol, config/sts2017.yaml, in its own
+4. ``sts2017-after-all``: ``make sts2017``'s command in the copy step 1 built, after it (what the protocols
+   share: the same working folders of ``resources/`` outside runs/ and Snakemake's between-workflow cache);
+5. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
+6. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
+7. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns);
+8. ``sts2017``: ``make sts2017``'s command (the SemEval-2017 protocol, config/sts2017.yaml, in its own
    working directory runs/sts2017) on a fresh copy, nothing built, then ``make check-docs`` on that tree;
-8. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
+9. ``eval``: ``make eval``'s command (all-MiniLM-L6-v2 on STS12-16 and STS-B test, config/eval.yaml) on a
    fresh copy, nothing built;
-9. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
+10. ``eval-encoder``: a second encoder added to that tree (all-MiniLM-L6-v2 with the prompt "query: "):
    what runs, and that the first encoder's encoding job is not among it;
-10. ``encoding``: sentences per second of all-MiniLM-L6-v2 (and all-mpnet-base-v2 where `make mpnet`
+11. ``encoding``: sentences per second of all-MiniLM-L6-v2 (and all-mpnet-base-v2 where `make mpnet`
    assembled it) through each ``encoder.backend`` (torch, onnx, onnx-int8), in this process, one
    thread as a similarity job runs (median of 3 on the same sentences), and each backend's largest
    cosine difference to torch.
 
-Prints Markdown: wall time, jobs and peak memory of every step (memory in use machine-wide, sampled
-every second, above what was in use before the step), job time per rule of the cold build (from the
-rules' benchmark files), and the machine. Usage::
+Every copy has its own between-workflow cache (``resources/cache/snakemake`` in it, as ``make`` sets), so a
+cold step finds nothing cached. Prints Markdown: wall time, jobs and peak memory of every step (memory in use
+machine-wide, sampled every second, above what was in use before the step), job time per rule of the cold
+builds (from the rules' benchmark files, or Snakemake's log for the cached rules), and the machine. Usage::
 
     python workflow/tools/bench.py [--cores 2] [--readme-cores 8] [--steps cold,noop] [--scratch DIR]
     python workflow/tools/bench.py --built TREE --steps noop,studies,dataset,threshold
@@ -57,6 +60,7 @@ from bench_measure import (
     rule_job_times,
     snakemake,
 )
+from stsynth.pipeline.cli import cache_environment
 from stsynth.pipeline.overlays import resolved_config
 
 REPO = Path(__file__).resolve().parents[2]  # the checkout (this file: workflow/tools/bench.py)
@@ -87,7 +91,19 @@ def mirrors_env(config: dict) -> str:
     )
 
 
-STEPS = ("cold", "cold-cores", "noop", "studies", "dataset", "threshold", "sts2017", "eval", "eval-encoder", "encoding")
+STEPS = (
+    "cold",
+    "cold-cores",
+    "noop",
+    "sts2017-after-all",
+    "studies",
+    "dataset",
+    "threshold",
+    "sts2017",
+    "eval",
+    "eval-encoder",
+    "encoding",
+)
 ENCODING_SENTENCES = 600  # distinct sentences of STS Benchmark test (their file order) per measurement
 ENCODING_RUNS = 3
 
@@ -183,9 +199,10 @@ def fresh_copy(root: Path, name: str) -> Path:
 
 
 def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
-    """(wall seconds, jobs run, peak memory cell) of one snakemake command."""
+    """(wall seconds, jobs run, peak memory cell) of one snakemake command in copy ``tree``, with the copy's own
+    between-workflow cache folder (as `make` in that copy would use)."""
     with MemoryPeak() as memory:
-        seconds, output = snakemake(tree, *args, env=env)
+        seconds, output = snakemake(tree, *args, env=cache_environment(env, tree))
     return seconds, jobs_done(output), memory.cell()
 
 
@@ -263,20 +280,20 @@ def main() -> None:
         copy_checkout(built)  # this checkout's code, so the steps time what it does
         if pending := jobs_pending(built, env=env):
             sys.exit(f"--built {built}: `snakemake -n all` would run {pending} jobs; build it first")
-    elif "cold" in steps or set(steps) & {"noop", "studies", "dataset", "threshold"}:
+    elif "cold" in steps or set(steps) & {"noop", "sts2017-after-all", "studies", "dataset", "threshold"}:
         built = fresh_copy(scratch, "built")
         row(
-            "cold build (the README's command)",
-            f"snakemake --cores {args.readme_cores} all",
-            timed(built, "--cores", str(args.readme_cores), "all", env=env),
+            "cold `make all` (the README's command)",
+            f"snakemake --cache --cores {args.readme_cores} all",
+            timed(built, "--cache", "--cores", str(args.readme_cores), "all", env=env),
         )
         cold_times = rule_job_times(built)  # before later steps overwrite the benchmark files they rerun
         docs_failed = check_docs(built, rows)
     if "cold-cores" in steps:
         row(
             f"cold build, --cores = the machine's {os.cpu_count()}",
-            f"snakemake --cores {cores} all",
-            timed(fresh_copy(scratch, "cold-cores"), "--cores", cores, "all", env=env),
+            f"snakemake --cache --cores {cores} all",
+            timed(fresh_copy(scratch, "cold-cores"), "--cache", "--cores", cores, "all", env=env),
         )
     if "noop" in steps:
         no_op = [snakemake(built, "-n", "all", env=env)[0] for _ in range(5)]
@@ -284,11 +301,19 @@ def main() -> None:
             f"| no-op dry run on the built tree (median of 5) | `snakemake -n all` | "
             f"{statistics.median(no_op):.1f} s | 0 | — |"
         )
+    after_all_times = None
+    if "sts2017-after-all" in steps:
+        row(
+            "`make sts2017` after `make all` in the same copy",
+            f"snakemake --cache --cores {cores} all ... config/sts2017.yaml",
+            timed(built, *protocol_command("sts2017", built, cores), env=env),
+        )
+        after_all_times = rule_job_times(built / "runs" / "sts2017")
     if "studies" in steps:
         row(
             "studies on the built tree",
-            f"snakemake --cores {cores} studies",
-            timed(built, "--cores", cores, "studies", env=env),
+            f"snakemake --cache --cores {cores} studies",
+            timed(built, "--cache", "--cores", cores, "studies", env=env),
         )
     config_path = built / "config.yaml" if built else None
     if "dataset" in steps:
@@ -300,8 +325,8 @@ def main() -> None:
         config_path.write_text(edited)
         row(
             f"one test dataset added ({ADDED_DATASET['year']}/{ADDED_DATASET['name']})",
-            f"snakemake --cores {cores} all",
-            timed(built, "--cores", cores, "all", env=env),
+            f"snakemake --cache --cores {cores} all",
+            timed(built, "--cache", "--cores", cores, "all", env=env),
         )
     if "threshold" in steps:
         text = config_path.read_text()
@@ -312,8 +337,8 @@ def main() -> None:
         config_path.write_text(edited)
         row(
             f"`paraphrase_pairs.threshold` {old_threshold} -> {args.threshold}",
-            f"snakemake --cores {cores} all",
-            timed(built, "--cores", cores, "all", env=env),
+            f"snakemake --cache --cores {cores} all",
+            timed(built, "--cache", "--cores", cores, "all", env=env),
         )
 
     protocol_times = None
@@ -321,7 +346,7 @@ def main() -> None:
         protocol = fresh_copy(scratch, "sts2017")
         row(
             "`make sts2017`, cold (the SemEval-2017 protocol, runs/sts2017)",
-            f"snakemake --cores {cores} all ... config/sts2017.yaml",
+            f"snakemake --cache --cores {cores} all ... config/sts2017.yaml",
             timed(protocol, *protocol_command("sts2017", protocol, cores), env=env),
         )
         protocol_tree = protocol / "runs" / "sts2017"
@@ -331,14 +356,16 @@ def main() -> None:
         evaluated = fresh_copy(scratch, "eval")
         row(
             "`make eval`, cold (all-MiniLM-L6-v2, STS12-16 + STS-B test)",
-            f"snakemake --cores {cores} eval ...",
+            f"snakemake --cache --cores {cores} eval ...",
             timed(evaluated, *protocol_command("eval", evaluated, cores), env=env),
         )
     if "eval-encoder" in steps:
         (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
         with MemoryPeak() as memory:
             seconds, output = snakemake(
-                evaluated, *protocol_command("eval", evaluated, cores, "second-encoder.yaml"), env=env
+                evaluated,
+                *protocol_command("eval", evaluated, cores, "second-encoder.yaml"),
+                env=cache_environment(env, evaluated),
             )
         encoded = re.findall(r"rule eval_encode:\n(?:    .*\n)*?    wildcards: encoder=(\S+)", output)
         if encoded != ["minilm-query"]:
@@ -364,6 +391,10 @@ def main() -> None:
         print("\n".join(encoding))
     if cold_times is not None:
         print_job_times(built, "Job time per rule, cold build", cold_times)
+    if after_all_times is not None:
+        print_job_times(
+            built / "runs" / "sts2017", "Job time per rule, `make sts2017` after `make all`", after_all_times
+        )
     if protocol_times is not None:
         print_job_times(protocol_tree, "Job time per rule, cold `make sts2017`", protocol_times)
     from stsynth.results.provenance import workflow_commit

@@ -69,23 +69,35 @@ def names_loop_rule(line: str, rule: str) -> bool:
     return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line
 
 
-def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
-    """(rule, stage = its rule file, jobs, job seconds) from the tree's benchmark files, largest first.
-
-    Which rule wrote a benchmark file comes from Snakemake's own logs (.snakemake/log), which name
-    each job's rule and benchmark path."""
-    from stsynth.core.paths import BENCHMARKS
-
-    rule_of = {}
+def logged_jobs(workdir: Path) -> list[tuple[str, str | None, float]]:
+    """(rule, benchmark path or None, seconds from start to finish) of every job Snakemake's logs
+    (.snakemake/log) record as finished, from the timestamps of its `rule <name>:` and `Finished jobid:`
+    entries; a job run again in a later log counts once, with its last run (as its benchmark file would)."""
+    last: dict[tuple[str, str], tuple[str, str | None, float]] = {}
     for log in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log")):
-        rule = None
+        started: dict[str, list] = {}
+        stamp, current = None, None
         for line in log.read_text().splitlines():
-            started = re.match(r"(?:local)?rule (\w+):$", line)
-            if started:
-                rule = started.group(1)
-            benchmark = re.match(r"\s+benchmark: (\S+)$", line)
-            if benchmark and rule:
-                rule_of[benchmark.group(1)] = rule
+            if when := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", line):
+                stamp = time.mktime(time.strptime(when.group(1), "%a %b %d %H:%M:%S %Y"))
+            elif begun := re.match(r"(?:local)?rule (\w+):$", line):
+                current = {"rule": begun.group(1), "output": "", "benchmark": None, "start": stamp}
+            elif current is not None and (field := re.match(r"\s+(output|benchmark|jobid): (.+)$", line)):
+                current[field.group(1)] = field.group(2)
+                if field.group(1) == "jobid":
+                    started[field.group(2)] = current
+            elif (finished := re.match(r"Finished jobid: (\d+)", line)) and finished.group(1) in started:
+                job = started.pop(finished.group(1))
+                last[job["rule"], job["output"]] = (job["rule"], job["benchmark"], stamp - job["start"])
+    return list(last.values())
+
+
+def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
+    """(rule, stage = its rule file, jobs, job seconds), largest first: from each job's benchmark file, or for a
+    rule without one (Snakemake allows none to a `cache: True` rule) from Snakemake's log timestamps (1 s
+    resolution; a job served from the between-workflow cache counts its copy time)."""
+    jobs = logged_jobs(workdir)
+    rule_of = {benchmark: rule for rule, benchmark, _ in jobs if benchmark}
     rules = workdir / "workflow" / "rules"
     if not rules.is_dir():  # a `--directory` working tree (make stsb, make sts2017): this checkout's rules
         rules = Path(__file__).resolve().parents[1] / "rules"
@@ -107,17 +119,24 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
             "",
         )
 
+    from stsynth.core.paths import BENCHMARKS
+
     totals: dict[str, list] = {}
     for path in (workdir / BENCHMARKS).rglob("*.tsv"):
         lines = path.read_text().splitlines()
         if len(lines) < 2:
             continue
-        rule = rule_of.get(path.relative_to(workdir).as_posix(), "(no log entry)")
-        entry = totals.setdefault(rule, [0, 0.0])
+        entry = totals.setdefault(rule_of.get(path.relative_to(workdir).as_posix(), "(no log entry)"), [0, 0.0])
         entry[0] += 1
         entry[1] += float(lines[1].split("\t")[0])
+    for rule, benchmark, seconds in jobs:
+        if benchmark is None:
+            entry = totals.setdefault(f"{rule} (log times)", [0, 0.0])
+            entry[0] += 1
+            entry[1] += seconds
     return sorted(
-        ((rule, stage(rule), jobs, seconds) for rule, (jobs, seconds) in totals.items()), key=lambda row: -row[3]
+        ((rule, stage(rule.split()[0]), jobs, seconds) for rule, (jobs, seconds) in totals.items()),
+        key=lambda row: -row[3],
     )
 
 
@@ -125,7 +144,7 @@ def print_job_times(workdir: Path, title: str, rows: list | None = None) -> None
     rows = rule_job_times(workdir) if rows is None else rows
     total = sum(seconds for *_, seconds in rows)
     print(
-        f"\n{title} (benchmark files of {workdir}; {sum(jobs for _, _, jobs, _ in rows)} jobs, "
+        f"\n{title} (benchmark files and Snakemake's log of {workdir}; {sum(jobs for _, _, jobs, _ in rows)} jobs, "
         f"{total / 60:.1f} min of job time):\n"
     )
     print("| rule | stage (rule file) | jobs | job time |\n|---|---|---:|---:|")

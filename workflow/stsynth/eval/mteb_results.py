@@ -32,15 +32,17 @@ TRACK_LANGUAGES = {"en": ["eng-Latn"], "es-en": ["spa-Latn", "eng-Latn"]}
 
 
 # MTEB's STS tasks that are the SemEval sets this project knows, with the revision of the MTEB dataset
-# (mteb 2.26.24's task metadata; an MTEB result records it) and MTEB's number of test pairs: a task of
-# ``eval.tasks`` with one of these names and that many scored pairs is recorded as that MTEB task.
+# (mteb 2.26.24's task metadata; an MTEB result records it), MTEB's number of test pairs and the subset
+# (hf_subset) they are in MTEB: a task of ``eval.tasks`` with one of these names and that many scored pairs
+# is recorded as that MTEB task. STS17 en-en is SemEval-2017 track 5.
 MTEB_TASKS = {
-    "STS12": ("a0d554a64d88156834ff5ae9920b964011b16384", 3108),
-    "STS13": ("7e90230a92c190f1bf69ae9002b8cea547a64cca", 1500),
-    "STS14": ("6031580fec1f6af667f0bd2da0a551cf4f0b2375", 3750),
-    "STS15": ("ae752c7c21bf194d8b67fd573edf7ae58183cbe3", 3000),
-    "STS16": ("4d8694f8f0e0100860b497b999b3dbed754a0513", 1186),
-    "STSBenchmark": ("b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379),
+    "STS12": ("a0d554a64d88156834ff5ae9920b964011b16384", 3108, "default"),
+    "STS13": ("7e90230a92c190f1bf69ae9002b8cea547a64cca", 1500, "default"),
+    "STS14": ("6031580fec1f6af667f0bd2da0a551cf4f0b2375", 3750, "default"),
+    "STS15": ("ae752c7c21bf194d8b67fd573edf7ae58183cbe3", 3000, "default"),
+    "STS16": ("4d8694f8f0e0100860b497b999b3dbed754a0513", 1186, "default"),
+    "STS17": ("faeb762787bd10488a50c8b5be4a3b82e411949c", 250, "en-en"),
+    "STSBenchmark": ("b0fddb56ed78048fa8b90373c8a3cfc37b684831", 1379, "default"),
 }
 
 
@@ -51,14 +53,18 @@ def dataset_revision(task: str, sets: list[Dataset]) -> str:
     given = {d.revision for d in sets}
     if len(given) == 1 and None not in given:
         return given.pop()
-    revision, pairs = MTEB_TASKS.get(task, (None, None))
+    revision, pairs, _ = MTEB_TASKS.get(task, (None, None, None))
     return revision if revision and sum(d.scored or 0 for d in sets) == pairs else NO_REVISION
 
 
-def task_subset(sets: list[Dataset]) -> str:
-    """The TaskResult's ``hf_subset``: the sets' MTEB subset when they share one, else ``default``."""
+def task_subset(task: str, sets: list[Dataset]) -> str:
+    """The TaskResult's ``hf_subset``: the sets' MTEB subset when they share one, else MTEB's for one of
+    :data:`MTEB_TASKS` whose sets have its number of pairs (STS17's en-en), else ``default``."""
     subsets = {d.subset for d in sets}
-    return subsets.pop() or "default" if len(subsets) == 1 else "default"
+    if len(subsets) == 1 and None not in subsets:
+        return subsets.pop()
+    _, pairs, subset = MTEB_TASKS.get(task, (None, None, None))
+    return subset if subset and sum(d.scored or 0 for d in sets) == pairs else "default"
 
 
 def mteb_scores(keys: list[str], pairs: dict[str, pd.DataFrame], similarity: dict[str, pd.DataFrame]) -> dict:

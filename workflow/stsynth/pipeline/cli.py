@@ -11,7 +11,8 @@ profiles/slurm``). The workflow is the checkout the command runs in (a folder wi
 ``workflow/rules``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under its data folder
 (``share/stsynth`` of the venv, ``--user`` or ``--prefix`` install: :func:`installed_workflow`). Corpus
 mirrors are the config's (``../shared/sts-corpus`` relative to the workflow) unless ``STSYNTH_MIRRORS``
-names others.
+names others. Snakemake's between-workflow cache (``--cache``) is ``resources/cache/snakemake`` under the
+directory the command runs in, as the Makefile's, unless ``$SNAKEMAKE_OUTPUT_CACHE`` names another.
 """
 
 from __future__ import annotations
@@ -35,6 +36,17 @@ OVERLAYS = {
 }
 PROTOCOLS = {target: (PROTOCOL_DIRECTORIES[target], overlays) for target, overlays in OVERLAYS.items()}
 SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
+CACHE_FOLDER = Path("resources/cache/snakemake")  # under the directory make or stsynth runs in
+
+
+def cache_environment(environ=os.environ, cwd: Path | None = None) -> dict[str, str]:
+    """``environ`` with Snakemake's between-workflow cache folder set (``$SNAKEMAKE_OUTPUT_CACHE`` if given, else
+    :data:`CACHE_FOLDER` under ``cwd``), the folder made: Snakemake refuses ``--cache`` without it."""
+    environment = dict(environ)
+    folder = Path(environment.get("SNAKEMAKE_OUTPUT_CACHE") or (cwd or Path.cwd()) / CACHE_FOLDER).absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    environment["SNAKEMAKE_OUTPUT_CACHE"] = str(folder)
+    return environment
 
 
 def is_workflow(folder: Path) -> bool:
@@ -125,6 +137,7 @@ def snakemake_command(
         sys.executable,
         "-m",
         "snakemake",
+        "--cache",  # every `cache: True` rule (before an option: `--cache` takes the words that follow it)
         "--snakefile",
         str(root / "Snakefile"),
         "--directory",
@@ -175,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             folder,
         )
         print("+", " ".join(command), file=sys.stderr)
-        return subprocess.call(command)
+        return subprocess.call(command, env=cache_environment())
 
 
 if __name__ == "__main__":

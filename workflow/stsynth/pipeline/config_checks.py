@@ -185,7 +185,7 @@ def check_encoder(c: Checks) -> None:
                 "a named encoder (encoder.models) or another tuned encoder",
             )
         loss = entry.get("loss", defaults.get("loss"))
-        source = "gold_years" if loss in ("cosent", "cosine") else "pairs"
+        source = "pairs" if loss == "mnrl" else "gold_years"  # every other loss is graded
         if not entry.get(source, defaults.get(source)):
             c.problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
     c.problems += start_cycles(c.tuned)

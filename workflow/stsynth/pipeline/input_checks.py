@@ -57,12 +57,15 @@ def corpus_copy_problems(manifest: dict[str, ManifestEntry], root: str | Path = 
     return problems
 
 
-def encoder_problems(config: dict, digests=None) -> list[str]:
-    """Every named encoder whose folder cannot be found, is no model folder or fails its pins."""
+def encoder_problems(config: dict, digests=None, fetchable=lambda name: False) -> list[str]:
+    """Every named encoder whose folder cannot be found, is no model folder or fails its pins; a hub encoder
+    that its hub_fetch job will download (``fetchable``: stsynth.encoders.hub) is checked once it is there."""
     from ..encoders.encoder import EncoderNotFound, encoder_directory
 
     problems = []
     for name, entry in config["encoder"]["models"].items():
+        if fetchable(name):
+            continue
         folder = Path(entry["path"]) if entry.get("path") else None
         if (
             folder is not None
@@ -103,13 +106,20 @@ def program_problems(config: dict, stage: str, which=shutil.which) -> list[str]:
     raise ValueError(f"no programs known for stage {stage!r}")
 
 
-def check_inputs(config: dict, manifest: dict[str, ManifestEntry], local_files_error: str | None, digests=None) -> None:
+def check_inputs(
+    config: dict,
+    manifest: dict[str, ManifestEntry],
+    local_files_error: str | None,
+    digests=None,
+    fetchable=lambda name: False,
+) -> None:
     """Raise InputCheckError with every problem of the checks above (module docstring); ``digests``: the
-    invocation's memo of file digests (stsynth.core.digests.FileDigests), shared with the jobs' model identities."""
+    invocation's memo of file digests (stsynth.core.digests.FileDigests), shared with the jobs' model identities;
+    ``fetchable``: the hub encoders a job fetches first (:func:`encoder_problems`)."""
     problems = (
         corpus_copy_problems(manifest)
         + ([local_files_error] if local_files_error else [])
-        + encoder_problems(config, digests)
+        + encoder_problems(config, digests, fetchable)
     )
     if problems:
         raise InputCheckError(

@@ -32,9 +32,14 @@ class OverlayError(ValueError):
 
 
 def append_extras(config: dict, where: str = "") -> None:
-    """Append every ``extra_<key>`` of the config (at the top and in its sections) to ``<key>``, in
-    place, and drop the ``extra_`` keys."""
+    """Append every ``extra_<key>`` of the config (at the top, in ``eval``, and wherever an ``extra_<key>`` holds
+    a list beside a list ``<key>``: ``scoring.compare.extra_pairs``, ``encoder.tuning.extra_dev_check``) to
+    ``<key>``, in place, and drop the ``extra_`` keys. Below the top and ``eval`` a key that merely starts with
+    ``extra_`` and holds no list is a name (a run, a model) and is left alone."""
+    strict = where in ("", "eval.")
     for key in [k for k in config if isinstance(k, str) and k.startswith(EXTRA)]:
+        if not strict and not (isinstance(config[key], list) and isinstance(config.get(key[len(EXTRA) :]), list)):
+            continue
         target, extra = key[len(EXTRA) :], config.pop(key)
         if not isinstance(extra, list):
             raise OverlayError(f"{where}{key}: a list to append to {where}{target} (got {type(extra).__name__})")
@@ -45,7 +50,7 @@ def append_extras(config: dict, where: str = "") -> None:
             )
         config[target] = [*config.get(target, []), *extra]
     for key, value in config.items():
-        if isinstance(value, dict) and key in ("eval",):
+        if isinstance(value, dict):
             append_extras(value, f"{where}{key}.")
 
 

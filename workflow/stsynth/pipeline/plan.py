@@ -278,10 +278,13 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
     return settings
 
 
-def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:
+def tuned_encoder_inputs(
+    config: dict, settings: dict, datasets: list[Dataset], encoder_folder=None
+) -> dict[str, list[str] | str]:
     """What a tuning job reads: gold pair tables (graded losses), paraphrase pair tables (mnrl), the
-    English pair tables of its dev sets, and the folder it starts from (a tuned model's, or a named
-    encoder's local folder)."""
+    English pair tables of its dev sets, and what it waits for of the encoder it starts from
+    (``encoder_folder``: name -> inputs; default stsynth.encoders.encoder.job_inputs: a tuned model's folder)."""
+    encoder_folder = encoder_folder or (lambda name: job_inputs(config, name))
     return {
         "gold": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["gold_years"])]
         if settings["gold_years"]
@@ -290,7 +293,7 @@ def tuned_encoder_inputs(config: dict, settings: dict, datasets: list[Dataset]) 
         "dev": [english_pairs_path(d) for d in select(datasets, role="train", years=settings["dev_years"])]
         if settings["dev_years"]
         else [],
-        "encoder_folder": job_inputs(config, settings["start"]),
+        "encoder_folder": encoder_folder(settings["start"]),
     }
 
 

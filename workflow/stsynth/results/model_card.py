@@ -135,7 +135,7 @@ def model_card(
     metadata = {
         "language": sorted({"en", *(["es"] if (scores["track"] == "es-en").any() else [])}),
         "library_name": "sentence-transformers",
-        "pipeline_tag": "sentence-similarity",
+        "pipeline_tag": "text-ranking" if usage and "CrossEncoder" in usage else "sentence-similarity",
         "tags": ["sentence-transformers", "sentence-similarity", "semantic-textual-similarity", "stsynth"],
         # the hub's key takes a model id only: a description stays in the text
         **({"base_model": base_model} if re.fullmatch(r"[\w.-]+/[\w.-]+", base_model) else {}),
@@ -215,6 +215,10 @@ LOSSES = {
     "only the word vectors are trained.",
     "cosine": "sentence-transformers' CosineSimilarityLoss: cosine regressed on gold / 5.",
     "cosent": "sentence-transformers' CoSENTLoss on gold / 5.",
+    "cross-bce": "sentence-transformers' BinaryCrossEntropyLoss for cross-encoders: the head's output, through a "
+    "sigmoid, regressed on gold / 5 by binary cross-entropy.",
+    "cross-mse": "sentence-transformers' MSELoss for cross-encoders: the sigmoid of the head's output regressed on "
+    "gold / 5.",
     "mnrl": "sentence-transformers' MultipleNegativesRankingLoss in both directions: each sentence must rank "
     "its paraphrase above the batch's other sentences.",
     "head": "Tai et al.'s similarity objective (stsynth.sts2017.head): "
@@ -388,10 +392,27 @@ def card_facts(config: dict, run: str) -> dict:
         if settings["loss"] != "mnrl"
         else []
     )
+    cross = settings["loss"].startswith("cross-")
     return {
-        "kind": f"Sentence encoder `{encoder}`, fine-tuned with sentence-transformers (stsynth.encoders.tuning).",
+        "kind": f"Cross-encoder `{encoder}` (reads both sentences at once; score = sigmoid of its head, 5 × score the "
+        "prediction), fine-tuned with sentence-transformers (stsynth.encoders.cross, stsynth.encoders.tuning)."
+        if cross
+        else f"Sentence encoder `{encoder}`, fine-tuned with sentence-transformers (stsynth.encoders.tuning).",
         "base_model": encoder_origin(config, settings["start"]),
         "training_data": gold + (pair_table_lines(config, settings["pairs"]) if settings["loss"] == "mnrl" else []),
         "loss": LOSSES[settings["loss"]],
         "settings": settings,
+        **(
+            {
+                "prediction": "5 × the cross-encoder's score (the sigmoid of its head)",
+                "usage": (
+                    "from sentence_transformers import CrossEncoder\n"
+                    f'model = CrossEncoder("{paths.release_folder(run)}")\n'
+                    'score = model.predict([("A man is playing a guitar.", "A man plays the guitar.")])[0]\n'
+                    "prediction = 5 * score  # the run's prediction, 0-5"
+                ),
+            }
+            if cross
+            else {}
+        ),
     }

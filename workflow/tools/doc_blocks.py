@@ -48,12 +48,13 @@ from stsynth.core.paths import (
     eval_scores_path,
     fusion_path,
     scores_path,
+    seed_study_importances_path,
 )
 from stsynth.core.tables import markdown_rows
 from stsynth.eval.mteb_results import leaderboard_rows
 from stsynth.results.paper_tables import sts2017_table1_table_markdown
 from stsynth.results.report_sections import PUBLISHED
-from stsynth.results.seed_study import spread_markdown
+from stsynth.results.seed_study import importance_markdown, spread_markdown
 
 # --- inline figures ------------------------------------------------------------------------------
 
@@ -67,6 +68,7 @@ FIGURE_KINDS: dict[str, Callable] = {
         t.comparison(run, against, track, metric)["difference"]
     ),
     "fusion-dev": lambda t, run: f"{fusion_dev_row(t, run)['pearson_ALL']:.4f}",
+    "machine": lambda t: t.machine(),
     "epoch-dev": lambda t, model, column, which="last": epoch_dev(t, model, column, which),
 }
 
@@ -350,6 +352,11 @@ def seed_study(tree: Tree) -> str:
     return spread_markdown(tree.table(STUDY_TABLES["seed_study"]), tree.table(SEED_STUDY_SIGNS))
 
 
+def seed_study_importances(tree: Tree) -> str:
+    """The spread of `fusion`'s feature importances over the seeds: what check-docs allows DCU Table 4's order."""
+    return importance_markdown("fusion", tree.table(seed_study_importances_path("fusion")))
+
+
 BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, writer)
     "headline-2016": ("all", headline_2016),
     "headline-mpnet": ("all", headline_mpnet),
@@ -366,6 +373,7 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
     "dcu-table6": ("all", dcu_table6),
     "ranks-2016": ("all", ranks_2016),
     "seed-study-2016": ("all", seed_study),
+    "seed-study-importances": ("all", seed_study_importances),
     "mt-comparison": ("all", mt_comparison),
     "baseline-2016": ("all", baseline_2016),
     "stsb-scores": ("stsb", stsb_scores),

@@ -103,17 +103,21 @@ def dcu_table5(tree: Tree) -> str:
 
 
 def dcu_table6(tree: Tree) -> str:
+    """The fusion's features as its config groups them, in the config's order (not by importance, which moves
+    with the training's last digits: two features of one group swap between CPUs)."""
     printed = PUBLISHED["dcu_tables"]["table6"]
-    ours = tree.table(fusion_path("fusion", "importances.parquet"))
-    groups = ours.groupby("group", sort=False)["feature"].apply(list)
-    rows = [[group, ", ".join(f"`{f}`" for f in features)] for group, features in groups.items()]
+    used = set(tree.table(fusion_path("fusion", "importances.parquet"))["feature"])
+    groups = {
+        group: [f for f in features if f in used] for group, features in tree.config()["fusion"]["groups"].items()
+    }
+    rows = [[group, ", ".join(f"`{f}`" for f in features)] for group, features in groups.items() if features]
     return (
         "Paper, our features: "
         + printed["ours"]
         + ". TakeLab: "
         + printed["takelab"]
         + ".\n\n"
-        + markdown_rows(["our group", f"our features (`fusion`, {len(ours)})"], rows, "ll")
+        + markdown_rows(["our group", f"our features (`fusion`, {len(used)})"], rows, "ll")
     )
 
 

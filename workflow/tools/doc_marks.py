@@ -4,7 +4,11 @@ and what differs from the Markdown.
 ``make check-docs`` renders every block and inline figure (doc_blocks.py) again and names the file, line and
 both values of every figure that differs. A block or figure whose tree lacks its files (the STS 2017
 protocol not built, ``make studies`` not run, ...) is left as it is and listed as not checked. A figure of a
-training-dependent run may differ within the seed study's spread (:func:`tolerances`).
+training-dependent run may differ within the seed study's spread (:func:`tolerances`): its score, a difference
+of two such runs with its interval (a p value may then move too: where it crosses 0.05 the check says the
+significance is not robust), a DCU table's line, and Table 4's rank order (a feature's Gini within the spread of
+the importances over the seeds). A figure that depends on no training must be exact. The check names the CPU of
+the build the docs hold (the ``machine`` mark) and how far this build is from it.
 """
 
 from __future__ import annotations
@@ -26,7 +30,17 @@ SEED_ROW = re.compile(
     re.M,
 )
 NAMED = re.compile(r"`([^`]+)`")
-PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders"}  # blocks whose lines hold every test set's figure
+PER_SET_BLOCKS = {"per-set-2016", "per-set-2016-encoders", "dcu-table2", "dcu-table3"}  # lines of per-set figures
+# blocks whose lines name no run: the runs whose figures they hold, side by side (each its own tolerance)
+BLOCK_RUNS = {
+    "dcu-table2": ("task-internal", "synthetic", "fusion"),
+    "dcu-table3": ("task-internal", "synthetic", "fusion"),
+}
+RANKED_BLOCKS = {"dcu-table4": "fusion"}  # a rank order of a run's feature importances (:func:`same_ranking`)
+IMPORTANCE_BLOCK = "seed-study-importances"  # the spread of each seeded fusion run's importances
+IMPORTANCE_ROW = re.compile(r"^\| `(?P<run>[^`]+)` \| `[^`]+` \| \d+ \| [\d.]+ \| [\d.]+ ± (?P<sd>\d*\.\d+) \|", re.M)
+SIGNIFICANCE = 0.05
+P_VALUE = re.compile(r"p (?:< )?(?P<p>\d*\.\d+)")
 
 
 def tolerances(texts: list[str]) -> dict[str, dict]:
@@ -44,26 +58,83 @@ def tolerances(texts: list[str]) -> dict[str, dict]:
                     if SEED_WIDTHS * float(row["sd"]) > run["ALL"]:
                         run.update(ALL=SEED_WIDTHS * float(row["sd"]), block=block["name"])
                     run["sets"] = max(run["sets"], SEED_WIDTHS * float(row["set_sd"]), run["ALL"])
+            elif block["name"] == IMPORTANCE_BLOCK:
+                for row in IMPORTANCE_ROW.finditer(block["body"]):
+                    run = found.setdefault(row["run"], {"ALL": 0.0, "sets": 0.0, "block": block["name"]})
+                    run["importance"] = max(run.get("importance", 0.0), SEED_WIDTHS * float(row["sd"]))
     return found
 
 
-def within(old: str, new: str, tolerance: float) -> bool:
-    """The same text but for numbers, each within ``tolerance`` (plus half a unit of its last printed digit);
-    a p value printed as a bound ("p < 0.001") counts as that number."""
-    old, new = old.replace("< ", ""), new.replace("< ", "")
-    if NUMBER.sub("#", old) != NUMBER.sub("#", new):
-        return False
+def value(number: str) -> float:
+    return float(number.replace("−", "-"))
+
+
+def unit(number: str) -> float:
+    """Half a unit of the number's last printed digit: what printing alone may move."""
+    return 0.5 * 10 ** -len(number.partition(".")[2])
+
+
+@dataclass
+class Closeness:
+    distance: float  # the largest move of a number, as printed
+    flips: list[tuple[str, str]]  # (doc's p, build's p) of each p value that crosses SIGNIFICANCE
+
+
+def within(old: str, new: str, tolerance: float) -> Closeness | None:
+    """Whether two lines are the same text but for numbers, each within ``tolerance`` (plus half a unit of its
+    last printed digit): how far they are then, else None. A p value ("p 0.047", "p < 0.001") may move
+    whatever its size, since it follows its difference and interval: the ones that cross 0.05 are listed."""
+    p_values = lambda text: [match["p"] for match in P_VALUE.finditer(text)]
+    old_p, new_p = p_values(old), p_values(new)
+    old, new = P_VALUE.sub("p", old), P_VALUE.sub("p", new)
+    if NUMBER.sub("#", old) != NUMBER.sub("#", new) or len(old_p) != len(new_p):
+        return None
     pairs = list(zip(NUMBER.findall(old), NUMBER.findall(new)))
-    value = lambda number: float(number.replace("−", "-"))
-    unit = lambda number: 0.5 * 10 ** -len(number.partition(".")[2])
-    return all(abs(value(a) - value(b)) <= tolerance + unit(a) + 1e-12 for a, b in pairs)
+    if any(abs(value(a) - value(b)) > tolerance + unit(a) + 1e-12 for a, b in pairs):
+        return None
+    flips = [(a, b) for a, b in zip(old_p, new_p) if (value(a) < SIGNIFICANCE) != (value(b) < SIGNIFICANCE)]
+    return Closeness(max([0.0, *(abs(value(a) - value(b)) for a, b in pairs)]), flips)
 
 
-def tolerance_of(names, allowed: dict[str, dict], level: str) -> tuple[float, list[str]]:
+def tolerance_of(names, allowed: dict[str, dict], level: str, side_by_side: bool = False) -> tuple[float, list[str]]:
     """The tolerance of a figure (``level`` ALL, or sets: a line of every test set's figure) naming these
-    runs: the sum of theirs (a difference of two runs moves with both), and the runs that have one."""
-    runs = [name for name in dict.fromkeys(names) if name in allowed]
-    return sum(allowed[run][level] for run in runs), runs
+    runs, and the runs that have one: the sum of theirs (a difference of two runs moves with both), or with
+    ``side_by_side`` (a line of several runs' own figures) the largest."""
+    runs = [name for name in dict.fromkeys(names) if name in allowed and level in allowed[name]]
+    tolerances_ = [allowed[run][level] for run in runs]
+    return (max(tolerances_, default=0.0) if side_by_side else sum(tolerances_)), runs
+
+
+def ranked_rows(block: str) -> list[tuple[str, str, str]]:
+    """(rank and the paper's columns, our feature, our figure) of each row of a rank table (DCU Table 4)."""
+    rows = []
+    for line in block.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].isdigit():
+            rows.append((" | ".join(cells[:3]), cells[3], cells[4]))
+    return rows
+
+
+def same_ranking(old: str, new: str, tolerance: float) -> Closeness | None:
+    """Whether two renderings of a rank table are the same order within ``tolerance``: the paper's columns equal
+    at every rank, and each of our features' figure within the tolerance of the other rendering's (a feature
+    in one top list only: its figure within the tolerance of the other list's last), so neighbours whose
+    figures lie within the spread may swap. How far they are, else None."""
+    old_rows, new_rows = ranked_rows(old), ranked_rows(new)
+    if len(old_rows) != len(new_rows) or [r[0] for r in old_rows] != [r[0] for r in new_rows]:
+        return None
+    moves = []
+    for these, those in ((old_rows, new_rows), (new_rows, old_rows)):
+        ginis = {feature: gini for _, feature, gini in those}
+        for _, feature, gini in these:
+            other = ginis.get(feature)
+            if other is not None:
+                moves.append((abs(value(gini) - value(other)), unit(gini)))
+            elif value(gini) > value(those[-1][2]) + tolerance + unit(gini):
+                return None
+    if any(move > tolerance + half + 1e-12 for move, half in moves):
+        return None
+    return Closeness(max([0.0, *(move for move, _ in moves)]), [])
 
 
 # --- writing and checking -------------------------------------------------------------------------
@@ -74,6 +145,8 @@ class Outcome:
     text: str  # the file with every buildable mark rendered
     differences: list[str] = field(default_factory=list)  # "file:line: ..." per differing figure
     tolerated: list[str] = field(default_factory=list)  # the same, within the seed study's tolerance
+    not_robust: list[str] = field(default_factory=list)  # tolerated figures whose p crosses 0.05
+    machines: list[tuple[str, str]] = field(default_factory=list)  # (the docs' build's CPU, this build's)
     not_checked: list[str] = field(default_factory=list)  # marks whose files are not built
     checked: int = 0
     unmarked: list[int] = field(default_factory=list)  # lines with a decimal figure outside any mark
@@ -99,18 +172,25 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
     by that run's tolerance: it is listed as tolerated, not as a difference."""
     outcome, allowed = Outcome(text), allowed or {}
 
-    def compare(where: str, old: str, new: str, names, first: str, level: str = "ALL") -> bool:
+    def compare(
+        where: str, old: str, new: str, names, first: str, level: str = "ALL", side_by_side: bool = False
+    ) -> bool:
         """Record a differing figure or line (``first``: how it differs); True when it is a difference."""
-        tolerance, runs = tolerance_of(names, allowed, level)
-        if tolerance and within(old, new, tolerance):
-            blocks = ", ".join(dict.fromkeys(allowed[run]["block"] for run in runs))
-            outcome.tolerated.append(
-                f"{where}: {first}: within {SEED_WIDTHS} × the seed sd of "
-                f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})"
+        tolerance, runs = tolerance_of(names, allowed, level, side_by_side)
+        close = (same_ranking if level == "importance" else within)(old, new, tolerance) if tolerance else None
+        if close is None:
+            outcome.differences.append(f"{where}: {first}")
+            return True
+        blocks = ", ".join(dict.fromkeys(allowed[run]["block"] for run in runs))
+        outcome.tolerated.append(
+            f"{where}: {first}: {close.distance:.4f} away, within {SEED_WIDTHS} × the seed sd of "
+            f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})"
+        )
+        for doc_p, build_p in close.flips:
+            outcome.not_robust.append(
+                f"{where}: p {doc_p} in the docs, {build_p} in this build: its significance is not robust"
             )
-            return False
-        outcome.differences.append(f"{where}: {first}")
-        return True
+        return False
 
     def rendered(what: str, offset: int, make: Callable[[], str]) -> str | None:
         """make()'s text; None, with the mark listed as not built (a missing file) or as a difference (a
@@ -138,15 +218,27 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         if new is None:
             return match[0]
         first_line = line_of(text, match.start("body"))
+        if name in RANKED_BLOCKS:  # an order: compared whole, a swap of neighbours within the spread allowed
+            if body != new:
+                compare(
+                    f"{path}:{first_line}: block {name}",
+                    body,
+                    new,
+                    [RANKED_BLOCKS[name]],
+                    first_difference(body, new),
+                    "importance",
+                )
+            return match[0].replace(body, new, 1)
         old_lines, new_lines = body.splitlines(), new.splitlines()
         for i, (old, fresh) in enumerate(zip(old_lines, new_lines)):
             if old != fresh and compare(
                 f"{path}:{first_line + i}: block {name}",
                 old,
                 fresh,
-                NAMED.findall(fresh),
+                NAMED.findall(fresh) or BLOCK_RUNS.get(name, []),
                 first_difference(old, fresh),
                 "sets" if name in PER_SET_BLOCKS else "ALL",
+                side_by_side=name in BLOCK_RUNS,
             ):
                 break
         else:
@@ -161,7 +253,9 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         value = rendered(f"figure {match['key']}", match.start(), lambda: figure(match["key"], trees))
         if value is None:
             return match[0]
-        if value != match["value"]:
+        if match["key"].split(":")[1] == "machine":  # which CPU built the docs: reported, never a difference
+            outcome.machines.append((match["value"], value))
+        elif value != match["value"]:
             arguments = match["key"].split(":")[1:]
             level = "sets" if arguments[0].startswith("score") and not arguments[3].startswith("ALL") else "ALL"
             compare(

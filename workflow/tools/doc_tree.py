@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, scores_path
+from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, REPORT_PARTS, scores_path
 from stsynth.core.scoring import p_value_cell
 from stsynth.pipeline.overlays import resolved_config
 
@@ -59,6 +59,16 @@ class Tree:
         `--directory`)."""
         path = self.root / "config.yaml"
         return resolved_config([path if path.exists() else CHECKOUT_CONFIG])
+
+    def machine(self) -> str:
+        """The CPU the tree was built on, as its report's provenance names it (results/report.md)."""
+        path = self.root / REPORT_PARTS["results"]
+        if not path.exists():
+            raise NotBuilt(f"{path} (tree {self.name})")
+        found = re.search(r"^\| CPU \| (.+?) \|$", path.read_text(), re.M)
+        if not found:
+            raise NotInBuild(f"{path} names no CPU")
+        return found[1]
 
     def scores(self, run: str) -> pd.DataFrame:
         return self.table(scores_path(run))

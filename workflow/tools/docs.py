@@ -33,12 +33,14 @@ def main() -> int:
     # a training-dependent figure may differ within the seed study's spread (the doc's own block says how far)
     others = [(Path(args.docs_root) / name).read_text() for name in DOC_FILES if name not in texts]
     allowed = tolerances([*texts.values(), *others])
-    differences, tolerated, not_checked, checked, unmarked = [], [], [], 0, {}
+    differences, tolerated, not_robust, not_checked, checked, unmarked, machines = [], [], [], [], 0, {}, {}
     for name, text in texts.items():
         path = Path(args.docs_root) / name
         outcome = render(text, name, trees, allowed)
         differences += outcome.differences
         tolerated += outcome.tolerated
+        not_robust += outcome.not_robust
+        machines.update(dict.fromkeys(outcome.machines))
         not_checked += outcome.not_checked
         checked += outcome.checked
         unmarked[name] = len(outcome.unmarked)
@@ -53,13 +55,18 @@ def main() -> int:
             "(prose: papers' figures and earlier builds' studies; not checked)"
         )
     if args.check:
+        for docs_cpu, build_cpu in machines:
+            print(f"the docs hold figures built on: {docs_cpu}; this build ran on: {build_cpu}")
         for line in tolerated:
             print(f"within tolerance: {line}")
+        for line in not_robust:
+            print(f"not robust: {line}")
         for line in differences:
             print(line, file=sys.stderr)
         print(
             f"check-docs: {checked} marks checked, {len(differences)} differ, {len(tolerated)} within the seed "
-            f"study's tolerance ({SEED_WIDTHS} × a run's seed sd), {len(not_checked)} not built"
+            f"study's tolerance ({SEED_WIDTHS} × a run's seed sd; {len(not_robust)} of them with a p that crosses "
+            f"0.05), {len(not_checked)} not built"
         )
         return 1 if differences else 0
     print(f"docs: {checked} marks written from the build, {len(not_checked)} not built (left as they are)")

@@ -152,3 +152,58 @@ def spread_markdown(spread: pd.DataFrame, signs: pd.DataFrame) -> str:
             ],
         )
     return text
+
+
+# --- the fusion's feature importances over the seeds --------------------------------------------------------
+
+IMPORTANCE_ROWS = 9  # the features DCU Table 4 lists
+
+
+def importance_spread(headline: pd.DataFrame, seeded: list[pd.DataFrame]) -> pd.DataFrame:
+    """A fusion run's importance tables (columns feature, group, importance: stsynth.dcu2016.fusion), the headline's
+    and its seed runs' -> per feature (the headline's order, by importance) the headline importance, and over the
+    headline and seed runs the mean, sample sd, min and max: how far a feature's Gini moves, and so how far apart
+    two neighbours of a rank order (DCU Table 4) must be for their order to hold."""
+    frame = headline.set_index("feature")
+    figures = np.stack(
+        [
+            frame["importance"].to_numpy(),
+            *[table.set_index("feature").loc[frame.index, "importance"] for table in seeded],
+        ]
+    )
+    return pd.DataFrame(
+        {
+            "feature": frame.index,
+            "group": frame["group"].to_numpy(),
+            "seeds": len(figures),
+            "headline": figures[0],
+            "mean": figures.mean(0),
+            "sd": figures.std(0, ddof=1) if len(figures) > 1 else np.nan,
+            "min": figures.min(0),
+            "max": figures.max(0),
+        }
+    ).astype({"seeds": "int32"})
+
+
+def importance_markdown(run: str, spread: pd.DataFrame, rows: int = IMPORTANCE_ROWS) -> str:
+    """The top ``rows`` features of :func:`importance_spread` as Markdown (the docs' check reads each sd)."""
+    top = spread.sort_values("headline", ascending=False).head(rows)
+    return (
+        f"Gini importance of `{run}`'s top {rows} features with the seeds of everything it trains changed: "
+        "the headline run's, then mean ± sample sd and range over the headline and the seed runs.\n\n"
+        + markdown_rows(
+            ["run", "feature", "seeds", "headline", "mean ± sd", "min – max"],
+            [
+                [
+                    f"`{run}`",
+                    f"`{row.feature}`",
+                    int(row.seeds),
+                    f"{row.headline:.3f}",
+                    f"{row.mean:.3f} ± {row.sd:.4f}",
+                    f"{row.min:.3f} – {row.max:.3f}",
+                ]
+                for row in top.itertuples()
+            ],
+            "llrrrr",
+        )
+    )

@@ -22,10 +22,18 @@ rule encoder_similarity_minilm:
 localrule report:
     jobid: 6
     benchmark: benchmarks/report.tsv
+[Mon Nov 23 16:43:20 2026]
+localrule encoder_tune:
+    output: resources/models/minilm-sts, resources/models/minilm-sts.epochs.parquet
+    jobid: 7
+[Mon Nov 23 16:53:20 2026]
+Finished jobid: 7 (Rule: encoder_tune)
 """
 
 
 def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
+    """From each job's benchmark file, or for a rule Snakemake's cache may serve (no benchmark file allowed) from
+    its log's timestamps."""
     (tmp_path / ".snakemake/log").mkdir(parents=True)
     (tmp_path / ".snakemake/log/2026-11-23T164311.snakemake.log").write_text(LOG)
     (tmp_path / "workflow/rules").mkdir(parents=True)
@@ -33,6 +41,7 @@ def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
     (tmp_path / "workflow/rules/predict.smk").write_text("rule predict:\n    input: 'y'\n")
     # rules made in a loop (`rule:` then `name:`), as encoder.smk and report.smk make theirs
     (tmp_path / "workflow/rules/encoder.smk").write_text(
+        "rule encoder_tune:\n    input: 'w'\n\n"
         "for _e in E:\n\n    rule:\n        name:\n            f\"encoder_similarity_{_e}\"\n        input: 'z'\n"
     )
     (tmp_path / "workflow/rules/report.smk").write_text(
@@ -49,6 +58,7 @@ def test_job_time_is_summed_per_rule_and_named_by_its_rule_file(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"s\th:m:s\n{seconds}\t0:00:40\n")
     assert rule_job_times(tmp_path) == [
+        ("encoder_tune (log times)", "encoder", 1, 600.0),
         ("paragram_train", "paragram", 1, 40.5),
         ("encoder_similarity_minilm", "encoder", 1, 30.0),
         ("(no log entry)", "", 1, 9.0),

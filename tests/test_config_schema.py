@@ -121,6 +121,8 @@ SHIPPED = {
     "sts2017": ["config/sts2017.yaml"],
     "mpnet": ["config/mpnet.yaml"],
     "mpnet-tuned": ["config/mpnet.yaml", "config/mpnet-tuned.yaml"],
+    "cross-encoder": ["config/cross-encoder.yaml"],
+    "sts2017-cross": ["config/sts2017.yaml", "config/cross-encoder.yaml", "config/cross-encoder-sts2017.yaml"],
     "my-encoder": ["config/my-encoder.yaml"],
     "vocabulary-dev": ["config/vocabulary-dev.yaml"],
     "vocabulary-dev-sts2017": ["config/sts2017.yaml", "config/vocabulary-dev-sts2017.yaml"],

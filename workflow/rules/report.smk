@@ -73,6 +73,8 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             seeds=stsynth_report_plan.seeds(config),
             threshold=plan.sweep_threshold(config),
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
+            # the rules Snakemake's between-workflow cache may serve: no benchmark file (Snakemake allows none)
+            cached_rules=lambda wc: sorted(r.name for r in workflow.rules if r.cache),
             # each named encoder -> its files' identity (stsynth.core.digests), for the provenance section
             models=lambda wc: {name: get_model_identity(name) for name in ENCODER["models"]},
             code=get_code_digest("report.py"),

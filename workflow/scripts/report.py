@@ -17,6 +17,7 @@ markdown = build_report(
     seed_values=snakemake.params.seeds,
     benchmark_dir=BENCHMARKS,
     benchmark_patterns=snakemake.params.benchmark_patterns,
+    cached_rules=snakemake.params.cached_rules,
     basedir=str(Path(snakemake.input.requirements).parent),  # requirements.txt sits at the checkout's root
     threshold=snakemake.params.threshold,
     models=snakemake.params.models,

@@ -69,27 +69,30 @@ def names_loop_rule(line: str, rule: str) -> bool:
     return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line
 
 
-def logged_jobs(workdir: Path) -> list[tuple[str, str | None, float]]:
-    """(rule, benchmark path or None, seconds from start to finish) of every job Snakemake's logs
-    (.snakemake/log) record as finished, from the timestamps of its `rule <name>:` and `Finished jobid:`
+def logged_jobs(workdir: Path) -> list[tuple[str, str | None, float | None]]:
+    """(rule, benchmark path or None, seconds from start to finish, None if no end is logged) of every job
+    Snakemake's logs (.snakemake/log) record, from the timestamps of its `rule <name>:` and `Finished jobid:`
     entries; a job run again in a later log counts once, with its last run (as its benchmark file would)."""
-    last: dict[tuple[str, str], tuple[str, str | None, float]] = {}
+    jobs: dict[tuple[str, str], dict] = {}  # (rule, its outputs) -> the job's entry, the latest run's
     for log in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log")):
-        started: dict[str, list] = {}
+        in_this_log: dict[str, dict] = {}  # jobid -> entry
         stamp, current = None, None
         for line in log.read_text().splitlines():
             if when := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", line):
                 stamp = time.mktime(time.strptime(when.group(1), "%a %b %d %H:%M:%S %Y"))
             elif begun := re.match(r"(?:local)?rule (\w+):$", line):
-                current = {"rule": begun.group(1), "output": "", "benchmark": None, "start": stamp}
+                current = {"rule": begun.group(1), "output": "", "benchmark": None, "start": stamp, "end": None}
             elif current is not None and (field := re.match(r"\s+(output|benchmark|jobid): (.+)$", line)):
-                current[field.group(1)] = field.group(2)
+                current[field.group(1)] = field.group(2)  # the entry is shared: later fields still land in it
                 if field.group(1) == "jobid":
-                    started[field.group(2)] = current
-            elif (finished := re.match(r"Finished jobid: (\d+)", line)) and finished.group(1) in started:
-                job = started.pop(finished.group(1))
-                last[job["rule"], job["output"]] = (job["rule"], job["benchmark"], stamp - job["start"])
-    return list(last.values())
+                    jobs[current["rule"], current["output"] or f"{log.name}:{field.group(2)}"] = current
+                    in_this_log[field.group(2)] = current
+            elif (finished := re.match(r"Finished jobid: (\d+)", line)) and finished.group(1) in in_this_log:
+                in_this_log.pop(finished.group(1))["end"] = stamp
+    return [
+        (job["rule"], job["benchmark"], job["end"] - job["start"] if job["end"] is not None else None)
+        for job in jobs.values()
+    ]
 
 
 def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
@@ -130,7 +133,7 @@ def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
         entry[0] += 1
         entry[1] += float(lines[1].split("\t")[0])
     for rule, benchmark, seconds in jobs:
-        if benchmark is None:
+        if benchmark is None and seconds is not None:
             entry = totals.setdefault(f"{rule} (log times)", [0, 0.0])
             entry[0] += 1
             entry[1] += seconds

@@ -187,6 +187,7 @@ def provenance_section(
     basedir: str,
     started: datetime,
     models: dict[str, str | None] | None = None,
+    cached_rules: list[str] = (),
 ) -> str:
     facts = [
         ["built", started.strftime("%Y-%m-%d %H:%M UTC")],
@@ -206,7 +207,14 @@ def provenance_section(
         + markdown_rows(["", ""], facts, "ll")
         + f"\n### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run): {len(times)} "
         f"rules, {int(times['jobs'].sum()) if len(times) else 0} jobs, {total / 60:.1f} min of job "
-        "wall time in total (jobs run in parallel, so the elapsed time was shorter).\n\n"
+        "wall time in total (jobs run in parallel, so the elapsed time was shorter)."
+        + (
+            f" The rules Snakemake's between-workflow cache may serve ({', '.join(f'`{r}`' for r in cached_rules)}) "
+            "have no benchmark file (Snakemake allows none): `make bench` times them from Snakemake's log."
+            if cached_rules
+            else ""
+        )
+        + "\n\n"
         + markdown_rows(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
         + "\n### Python packages (requirements.txt; bold: installed version differs)\n\n"
         + markdown_rows(["package", "pinned", "installed"], package_versions(requirements), "lll")

@@ -99,6 +99,7 @@ def build_report(
     threshold: float | None,
     log,
     models: dict[str, str | None] | None = None,
+    cached_rules: list[str] = (),
 ) -> str:
     """Markdown of the report; writes its plots into plots_dir (linked as link_prefix/<name>.png)."""
     started = datetime.now(timezone.utc)
@@ -179,6 +180,7 @@ def build_report(
         basedir=basedir,
         started=started,
         models=models or {},
+        cached_rules=cached_rules,
     )
     waiting = (
         "## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"]) if plan["waiting"] else ""

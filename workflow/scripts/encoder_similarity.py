@@ -3,10 +3,11 @@ import time
 import pandas as pd
 
 from stsynth.core.logs import log_to
+from stsynth.core.pairs import encoded_lines
 from stsynth.core.progress import Progress
 from stsynth.core.threads import use_threads
 from stsynth.encoders.cross import cross_table, is_cross_encoder
-from stsynth.encoders.encoder import batch_size, cosine_table, encoded_lines, open_job_encoder, sentences_of
+from stsynth.encoders.encoder import batch_size, cosine_table, open_job_encoder, sentences_of
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)

@@ -51,6 +51,7 @@ import logging
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .datasets import FORMATS, Dataset, InputFormatError
@@ -147,6 +148,12 @@ def blank_counts(table: pd.DataFrame) -> dict[str, int]:
         "blank_s2": int(blank2.sum()),
         "blank_scored": int(((blank1 | blank2) & table["gold"].notna()).sum()),
     }
+
+
+def encoded_lines(pairs: pd.DataFrame, every_line: bool = True) -> np.ndarray:
+    """Which rows of a pair table an encoder's similarity table scores (a boolean mask): every line, or
+    only the scored ones (gold not null)."""
+    return np.ones(len(pairs), dtype=bool) if every_line else pairs["gold"].notna().to_numpy()
 
 
 def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, str]], list[float | None]]:

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.pairs import encoded_lines
+
 log = logging.getLogger(__name__)
 
 CROSS_LOSSES = ("cross-bce", "cross-mse")
@@ -75,8 +77,6 @@ def cross_table(
 ) -> pd.DataFrame:
     """A cross-encoder's similarity table of a pair table (module docstring), for every line or only the scored
     ones (the others null), as stsynth.encoders.encoder.cosine_table's."""
-    from .encoder import encoded_lines
-
     encoded = encoded_lines(pairs, every_line)
     score = np.full(len(pairs), np.nan)
     chosen = pairs[encoded]

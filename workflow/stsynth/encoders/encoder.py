@@ -54,6 +54,7 @@ import pandas as pd
 from ..core.device import resolve_device
 from ..core.digests import FileDigests, folder_digest
 from ..core.folds import base_model
+from ..core.pairs import encoded_lines
 from ..core.paths import tuned_encoder_folder
 from ..core.similarity import unit_cosines
 from .cross import is_cross_encoder, load_cross_encoder
@@ -404,12 +405,6 @@ def token_f1(a: np.ndarray, b: np.ndarray) -> float:
     similarity = a.astype(np.float64) @ b.astype(np.float64).T
     precision, recall = similarity.max(1).mean(), similarity.max(0).mean()
     return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
-
-
-def encoded_lines(pairs: pd.DataFrame, every_line: bool = True) -> np.ndarray:
-    """Which rows of a pair table :func:`cosine_table` encodes (a boolean mask): every line, or only the
-    scored ones (gold not null)."""
-    return np.ones(len(pairs), dtype=bool) if every_line else pairs["gold"].notna().to_numpy()
 
 
 def sentences_of(pairs: pd.DataFrame) -> list[str]:

@@ -1,0 +1,66 @@
+"""The blocks of docs/results.md on what goes beyond the papers: the cross-encoder's dev grid and its runs on the
+2016 and the 2017 protocols (`make cross-encoder`, `make sts2017-cross`; stsynth.encoders.cross). doc_blocks.BLOCKS
+names them.
+"""
+
+from __future__ import annotations
+
+import math
+
+from doc_tree import Tree, ci
+from stsynth.core.paths import epochs_path
+from stsynth.core.tables import markdown_rows
+from stsynth.encoders.cross import CROSS_LOSSES
+
+# the runs the cross-encoder is read beside: the best single model and fusion of `all` before it, and its own
+CROSS_RUNS_2016 = ["encoder-sts", "fusion-tuned", "cross-encoder", "fusion-cross"]
+CROSS_RUNS_2017 = ["encoder", "encoder-sts", "fusion-encoder", "fusion-tuned", "cross-encoder", "fusion-cross"]
+
+
+def cross_grid_models(config: dict) -> list[str]:
+    """The cross-encoders of the dev grid: tuned with a cross loss and scored on dev years."""
+    tuning = config["encoder"]["tuning"]
+    return [
+        name
+        for name, entry in tuning["models"].items()
+        if {**tuning["defaults"], **entry}["loss"] in CROSS_LOSSES and entry.get("dev_years")
+    ]
+
+
+def cross_encoder_dev(tree: Tree) -> str:
+    """The dev grid: each cross-encoder's dev ALL (Pearson) before tuning and after every epoch; the best of the
+    grid in bold."""
+    config = tree.config()
+    tuning = config["encoder"]["tuning"]
+    tables = {model: tree.table(epochs_path(model)) for model in cross_grid_models(config)}
+    best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())
+    epochs = max(len(table) for table in tables.values()) - 1
+    rows = []
+    for model, table in tables.items():
+        settings = {**tuning["defaults"], **tuning["models"][model]}
+        cells = [f"**{v:.4f}**" if math.isclose(v, best) else f"{v:.4f}" for v in table["dev_ALL"].iloc[1:]]
+        rows.append([f"`{model}`", settings["loss"], f"{settings['learning_rate']:g}", *cells])
+    return markdown_rows(["model", "loss", "learning rate", *[f"epoch {e}" for e in range(1, epochs + 1)]], rows)
+
+
+def cross_encoder_2016(tree: Tree) -> str:
+    """STS 2016: the cross-encoder and its fusion beside `all`'s best single model and fusion."""
+    rows = [
+        [
+            f"`{run}`",
+            ci(tree.score(run, "en", "ALL")),
+            ci(tree.score(run, "en", "ALL"), "spearman"),
+            ci(tree.score(run, "es-en", "ALL")),
+        ]
+        for run in CROSS_RUNS_2016
+    ]
+    return markdown_rows(["run", "en ALL [95% CI]", "en ALL Spearman [95% CI]", "es-en ALL [95% CI]"], rows, "llll")
+
+
+def cross_encoder_2017(tree: Tree) -> str:
+    """STS 2017 track 5 (the 2017 protocol): the cross-encoder and its fusion beside the 2016 system's runs."""
+    rows = [
+        [f"`{run}`", ci(tree.score(run, "en", "ALL")), ci(tree.score(run, "en", "ALL"), "spearman")]
+        for run in CROSS_RUNS_2017
+    ]
+    return markdown_rows(["run", "track 5 Pearson [95% CI]", "track 5 Spearman [95% CI]"], rows, "lll")

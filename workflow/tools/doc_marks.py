@@ -181,7 +181,9 @@ def render(text: str, path: str, trees: dict[str, Tree], allowed: dict[str, dict
         if close is None:
             outcome.differences.append(f"{where}: {first}")
             return True
-        blocks = ", ".join(dict.fromkeys(allowed[run]["block"] for run in runs))
+        blocks = (
+            IMPORTANCE_BLOCK if level == "importance" else ", ".join(dict.fromkeys(allowed[r]["block"] for r in runs))
+        )
         outcome.tolerated.append(
             f"{where}: {first}: {close.distance:.4f} away, within {SEED_WIDTHS} × the seed sd of "
             f"{', '.join(runs)} ({tolerance:.4f}; block {blocks})"

@@ -252,6 +252,7 @@ def test_feature_encoder_and_fusion_runs_end_to_end(workspace, tmp_path):
         "results/scores/encoder.parquet",
         "results/scores/fusion-encoder.parquet",
         "results/fusion/fusion-encoder/ablation.parquet",
+        "results/fusion/fusion-encoder/dev.parquet",  # a study: the fit reads config.yaml's recorded settings
         "results/fusion/dev_table.parquet",
         "results/predictions/fusion-encoder/2016/unlabeled.txt",
     ]

@@ -108,6 +108,8 @@ def study(tmp_path):
                 }
             ),
         ),
+        "fusion_recorded": {},
+        "decisions": None,
         "fusion_dev": {
             "fusion": put(
                 "fusion_dev",
@@ -447,7 +449,7 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
     assert results["unknown_words"] == {
         run: f"results/paragram/{run}/unknown_words.parquet" for run in ("task-internal", "synthetic")
     }
-    assert list(results["epochs"]) == ["task-internal-dev", "task-internal", "synthetic-dev", "synthetic"]
+    assert list(results["epochs"]) == ["task-internal", "synthetic"]  # `all` trains no dev-protocol model
     assert results["comparisons"] == "results/scores/comparisons.parquet"  # headline runs against task-internal
     # the studies are named, not read
     assert all(
@@ -480,7 +482,8 @@ def test_plan_wires_what_the_config_declares_and_lists_the_rest():
     assert studies["mt_comparison"] == "results/crosslingual/mt_comparison.parquet"
     assert studies["threshold_sweep"] == "results/paragram/threshold_sweep.parquet"
     assert studies["ablation"] == {"fusion": "results/fusion/fusion/ablation.parquet"}
-    assert studies["importances"] == {} and studies["epochs"] == {} and studies["language"] is None
+    assert studies["importances"] == {} and studies["language"] is None
+    assert list(studies["epochs"]) == ["task-internal-dev", "synthetic-dev"]  # the dev protocol's curves
     with pytest.raises(ValueError, match="report.training_curves names 'task-internal-dev'"):
         report_plan(config, tests, {"task-internal": {"vectors": "x"}}.__getitem__)
 

@@ -148,6 +148,8 @@ def get_code_digest(script):
 def get_model_identity(name):
     """The `model` param of every job that opens encoder `name` (stsynth.encoders.encoder.job_identity): the digest
     of its folder's files, so that a changed model reruns exactly its jobs and an unchanged one nothing."""
+    if name in HUB_MISSING:  # its bytes exist once the hub_fetch checkpoint has run (Snakemake defers the job)
+        checkpoints.hub_fetch.get(encoder=name)
     return encoder.job_identity(config, name, MODEL_DIGESTS, _made_by_workflow)
 
 

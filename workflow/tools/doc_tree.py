@@ -16,7 +16,7 @@ from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, REPORT_PARTS,
 from stsynth.core.scoring import p_value_cell
 from stsynth.pipeline.overlays import resolved_config
 
-DOC_FILES = ("README.md", "docs/results.md")
+DOC_FILES = ("README.md", "docs/results.md", "docs/reproducibility.md")
 TREES = {
     name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")
 }  # tree -> its working directory

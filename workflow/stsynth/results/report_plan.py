@@ -187,8 +187,8 @@ def _stage_tables(plan: dict, config: dict, results: bool, resolve_model) -> Non
                 raise ValueError(
                     f"config.yaml: report.training_curves names {model!r}, which is not a model in paragram.models"
                 ) from None
-            # the results: the curves of the models `all` trains; the studies: the dev protocol's too
-            if not results or model in paragram_runs.values():
+            # the results: the curves of the models `all` trains; the studies: the dev protocol's
+            if (model in paragram_runs.values()) == results:
                 plan["epochs"][model] = epochs_path(model)
         sources = {resolve_model(model)["vectors"] for model in paragram_runs.values()}
     if fusion_runs and "features" in config:

@@ -5,22 +5,7 @@ file a job reads lives here (the paths themselves in stsynth.core.paths, a fusio
 stsynth.dcu2016.fusion_plan), as plain functions of the config and the declared datasets, with unit tests
 (tests/test_plan.py).
 
-Runs. ``runs:`` in config.yaml is the one place that says where a run's scores come from; its
-``stage`` is one of :data:`RUN_STAGES`. Every run's predictions are written by rule ``predict``
-(workflow/rules/predict.smk) from the table :func:`run_source` names:
-
-====================  ==============================================  ===========================
-stage                 table read per test set                         produced by (rule; module)
-====================  ==============================================  ===========================
-``baseline``          the pair table                                  pair_table; stsynth.dcu2016.baseline
-``paragram``          ``resources/similarity/{model}/...``            paragram_similarity; stsynth.word_vectors.paragram
-``paragram-per-set``  same, model ``synthetic-per-set-<year>-<name>``  paragram_similarity
-``encoder``           ``resources/encoder/{encoder}/...``              encoder_similarity_<encoder>;
-                                                                      stsynth.encoders.encoder
-``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.dcu2016.fusion
-``head``              ``results/head/{run}/predictions.parquet``      head_fit; stsynth.sts2017.head
-``external``          the run's ``predictions`` files                 predict; stsynth.results.predict
-====================  ==============================================  ===========================
+Runs: stsynth.pipeline.runs (where each run's scores come from, by its ``stage``).
 
 Paragram models. A model's settings are ``paragram.defaults``, then its preset
 (``paragram.presets``), then its own entry; ``<model>.fold<i>of<k>`` is ``<model>`` trained without

@@ -58,6 +58,7 @@ from ..core.pairs import encoded_lines
 from ..core.paths import tuned_encoder_folder
 from ..core.similarity import unit_cosines
 from .cross import is_cross_encoder, load_cross_encoder
+from .hub import cached_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -118,20 +119,19 @@ def looks_like_path(location: str, is_dir=lambda p: Path(p).is_dir()) -> bool:
 def hub_directory(hub_name: str, revision: str | None = None) -> Path:
     """The local Hugging Face cache's snapshot of a hub model (at ``revision``: a commit, branch or
     tag the cache holds; default its main); never downloads."""
-    from huggingface_hub import constants, snapshot_download
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    from huggingface_hub import constants
 
     at = f" at revision {revision}" if revision else ""
-    try:
-        return check_model_folder(Path(snapshot_download(hub_name, revision=revision, local_files_only=True)))
-    except LocalEntryNotFoundError:
+    folder = cached_snapshot(hub_name, revision)
+    if folder is None:
         raise EncoderNotFound(
             f"hub model {hub_name!r}{at} is not in the local Hugging Face cache ({constants.HF_HUB_CACHE}), and "
             "HF_HUB_OFFLINE is set, so the workflow fetches nothing: unset HF_HUB_OFFLINE to let its hub_fetch job "
             f"download it once, or where there is internet run `hf download {hub_name}"
             f"{' --revision ' + revision if revision else ''}` and copy the cache "
             f"(HF_HOME) here, or save the model with SentenceTransformer.save and give its folder as `path:`"
-        ) from None
+        )
+    return check_model_folder(folder)
 
 
 def encoder_directory(name: str, entry: dict, digests: FileDigests | None = None) -> Path:

@@ -191,6 +191,12 @@ def test_a_training_split_reads_the_scored_lines_and_every_line_it_reads_must_be
     # a split that reads every line (a test split) refuses the null lines, naming the first and the table
     with pytest.raises(ValueError, match=r"2015/d: line 2 has no encoder value in .*enc.parquet \(2 such lines\)"):
         Fu.load_split([{**entry, "scored_only": False}])
+    # a cross-encoder's table writes no token F1 (null on every line): not a gap, while its score still is one
+    keys.assign(encoder=[0.5, None, 0.7, None], encoder_token_f1=np.nan).to_parquet(tmp_path / "enc.parquet")
+    frame = Fu.load_split([entry])
+    assert frame["encoder"].tolist() == [0.5, 0.7] and frame["encoder_token_f1"].isna().all()
+    with pytest.raises(ValueError, match=r"2015/d: line 2 has no encoder value in .*enc.parquet \(2 such lines\)"):
+        Fu.load_split([{**entry, "scored_only": False}])
 
 
 @pytest.mark.workflow

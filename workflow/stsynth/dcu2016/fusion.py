@@ -339,10 +339,12 @@ def similarity_columns(
     }
 
 
-def check_encoded(frame: pd.DataFrame, entry) -> None:
+def check_encoded(frame: pd.DataFrame, entry, unwritten: frozenset[str] = frozenset()) -> None:
     """Every row a split reads has its encoder similarities (a training or dev set's table holds its
-    scored lines only, stsynth.encoders.encoder.cosine_table): a null one is an error, never a silent gap."""
-    for column in (c for c in ENCODER_FEATURES if c in frame.columns):
+    scored lines only, stsynth.encoders.encoder.cosine_table): a null one is an error, never a silent gap.
+    ``unwritten``: columns null on every line of the encoder's table, which that encoder does not write (a
+    cross-encoder's ``encoder_token_f1``, stsynth.encoders.cross); its feature group does not list them."""
+    for column in (c for c in ENCODER_FEATURES if c in frame.columns and c not in unwritten):
         missing = frame["line"][frame[column].isna()]
         if len(missing):
             raise ValueError(
@@ -372,11 +374,12 @@ def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.D
         columns = {}
         if entry.encoder:
             columns.update(similarity_columns(pairs, list(entry.encoder)))
+        unwritten = frozenset(name for name in ENCODER_FEATURES if name in columns and np.isnan(columns[name]).all())
         for name, paths in entry.paragram:
             columns[name] = similarity_columns(pairs, list(paths), {folds_column: name})[name]
         frame = dataset_frame(pairs, features, columns)
         frames.append(gold_rows(frame) if entry.scored_only else frame)
-        check_encoded(frames[-1], entry)
+        check_encoded(frames[-1], entry, unwritten)
     frame = pd.concat(frames, ignore_index=True)
     log.info("read %d datasets: %d rows, %d scored", len(split), len(frame), frame["gold"].notna().sum())
     return frame

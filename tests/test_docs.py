@@ -230,6 +230,27 @@ def test_a_models_dev_figure_is_its_last_epoch_or_its_best(built_tree):
     assert "notes.md:1: figure all:epoch-dev:m-dev:2015_images:" in outcome.differences[0]  # no such column
 
 
+def test_the_cross_encoder_grid_reads_its_models_from_the_overlay_and_bolds_the_best(built_tree):
+    import doc_blocks_beyond
+
+    models = doc_blocks_beyond.cross_grid_models(
+        doc_tree.resolved_config([REPO / "config.yaml", REPO / "config/cross-encoder.yaml"])
+    )
+    assert len(models) >= 2
+    (built_tree / "resources/models").mkdir(parents=True)
+    for rank, model in enumerate(models):
+        dev = [0.3, 0.70 + rank / 100, 0.72 + rank / 100]  # epoch 0: an untrained head, not shown
+        pd.DataFrame({"epoch": [0, 1, 2], "dev_ALL": dev}).to_parquet(
+            built_tree / f"resources/models/{model}.epochs.parquet"
+        )
+    block = doc_blocks_beyond.cross_encoder_dev(doc_tree.trees_of({"all": built_tree})["all"])
+    lines = block.splitlines()
+    assert lines[0] == "| model | loss | learning rate | epoch 1 | epoch 2 |"
+    assert [line.split(" | ")[0] for line in lines[2:]] == [f"| `{model}`" for model in models]
+    assert block.count("**") == 2 and f"**{0.72 + (len(models) - 1) / 100:.4f}**" in lines[-1]
+    assert "0.3000" not in block
+
+
 SEED_BLOCK = """<!-- generated: seed-study-2016 (make docs writes it from the build; make check-docs checks it) -->
 | run | track | group | seeds | headline | mean ± sd | min – max | largest set sd |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |

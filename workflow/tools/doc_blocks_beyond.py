@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import math
 
-from doc_tree import Tree, ci
+from doc_tree import CHECKOUT_CONFIG, Tree, ci
 from stsynth.core.paths import epochs_path
 from stsynth.core.tables import markdown_rows
 from stsynth.encoders.cross import CROSS_LOSSES
+from stsynth.pipeline.overlays import resolved_config
+
+CROSS_OVERLAY = CHECKOUT_CONFIG.parent / "config" / "cross-encoder.yaml"  # the grid's models live in the overlay
 
 # the runs the cross-encoder is read beside: the best single model and fusion of `all` before it, and its own
 CROSS_RUNS_2016 = ["encoder-sts", "fusion-tuned", "cross-encoder", "fusion-cross"]
@@ -28,9 +31,10 @@ def cross_grid_models(config: dict) -> list[str]:
 
 
 def cross_encoder_dev(tree: Tree) -> str:
-    """The dev grid: each cross-encoder's dev ALL (Pearson) before tuning and after every epoch; the best of the
-    grid in bold."""
-    config = tree.config()
+    """The dev grid (its models: config/cross-encoder.yaml over the tree's config): each cross-encoder's dev ALL
+    (Pearson) after every epoch, the best of the grid in bold. Epoch 0 is left out: its head is untrained."""
+    own = tree.root / "config.yaml"
+    config = resolved_config([own if own.exists() else CHECKOUT_CONFIG, CROSS_OVERLAY])
     tuning = config["encoder"]["tuning"]
     tables = {model: tree.table(epochs_path(model)) for model in cross_grid_models(config)}
     best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())

@@ -11,7 +11,6 @@ from doc_tree import CHECKOUT_CONFIG, Tree, ci
 from stsynth.core.paths import epochs_path
 from stsynth.core.tables import markdown_rows
 from stsynth.encoders.cross import CROSS_LOSSES
-from stsynth.pipeline.overlays import resolved_config
 
 CROSS_OVERLAY = CHECKOUT_CONFIG.parent / "config" / "cross-encoder.yaml"  # the grid's models live in the overlay
 
@@ -33,8 +32,7 @@ def cross_grid_models(config: dict) -> list[str]:
 def cross_encoder_dev(tree: Tree) -> str:
     """The dev grid (its models: config/cross-encoder.yaml over the tree's config): each cross-encoder's dev ALL
     (Pearson) after every epoch, the best of the grid in bold. Epoch 0 is left out: its head is untrained."""
-    own = tree.root / "config.yaml"
-    config = resolved_config([own if own.exists() else CHECKOUT_CONFIG, CROSS_OVERLAY])
+    config = tree.config(CROSS_OVERLAY)
     tuning = config["encoder"]["tuning"]
     tables = {model: tree.table(epochs_path(model)) for model in cross_grid_models(config)}
     best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())

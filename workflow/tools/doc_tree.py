@@ -53,12 +53,12 @@ class Tree:
             self._cache[relpath] = pd.read_parquet(path)
         return self._cache[relpath]
 
-    def config(self) -> dict:
+    def config(self, *overlays: Path) -> dict:
         """The config the tree was built with, resolved (the schema's defaults filled): its own config.yaml (a
         checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere with
-        `--directory`)."""
+        `--directory`); then ``overlays`` over it."""
         path = self.root / "config.yaml"
-        return resolved_config([path if path.exists() else CHECKOUT_CONFIG])
+        return resolved_config([path if path.exists() else CHECKOUT_CONFIG, *overlays])
 
     def machine(self) -> str:
         """The CPU the tree was built on, as its report's provenance names it (results/report.md)."""

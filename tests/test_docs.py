@@ -251,6 +251,17 @@ def test_the_cross_encoder_grid_reads_its_models_from_the_overlay_and_bolds_the_
     assert "0.3000" not in block
 
 
+def test_an_overlays_runs_in_a_shared_table_leave_the_protocols_blocks_as_they_are(built_tree):
+    tree = doc_tree.trees_of({"all": built_tree})["all"]
+    plain = doc_blocks.comparisons_2016(tree)
+    path = built_tree / "results/scores/comparisons.parquet"
+    table = pd.read_parquet(path)
+    added = table[table["run"] == "encoder"].assign(run="fusion-mpnet")  # `make mpnet` writes its pairs here too
+    pd.concat([table, added]).to_parquet(path)
+    assert doc_blocks.comparisons_2016(doc_tree.trees_of({"all": built_tree})["all"]) == plain
+    assert "fusion-mpnet" not in plain and "`encoder` −" in plain
+
+
 SEED_BLOCK = """<!-- generated: seed-study-2016 (make docs writes it from the build; make check-docs checks it) -->
 | run | track | group | seeds | headline | mean ± sd | min – max | largest set sd |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |

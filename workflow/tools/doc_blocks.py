@@ -241,6 +241,8 @@ def per_set_2016_encoders(tree: Tree) -> str:
 
 def comparisons_2016(tree: Tree) -> str:
     table = tree.table(scores_path("comparisons"))
+    runs = tree.protocol_runs()
+    table = table[table["run"].isin(runs) & table["against"].isin(runs)]
     rows = []
     for (run, against, track), pair in table.groupby(["run", "against", "track"], sort=False):
         by_metric = pair.set_index("metric")
@@ -286,7 +288,8 @@ def sts2017_table1(tree: Tree) -> str:
 
 
 def sts2017_table1_full(tree: Tree) -> str:
-    return sts2017_table1_table_markdown(tree.table(TABLE1_FILE))
+    table = tree.table(TABLE1_FILE)
+    return sts2017_table1_table_markdown(table[table["run"].isna() | table["run"].isin(tree.protocol_runs())])
 
 
 STSB_RUNS = [

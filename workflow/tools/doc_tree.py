@@ -21,6 +21,8 @@ TREES = {
     name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")
 }  # tree -> its working directory
 CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
+# the overlay each protocol's make target puts over config.yaml (the Makefile's sts2017, stsb, eval)
+PROTOCOL_OVERLAYS = {name: CHECKOUT_CONFIG.parent / f"config/{name}.yaml" for name in ("sts2017", "stsb", "eval")}
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 
 BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
@@ -54,11 +56,17 @@ class Tree:
         return self._cache[relpath]
 
     def config(self, *overlays: Path) -> dict:
-        """The config the tree was built with, resolved (the schema's defaults filled): its own config.yaml (a
-        checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere with
-        `--directory`); then ``overlays`` over it."""
+        """The config the tree's protocol is built with, resolved (the schema's defaults filled): its own
+        config.yaml (a checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere
+        with `--directory`), under the protocol's overlay; then ``overlays`` over it."""
         path = self.root / "config.yaml"
-        return resolved_config([path if path.exists() else CHECKOUT_CONFIG, *overlays])
+        protocol = [PROTOCOL_OVERLAYS[self.name]] if self.name in PROTOCOL_OVERLAYS else []
+        return resolved_config([path if path.exists() else CHECKOUT_CONFIG, *protocol, *overlays])
+
+    def protocol_runs(self) -> set[str]:
+        """The runs of the protocol's own config: a block that lists every row of a shared table lists these, so
+        an overlay that adds runs to the same tree (`make mpnet`, `make sts2017-cross`, ...) leaves it as it is."""
+        return set(self.config()["runs"])
 
     def machine(self) -> str:
         """The CPU the tree was built on, as its report's provenance names it (results/report.md)."""

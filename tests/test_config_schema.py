@@ -123,6 +123,7 @@ SHIPPED = {
     "mpnet-tuned": ["config/mpnet.yaml", "config/mpnet-tuned.yaml"],
     "cross-encoder": ["config/cross-encoder.yaml"],
     "sts2017-cross": ["config/sts2017.yaml", "config/cross-encoder.yaml", "config/cross-encoder-sts2017.yaml"],
+    "sts2017-mpnet": ["config/sts2017.yaml", "config/mpnet.yaml", "config/mpnet-sts2017.yaml"],
     "my-encoder": ["config/my-encoder.yaml"],
     "vocabulary-dev": ["config/vocabulary-dev.yaml"],
     "vocabulary-dev-sts2017": ["config/sts2017.yaml", "config/vocabulary-dev-sts2017.yaml"],

@@ -251,6 +251,46 @@ def test_the_cross_encoder_grid_reads_its_models_from_the_overlay_and_bolds_the_
     assert "0.3000" not in block
 
 
+def test_the_mpnet_2017_block_lists_track_5_for_each_run_and_a_missing_run_is_not_built(tmp_path):
+    import doc_blocks_beyond
+
+    rng = np.random.default_rng(3)
+    root = tmp_path / "sts2017"
+    (root / "results/scores").mkdir(parents=True)
+    for run in doc_blocks_beyond.MPNET_RUNS_2017[:-1]:
+        score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
+    tree = doc_tree.trees_of({"sts2017": root})["sts2017"]
+    with pytest.raises(doc_tree.NotBuilt, match="fusion-mpnet"):  # `make sts2017` alone: the block stays as it is
+        doc_blocks_beyond.mpnet_2017(tree)
+    score_table("fusion-mpnet", rng).to_parquet(root / "results/scores/fusion-mpnet.parquet")
+    pairs = doc_blocks_beyond.MPNET_PAIRS_2017
+    comparisons = [
+        {
+            "run": run,
+            "against": against,
+            "metric": metric,
+            "track": "en",
+            "difference": 0.0193 if metric == "pearson" else -0.002,
+            "ci_low": 0.0043,
+            "ci_high": 0.0349,
+            "p_value": 0.012,
+        }
+        for run, against in pairs
+        for metric in ("pearson", "spearman")
+    ]
+    pd.DataFrame(comparisons).to_parquet(root / "results/scores/comparisons.parquet")
+    scores, differences = doc_blocks_beyond.mpnet_2017(tree).split("\n\n")
+    lines = scores.splitlines()
+    assert lines[0] == "| run | track 5 Pearson [95% CI] | track 5 Spearman [95% CI] |"
+    assert [line.split(" | ")[0] for line in lines[2:]] == [f"| `{run}`" for run in doc_blocks_beyond.MPNET_RUNS_2017]
+    mpnet = pd.read_parquet(root / "results/scores/mpnet.parquet").query("track == 'en' and dataset == 'ALL'")
+    assert f"{mpnet['pearson'].iloc[0]:.4f} [" in lines[2 + doc_blocks_beyond.MPNET_RUNS_2017.index("mpnet")]
+    assert differences.splitlines()[2:] == [
+        f"| `{run}` − `{against}` | +0.0193 [+0.0043, +0.0349], p 0.012 | −0.0020 [+0.0043, +0.0349], p 0.012 |"
+        for run, against in pairs
+    ]
+
+
 def test_an_overlays_runs_in_a_shared_table_leave_the_protocols_blocks_as_they_are(built_tree):
     tree = doc_tree.trees_of({"all": built_tree})["all"]
     plain = doc_blocks.comparisons_2016(tree)

@@ -16,7 +16,7 @@ from typing import Callable
 
 import pandas as pd
 
-from doc_blocks_beyond import cross_encoder_2016, cross_encoder_2017, cross_encoder_dev
+from doc_blocks_beyond import cross_encoder_2016, cross_encoder_2017, cross_encoder_dev, mpnet_2017
 from doc_blocks_dcu import (
     baseline_2016,
     dcu_table1,
@@ -387,6 +387,7 @@ BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, write
     "cross-encoder-dev": ("all", cross_encoder_dev),
     "cross-encoder-2016": ("all", cross_encoder_2016),
     "cross-encoder-2017": ("sts2017", cross_encoder_2017),
+    "mpnet-2017": ("sts2017", mpnet_2017),
     "eval-leaderboard": ("eval", eval_leaderboard),
     "eval-mteb": ("eval", eval_mteb),
 }

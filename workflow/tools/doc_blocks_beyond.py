@@ -1,13 +1,13 @@
 """The blocks of docs/results.md on what goes beyond the papers: the cross-encoder's dev grid and its runs on the
-2016 and the 2017 protocols (`make cross-encoder`, `make sts2017-cross`; stsynth.encoders.cross). doc_blocks.BLOCKS
-names them.
+2016 and the 2017 protocols (`make cross-encoder`, `make sts2017-cross`; stsynth.encoders.cross), and
+all-mpnet-base-v2 on the 2017 protocol (`make sts2017-mpnet`). doc_blocks.BLOCKS names them.
 """
 
 from __future__ import annotations
 
 import math
 
-from doc_tree import CHECKOUT_CONFIG, Tree, ci
+from doc_tree import CHECKOUT_CONFIG, Tree, ci, difference
 from stsynth.core.paths import epochs_path
 from stsynth.core.tables import markdown_rows
 from stsynth.encoders.cross import CROSS_LOSSES
@@ -17,6 +17,9 @@ CROSS_OVERLAY = CHECKOUT_CONFIG.parent / "config" / "cross-encoder.yaml"  # the 
 # the runs the cross-encoder is read beside: the best single model and fusion of `all` before it, and its own
 CROSS_RUNS_2016 = ["encoder-sts", "fusion-tuned", "cross-encoder", "fusion-cross"]
 CROSS_RUNS_2017 = ["encoder", "encoder-sts", "fusion-encoder", "fusion-tuned", "cross-encoder", "fusion-cross"]
+# all-mpnet-base-v2 beside MiniLM's zero-shot run and the fusions it joins, and the differences that say so
+MPNET_RUNS_2017 = ["encoder", "fusion-encoder", "fusion-tuned", "mpnet", "fusion-mpnet"]
+MPNET_PAIRS_2017 = [("mpnet", "encoder"), ("fusion-mpnet", "fusion-encoder"), ("fusion-mpnet", "fusion-tuned")]
 
 
 def cross_grid_models(config: dict) -> list[str]:
@@ -59,10 +62,28 @@ def cross_encoder_2016(tree: Tree) -> str:
     return markdown_rows(["run", "en ALL [95% CI]", "en ALL Spearman [95% CI]", "es-en ALL [95% CI]"], rows, "llll")
 
 
-def cross_encoder_2017(tree: Tree) -> str:
-    """STS 2017 track 5 (the 2017 protocol): the cross-encoder and its fusion beside the 2016 system's runs."""
+def track5_rows(tree: Tree, runs: list[str]) -> str:
+    """STS 2017 track 5 (the 2017 protocol): each run's Pearson and Spearman with their intervals."""
     rows = [
-        [f"`{run}`", ci(tree.score(run, "en", "ALL")), ci(tree.score(run, "en", "ALL"), "spearman")]
-        for run in CROSS_RUNS_2017
+        [f"`{run}`", ci(tree.score(run, "en", "ALL")), ci(tree.score(run, "en", "ALL"), "spearman")] for run in runs
     ]
     return markdown_rows(["run", "track 5 Pearson [95% CI]", "track 5 Spearman [95% CI]"], rows, "lll")
+
+
+def cross_encoder_2017(tree: Tree) -> str:
+    """STS 2017 track 5: the cross-encoder and its fusion beside the 2016 system's runs."""
+    return track5_rows(tree, CROSS_RUNS_2017)
+
+
+def mpnet_2017(tree: Tree) -> str:
+    """STS 2017 track 5: all-mpnet-base-v2 zero-shot and in the fusion, beside all-MiniLM-L6-v2's runs, then the
+    paired differences (a tree without the mpnet runs is not built: their scores are read first)."""
+    scores = track5_rows(tree, MPNET_RUNS_2017)
+    rows = [
+        [
+            f"`{run}` − `{against}`",
+            *(difference(tree.comparison(run, against, "en", m)) for m in ("pearson", "spearman")),
+        ]
+        for run, against in MPNET_PAIRS_2017
+    ]
+    return scores + "\n" + markdown_rows(["difference", "Pearson [95% CI], p", "Spearman [95% CI], p"], rows, "lll")

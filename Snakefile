@@ -10,9 +10,15 @@ configfile: "config.yaml"
 
 
 from stsynth.pipeline.overlays import ConfigOrigins, append_extras, schema_problems
+from stsynth.pipeline.protocol import ProtocolError, load_datasets
 
 # Where each key was set (the config files that give it, or --config), for the problems start-up names.
 CONFIG_ORIGINS = ConfigOrigins(workflow.configfiles, workflow.config_settings.config)
+# `datasets: config/datasets.yaml` (a file of the list, relative to the checkout) read before anything adds to it.
+try:
+    load_datasets(config, workflow.basedir)
+except ProtocolError as _error:
+    raise WorkflowError(str(_error)) from None
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
 # schema problem is named with its key and where it was set.
 append_extras(config)

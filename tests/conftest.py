@@ -27,11 +27,18 @@ TEST_CONFIG = REPO / ".test"  # the tiny corpus and its overlay, as files a read
 
 
 def project_config(*overlays: str | Path) -> dict:
-    """The project's config.yaml (with these overlays, paths relative to the checkout) as a run resolves it: the
-    schema's defaults filled (stsynth.pipeline.overlays.resolved_config)."""
+    """The project's config.yaml (with these overlays, paths relative to the checkout) as every stage reads it: the
+    schema's defaults filled, the protocol resolved (stsynth.pipeline.overlays.resolved_config)."""
     from stsynth.pipeline.overlays import resolved_config
 
     return resolved_config([REPO / "config.yaml", *(REPO / overlay for overlay in overlays)])
+
+
+def declared_project_config(*overlays: str | Path) -> dict:
+    """The same as a run is given it (stsynth.pipeline.overlays.declared_config): what a workspace's config.yaml holds."""
+    from stsynth.pipeline.overlays import declared_config
+
+    return declared_config([REPO / "config.yaml", *(REPO / overlay for overlay in overlays)])
 
 
 def tiny_pairs(year: int, name: str) -> list[tuple[str, str, float | None]]:
@@ -79,11 +86,11 @@ class TinyDataset:
         }
 
     def config_entry(self) -> dict:
+        """The dataset's config entry; its role is the protocol's to give (.test/config.yaml's protocol tiny)."""
         scored = sum(1 for n in range(1, len(self.pairs) + 1) if not (self.blank_every and n % self.blank_every == 0))
         return {
             "year": self.year,
             "name": self.name,
-            "role": self.role,
             "track": self.track,
             "fields": self.fields,
             "scored": scored,
@@ -128,7 +135,10 @@ class Workspace:
     def keep_runs(self, runs: dict) -> None:
         """Set `runs:` and drop every name of a run no longer there (the workflow refuses them, as it
         would a user's trimmed config that still compares or plots a removed run)."""
-        self.config["runs"] = runs
+        self.config["runs"] = {
+            name: {**entry, "against": [run for run in entry["against"] if run in runs]} if "against" in entry else entry
+            for name, entry in runs.items()
+        }
         compare, report = self.config["scoring"]["compare"], self.config["report"]
         compare["reference"] = compare["reference"] if compare["reference"] in runs else None
         compare["pairs"] = [pair for pair in compare["pairs"] if set(pair) <= set(runs)]
@@ -206,7 +216,8 @@ def make_workspace(root: Path, datasets: list[TinyDataset] | None = None) -> Wor
         manifest = write_corpus(root, datasets)
         overlay["datasets"] = [d.config_entry() for d in datasets]
     config = merge(
-        project_config(), {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}}
+        declared_project_config(),
+        {**overlay, "corpus": {"manifest": str(manifest), "mirrors": [str(root / "mirror")]}},
     )
     work = Workspace(root / "work", root / "mirror", manifest, config)
     work.path.mkdir()

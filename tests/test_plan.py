@@ -139,7 +139,7 @@ def test_tuned_encoder_runs_read_their_model_and_its_folds_start_from_the_start_
 def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_rows():
     runs = runs_of(CONFIG)
     run = runs["fusion-tuned"]
-    assert run.encoder == ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev")
+    assert run.encoder == ("minilm-sts", "minilm-sts-dev")
     # the project's choice (dev protocol): tuned encoder in-sample, paragram out of fold
     assert CONFIG["fusion"]["encoder_folds"] == 0 and fusion_plan.fold_sources(CONFIG, run) == ["paragram"]
     folded = copy.deepcopy(CONFIG)
@@ -152,10 +152,10 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     ]
     assert (
         splits["dev_train"][0].encoder[1]
-        == "resources/encoder/minilm-sts-cosine-lr5e-5-dev.fold1of2/2012/MSRpar-train.parquet"
+        == "resources/encoder/minilm-sts-dev.fold1of2/2012/MSRpar-train.parquet"
     )
     assert list(splits["dev_validate"][0].encoder) == [
-        "resources/encoder/minilm-sts-cosine-lr5e-5-dev/2015/answers-forums.parquet"
+        "resources/encoder/minilm-sts-dev/2015/answers-forums.parquet"
     ]
     assert list(splits["test"][-1].encoder) == ["resources/encoder/minilm-sts/2016/multisource.parquet"]
     assert "resources/encoder/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in fusion_plan.split_files(splits["train"])
@@ -231,8 +231,8 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
         "minilm-task-internal",
         "minilm-synthetic",
         "minilm-sts-synthetic",
-        "minilm-sts-cosine-lr5e-5-dev",  # then the seed study's:
-        *(f"{tuned}.seed{s}" for tuned in ("minilm-sts", "minilm-sts-cosine-lr5e-5-dev") for s in (2, 3, 4, 5)),
+        "minilm-sts-dev",  # then the seed study's:
+        *(f"{tuned}.seed{s}" for tuned in ("minilm-sts", "minilm-sts-dev") for s in (2, 3, 4, 5)),
     ]
     # a seeded encoder encodes what its unseeded one does
     assert tables["minilm-sts.seed3"] == tables["minilm-sts"]
@@ -241,7 +241,7 @@ def test_the_project_encodes_every_set_with_minilm_and_the_test_sets_with_its_tu
     # every line of a test set (its predictions), the scored lines of a set that is only fitted and scored
     assert all(every_line == (d.role == "test") for d, every_line in tables["minilm"])
     # the dev-protocol tuned encoder: the fusion's dev splits only (2012-2015), never a test set
-    assert {(d.role, every_line) for d, every_line in tables["minilm-sts-cosine-lr5e-5-dev"]} == {("train", False)}
+    assert {(d.role, every_line) for d, every_line in tables["minilm-sts-dev"]} == {("train", False)}
 
 
 def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_test():
@@ -255,14 +255,14 @@ def test_a_head_run_reads_dev_tables_on_dev_splits_and_final_ones_on_train_and_t
         f"2015/{n}" for n in ("answers-forums", "answers-students", "belief", "headlines", "images")
     }
     assert by_split["dev_train"]["2014/images"]["vectors"] == [
-        "resources/sentence_vectors/encoder/minilm-sts-cosine-lr5e-5-dev/2014/images.parquet"
+        "resources/sentence_vectors/encoder/minilm-sts-dev/2014/images.parquet"
     ]
     assert by_split["train"]["2015/images"]["vectors"] == [
         "resources/sentence_vectors/encoder/minilm-sts/2015/images.parquet"
     ]
     assert set(by_split["test"]) == {f"2016/{name}" for name in TEST}
     assert ("encoder", "minilm") in head_plan.vector_tables(CONFIG)
-    assert head_plan.tables_of_kind(CONFIG, "encoder") == ["minilm", "minilm-sts", "minilm-sts-cosine-lr5e-5-dev"]
+    assert head_plan.tables_of_kind(CONFIG, "encoder") == ["minilm", "minilm-sts", "minilm-sts-dev"]
 
 
 def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():

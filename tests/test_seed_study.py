@@ -94,7 +94,7 @@ def test_a_tuned_run_in_the_study_reads_its_seeded_encoders():
     config["seed_study"] = {"seeds": [7], "runs": ["encoder-sts", "fusion-tuned"]}
     runs = runs_of(config)
     assert runs["encoder-sts.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts.seed7")
-    assert runs["fusion-tuned.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts-cosine-lr5e-5-dev.seed7")
+    assert runs["fusion-tuned.seed7"].encoder == ("minilm-sts.seed7", "minilm-sts-dev.seed7")
     config["seed_study"]["runs"] = ["encoder"]  # a named encoder's run: nothing to seed
     with pytest.raises(ValueError, match="seed_study.runs: encoder .stage encoder. trains nothing"):
         runs_of(config)

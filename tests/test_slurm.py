@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, merge, project_config, run_snakemake
+from conftest import REPO, declared_project_config, merge, run_snakemake
 from slurm_cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster
 
 SWITCH = "STSYNTH_SLURM_TEST"
@@ -83,7 +83,7 @@ def runs_in_workflow(config: dict) -> list[str]:
 
 
 def write_config(workdir: Path, corpus: Path) -> dict:
-    config = project_config()
+    config = declared_project_config()
     if "paragram" in config:
         config = merge(config, FAST)
     config["corpus"]["mirrors"] = [str(corpus)]

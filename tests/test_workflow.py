@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, project_config, run_snakemake
+from conftest import REPO, declared_project_config, run_snakemake
 
 OFFICIAL_BASELINE_2016 = {
     "answer-answer": 0.41133,
@@ -76,7 +76,7 @@ def test_bad_gold_line_stops_the_run_naming_file_and_line(workspace):
 
 @pytest.mark.workflow
 def test_official_baseline_reproduced_on_real_corpus(shared_corpus, tmp_path):
-    config = project_config()
+    config = declared_project_config()
     config["corpus"]["mirrors"] = [str(shared_corpus)]
     config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))

@@ -16,7 +16,7 @@ from snakemake.settings.enums import Quietness
 from snakemake.settings.types import OutputSettings, ResourceSettings
 
 from bench_measure import names_loop_rule
-from conftest import REPO, project_config, run_snakemake
+from conftest import REPO, declared_project_config, run_snakemake
 
 # Rules that only collect targets.
 TARGET_RULES = {"all", "studies", "eval"}  # targets: inputs only
@@ -27,7 +27,7 @@ TRANSLATION_RULES = {"translate_pairs", "round_trips"}
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("conventions")
-    config = project_config()
+    config = declared_project_config()
     config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
     (path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return path

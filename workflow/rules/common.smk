@@ -30,7 +30,8 @@ from stsynth.sts2017 import head_plan
 from stsynth.eval import evaluation, mteb_results
 from stsynth.results import model_card, report_plan as stsynth_report_plan
 from stsynth.pipeline.config_checks import check_config
-from stsynth.pipeline.overlays import check_unique_keys
+from stsynth.pipeline.overlays import check_unique_keys, origins_named
+from stsynth.pipeline.protocol import ProtocolError, protocol_test_sets
 from stsynth.pipeline.checks import VECTOR_BASES
 from stsynth.core.corpus import read_manifest, sha256_of
 from stsynth.core.device import gpus_requested
@@ -61,7 +62,10 @@ DATASETS_LOCK = paths.DATASETS_LOCK
 
 # Snakemake-specific start-up, before anything reads the config: the core cap, the scheduler fix and
 # the config's checkout-relative paths and dataset years (stsynth.pipeline.snakemake_startup says what each works around).
-snakemake_startup.start(workflow, config, logger)
+try:
+    snakemake_startup.start(workflow, config, logger)
+except ProtocolError as _error:  # the protocol, named with where its keys were set
+    raise WorkflowError(origins_named(str(_error), CONFIG_ORIGINS)) from None
 # The kernels every job's libraries pick (stsynth.core.threads): set here, inherited by every job process.
 _kernels_note = pin_kernels(config["kernels"])
 if workflow.is_main_process:

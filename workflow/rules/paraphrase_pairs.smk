@@ -34,9 +34,10 @@ SYNTHETIC_SETS = {f"{d.year}-{d.name}": d for d in DATASETS.values()}
 
 
 rule synthetic_pairs:
-    """Round trips of every test set -> one synthetic paraphrase pair table."""
+    """Round trips of the protocol's test sets -> one synthetic paraphrase pair table (a set added beside the
+    protocol is not read: stsynth.pipeline.protocol)."""
     input:
-        [round_trips_path(d) for d in get_datasets(role="test")],
+        [round_trips_path(d) for d in protocol_test_sets(config, ALL_DATASETS)],
     output:
         table=paths.paraphrase_table("synthetic"),
         counts=paths.synthetic_counts("synthetic"),

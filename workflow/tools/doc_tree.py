@@ -12,15 +12,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from stsynth.core.paths import PAPER_TABLES, PROTOCOL_DIRECTORIES, REPORT_PARTS, scores_path
+from stsynth.core.paths import PAPER_TABLES, REPORT_PARTS, scores_path
 from stsynth.core.scoring import p_value_cell
-from stsynth.pipeline.cli import OVERLAYS  # each protocol's overlays over config.yaml, as its make target
+from stsynth.pipeline.cli import OVERLAYS, TARGETS  # workflow/targets.tsv: each target's overlays and folder
 from stsynth.pipeline.overlays import resolved_config
 
 DOC_FILES = ("README.md", "docs/results.md", "docs/reproducibility.md")
-TREES = {
-    name: PROTOCOL_DIRECTORIES[name] for name in ("all", "sts2017", "stsb", "eval")
-}  # tree -> its working directory
+TREES = {name: TARGETS[name].directory for name in ("all", "sts2017", "stsb", "eval")}  # tree -> its working directory
 CHECKOUT_CONFIG = Path(__file__).resolve().parents[2] / "config.yaml"
 TABLE1_FILE = PAPER_TABLES["sts2017_table1"] + ".parquet"  # the 2017 system's Table 1 (rule paper_table1)
 

@@ -115,13 +115,18 @@ def with_year(entry: dict) -> dict:
 
 
 def select(datasets, role=None, track=None, years=None) -> list[Dataset]:
-    """Datasets of a role and track; ``years``: a selection of years or groups (config keys such as
-    ``years``, ``dev_years``, ``train_years`` name either: 2015, or a group such as ``sts-dev``)."""
+    """Datasets of a role and track; ``years``: a selection of years, groups or ``year/name`` (a protocol's
+    parts name any: 2015, a group such as ``sts-dev``, or ``2017/track5``)."""
     selection = None if years is None else {str(value) for value in years}
     return [
         d
         for d in datasets
         if role in (None, d.role)
         and track in (None, d.track)
-        and (selection is None or str(d.year) in selection or d.group_name in selection)
+        and (
+            selection is None
+            or str(d.year) in selection
+            or d.group_name in selection
+            or f"{d.year}/{d.name}" in selection
+        )
     ]

@@ -263,7 +263,6 @@ def study_file(key: str, suffix: str = ".md") -> str:
 # --- `snakemake eval` (stsynth.eval.evaluation) ---------------------------------------------------------
 EVAL_DIR = "results/eval"
 # each protocol's working directory, as the Makefile's targets and the `stsynth` command run it (its tree)
-PROTOCOL_DIRECTORIES = {"all": ".", "studies": ".", "eval": "runs/eval", "stsb": "runs/stsb", "sts2017": "runs/sts2017"}
 # MTEB's results layout under its cache root: results/{model name, / as __}/{revision}/{Task}.json
 # (mteb.cache.ResultCache(EVAL_MTEB_CACHE).load_results reads it).
 EVAL_MTEB_CACHE = f"{EVAL_DIR}/mteb"

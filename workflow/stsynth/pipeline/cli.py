@@ -4,10 +4,11 @@
     stsynth eval --overlay config/eval-mpnet.yaml              # an overlay over the protocol's own
     stsynth all                                                # the results, in this directory
     stsynth stsb | sts2017 | studies                           # the other protocols, each in its own directory
+    stsynth all --overlay mine.yaml --directory runs/mine      # your own benchmark and protocol
 
-Each calls Snakemake on the workflow's Snakefile with the same overlays and working directories as the
-Makefile's targets; arguments after ``--`` go to Snakemake as they are (``-- -n``, ``-- --profile
-profiles/slurm``). The workflow is the checkout the command runs in (a folder with ``Snakefile`` and
+Each target is a row of workflow/targets.tsv (:func:`read_targets`: its Snakemake target, working directory and
+overlays), the table the Makefile's targets run through this command; arguments after ``--`` go to Snakemake as
+they are (``-- -n``, ``-- --profile profiles/slurm``). The workflow is the checkout the command runs in (a folder with ``Snakefile`` and
 ``workflow/rules``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under its data folder
 (``share/stsynth`` of the venv, ``--user`` or ``--prefix`` install: :func:`installed_workflow`). Corpus
 mirrors are the config's (``../shared/sts-corpus`` relative to the workflow) unless ``STSYNTH_MIRRORS``
@@ -24,19 +25,46 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..core.paths import PROTOCOL_DIRECTORIES
+from dataclasses import dataclass
 
-# target -> (working directory, overlays over config.yaml): as the Makefile's targets
-OVERLAYS = {
-    "all": [],
-    "studies": [],
-    "eval": ["config/eval.yaml"],
-    "stsb": ["config/stsb.yaml"],
-    "sts2017": ["config/sts2017.yaml"],
-}
-PROTOCOLS = {target: (PROTOCOL_DIRECTORIES[target], overlays) for target, overlays in OVERLAYS.items()}
-SNAKEMAKE_TARGET = {"stsb": "all", "sts2017": "all"}
+TARGETS_TABLE = Path(__file__).resolve().parents[2] / "targets.tsv"  # workflow/targets.tsv
 CACHE_FOLDER = Path("resources/cache/snakemake")  # under the directory make or stsynth runs in
+
+
+@dataclass(frozen=True)
+class Target:
+    """A row of workflow/targets.tsv."""
+
+    name: str
+    snakemake: str  # the Snakemake target it builds
+    directory: str  # its working directory, relative to the checkout
+    overlays: tuple[str, ...]  # over config.yaml, in this order
+    packages: tuple[str, ...]  # the Debian packages its jobs need
+    needs: str | None  # a file make builds first
+    what: str
+
+
+def read_targets(path: Path = TARGETS_TABLE) -> dict[str, Target]:
+    """Every target of the table, in its order ('-': none)."""
+    targets = {}
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.startswith("#")]
+    for line in lines[1:]:
+        name, snakemake, directory, overlays, packages, needs, what = line.split("\t")
+        targets[name] = Target(
+            name,
+            snakemake,
+            directory,
+            tuple(overlays.split()) if overlays != "-" else (),
+            tuple(packages.split()) if packages != "-" else (),
+            None if needs == "-" else needs,
+            what,
+        )
+    return targets
+
+
+TARGETS = read_targets()
+PROTOCOLS = {name: (target.directory, list(target.overlays)) for name, target in TARGETS.items()}
+OVERLAYS = {name: list(target.overlays) for name, target in TARGETS.items()}
 
 
 def cache_environment(environ=os.environ, cwd: Path | None = None) -> dict[str, str]:
@@ -144,7 +172,7 @@ def snakemake_command(
         directory or workdir,
         "--cores",
         cores,
-        SNAKEMAKE_TARGET.get(target, target),
+        TARGETS[target].snakemake,
         "--configfile",
         str(root / "config.yaml"),
         *(str(root / overlay) for overlay in protocol_overlays),

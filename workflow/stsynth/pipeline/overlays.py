@@ -10,8 +10,9 @@ overlay writes ``extra_<key>:`` beside it (``extra_datasets:`` at the top, ``eva
 every problem, the config key and where it was set (:class:`ConfigOrigins`: the files that give that very
 key, or ``--config``), so an error in an overlay points at the overlay.
 
-:func:`resolved_config` is the config a run sees, outside Snakemake (tests, tools): the files merged as
-Snakemake merges them, the extras appended, the schema's defaults filled.
+:func:`declared_config` is the config a run is given, outside Snakemake (tests, tools): the files merged as
+Snakemake merges them, the datasets file read, the extras appended, the schema's defaults filled;
+:func:`resolved_config` that config as the stages read it (its protocol resolved).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import yaml
 from .checks import ConfigError
 
 EXTRA = "extra_"
-# The schema of a checkout (this file: workflow/stsynth/pipeline/overlays.py).
-SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "config.schema.yaml"
+# The checkout and its schema (this file: workflow/stsynth/pipeline/overlays.py).
+CHECKOUT = Path(__file__).resolve().parents[3]
+SCHEMA = CHECKOUT / "workflow" / "schemas" / "config.schema.yaml"
 
 
 class OverlayError(ValueError):
@@ -102,6 +104,15 @@ class ConfigOrigins:
         return f" (set in {', '.join(files)})" if files else ""
 
 
+def origins_named(message: str, origins: ConfigOrigins) -> str:
+    """A message of problems, one per ``  key: ...`` line, with where each key was set."""
+    lines = message.split("\n")
+    return "\n".join(
+        f"{line}{origins(line.strip().split(':', 1)[0])}" if line.startswith("  ") and ":" in line else line
+        for line in lines
+    )
+
+
 def key_name(path: list) -> str:
     """A key path as the problems name it: ``datasets[3].role``."""
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
@@ -161,17 +172,33 @@ def check_unique_keys(paths) -> None:
         raise ConfigError(f"{len(problems)} repeated key(s):\n  " + "\n  ".join(problems))
 
 
-def resolved_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:
-    """The config a workflow run with these config files (config.yaml first, then the overlays) and
-    ``--config`` values sees after start-up's merge and validation: each file merged over the ones before it
-    as Snakemake merges them (a mapping adds to the one below, anything else replaces it), the extras
-    appended, the schema's defaults filled (a bad value raises snakemake's WorkflowError)."""
+def declared_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:
+    """The config as a workflow run with these config files (config.yaml first, then the overlays) and
+    ``--config`` values declares it, after start-up's merge and validation: each file merged over the ones before
+    it as Snakemake merges them (a mapping adds to the one below, anything else replaces it), the datasets file
+    read (stsynth.pipeline.protocol.load_datasets), the extras appended, the schema's defaults filled (a bad value
+    raises snakemake's WorkflowError). A file of it is a config a run accepts."""
     from snakemake.utils import update_config, validate
+
+    from .protocol import load_datasets
 
     config: dict = {}
     for path in files:
         update_config(config, yaml.safe_load(Path(path).read_text()) or {})
     update_config(config, overrides or {})
+    load_datasets(config, CHECKOUT)
     append_extras(config)
     validate(config, str(schema))
+    return config
+
+
+def resolved_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:
+    """:func:`declared_config` as every stage reads it: datasets given their years, the protocol resolved
+    (stsynth.pipeline.protocol.resolve; corpus paths stay as written)."""
+    from ..core.datasets import with_year
+    from .protocol import resolve
+
+    config = declared_config(files, overrides, schema)
+    config["datasets"] = [with_year(entry) for entry in config["datasets"]]
+    resolve(config, CHECKOUT)
     return config

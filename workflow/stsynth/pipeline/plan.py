@@ -36,6 +36,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..encoders.encoder import is_tuned, job_inputs
+from .protocol import protocol_sets
 from .runs import PER_SET_PREFIX, Run, per_set_model, run_comparisons, runs_of, sentence_vector_source
 
 # --- datasets and their files -----------------------------------------------------------------
@@ -59,10 +60,11 @@ def dataset_entry(d: Dataset) -> dict:
 def vocabulary_datasets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
     """The datasets whose tokens enter the minilm-static vocabulary (vectors.minilm-static.vocabulary):
     ``training``, the training-role sets (no test sentence is read, as the paper added no test words
-    to paragram-XXL's vocabulary); ``all``, every set (transductive); or a list of years/groups."""
+    to paragram-XXL's vocabulary); ``all``, every set of the protocol (transductive; a set added beside it is
+    not read); or the years the protocol resolved ``dev-training`` to."""
     vocabulary = config["vectors"]["minilm-static"]["vocabulary"]
     if vocabulary == "all":
-        return list(datasets)
+        return protocol_sets(config, datasets)
     if vocabulary == "training":
         return select(datasets, role="train")
     return select(datasets, years=vocabulary)

@@ -184,7 +184,8 @@ COMPARISONS = {False: ("compare_runs", "comparisons"), True: ("compare_study_run
 
 def run_comparisons(config: dict, study: bool | None = None) -> list[list[str]]:
     """``[run, against]`` pairs for the paired bootstrap (config ``scoring.compare``): every run against
-    the ``reference`` run, then the listed ``pairs``; pairs naming a run not in ``runs:`` are left out.
+    the ``reference`` run, then the listed ``pairs``, then each run's ``against`` runs (an overlay's runs name
+    theirs); pairs naming a run not in ``runs:`` are left out.
     ``study``: False, only pairs of headline runs (``all``); True, only pairs with a study run
     (``studies``); None, all of them."""
     compare, runs = config["scoring"]["compare"], list(config["runs"])
@@ -192,6 +193,7 @@ def run_comparisons(config: dict, study: bool | None = None) -> list[list[str]]:
     reference = compare.get("reference")
     wanted = [[run, reference] for run in runs if reference in runs and run != reference]
     wanted += [list(pair) for pair in compare.get("pairs", []) if all(run in runs for run in pair)]
+    wanted += [[run, other] for run, entry in config["runs"].items() for other in entry.get("against", []) if other in runs]
     pairs = [list(pair) for pair in dict.fromkeys(tuple(pair) for pair in wanted)]
     return pairs if study is None else [pair for pair in pairs if bool(studies & set(pair)) == study]
 

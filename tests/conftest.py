@@ -35,7 +35,7 @@ def project_config(*overlays: str | Path) -> dict:
 
 
 def declared_project_config(*overlays: str | Path) -> dict:
-    """The same as a run is given it (stsynth.pipeline.overlays.declared_config): what a workspace's config.yaml holds."""
+    """The same as a run is given it (stsynth.pipeline.overlays.declared_config): a workspace's config.yaml."""
     from stsynth.pipeline.overlays import declared_config
 
     return declared_config([REPO / "config.yaml", *(REPO / overlay for overlay in overlays)])
@@ -136,7 +136,9 @@ class Workspace:
         """Set `runs:` and drop every name of a run no longer there (the workflow refuses them, as it
         would a user's trimmed config that still compares or plots a removed run)."""
         self.config["runs"] = {
-            name: {**entry, "against": [run for run in entry["against"] if run in runs]} if "against" in entry else entry
+            name: {**entry, "against": [run for run in entry["against"] if run in runs]}
+            if "against" in entry
+            else entry
             for name, entry in runs.items()
         }
         compare, report = self.config["scoring"]["compare"], self.config["report"]

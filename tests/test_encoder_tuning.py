@@ -7,10 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import TEST_PAIRS
 from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.encoders.encoder import cosine_table, load_encoder
 from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
 from test_encoder import save_tiny_model
+from test_provenance import planned_jobs
 
 GOLD = pd.DataFrame(
     {
@@ -142,13 +144,12 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
                 "tuning": {
                     "threads": 1,
                     "defaults": fast,
-                    "dev_check": ["minilm-sts-dev"],
-                    "models": {
-                        "minilm-sts": {"gold_years": [2012, 2015]},
-                        "minilm-sts-dev": {"gold_years": [2012], "dev_years": [2015]},
-                    },
+                    "dev_check": ["minilm-sts"],  # its twin minilm-sts-dev (the tiny protocol's 2012 -> 2015)
+                    "grid": {},
+                    "models": {"minilm-sts": {}},
                 },
             },
+            "decisions": str(tmp_path / "none.yaml"),  # no recorded choice: the fusion's dev search runs
             "fusion": {
                 "encoder_folds": 2,
                 "grid": {
@@ -165,11 +166,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     workspace.keep_runs(
         {
             "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
-            "fusion-tuned": {
-                "stage": "fusion",
-                "groups": ["ngrams", "encoder"],
-                "encoder": {"final": "minilm-sts", "dev": "minilm-sts-dev"},
-            },
+            "fusion-tuned": {"stage": "fusion", "groups": ["ngrams", "encoder"], "encoder": "minilm-sts"},
         }
     )
     workspace.write_config()
@@ -221,3 +218,35 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     ablation = pd.read_parquet(work / "results/fusion/fusion-tuned/ablation.parquet")
     assert {"none", "encoder", "ngrams", "encoder in-sample"} == set(ablation["removed"])
     assert "Nothing to be done" in workspace.snakemake(*targets).stderr
+    # a test set added beside the protocol (role: test) is predicted and scored in a group of its own, and every
+    # file of the other sets stays as it was, byte for byte: no model reads it
+    kept = {path: path.read_bytes() for path in (work / "results/predictions").rglob("*.txt")}
+    kept |= {path: path.read_bytes() for path in (work / "resources/models").rglob("*") if path.is_file()}
+    before = {run: pd.read_parquet(work / f"results/scores/{run}.parquet") for run in ("encoder-sts", "fusion-tuned")}
+    added = tmp_path / "koala.tsv"
+    added.write_text(
+        "a\tb\tscore\n" + "".join(f"{s1}\t{s2}\t{gold}\n" for s1, s2, gold in TEST_PAIRS if gold is not None)
+    )
+    workspace.write_config(
+        {
+            "extra_datasets": [
+                {
+                    "name": "koala",
+                    "role": "test",
+                    "track": "en",
+                    "format": "table",
+                    "path": str(added),
+                    "delimiter": "\t",
+                    "columns": {"sentence1": "a", "sentence2": "b", "score": "score"},
+                }
+            ]
+        }
+    )
+    assert "encoder_tune" not in planned_jobs(workspace.snakemake("-n", *targets))  # no model retrained
+    workspace.snakemake(*targets)
+    assert [str(path) for path, content in kept.items() if path.read_bytes() != content] == []
+    for run, table in before.items():
+        after = pd.read_parquet(work / f"results/scores/{run}.parquet")
+        assert set(after["group"]) == set(table["group"]) | {"koala"}
+        pd.testing.assert_frame_equal(after[after["group"] != "koala"].reset_index(drop=True), table)
+    assert (work / "results/predictions/fusion-tuned/0/koala.txt").is_file()

@@ -14,7 +14,6 @@ import sys
 import pytest
 
 from conftest import REPO
-
 from stsynth.pipeline.cli import TARGETS
 
 PLANS = REPO / "tests" / "data" / "job-plans"

@@ -18,7 +18,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import REPO, project_config
+from conftest import REPO
 
 # Rules whose jobs learn from what they read (a table of word vectors, a model, a corpus to train on).
 TRAINING_RULES = {
@@ -105,14 +105,16 @@ def set_files(dataset: dict) -> set[str]:
 def plan(tmp_path, *overlays: dict | str) -> tuple[list, list[dict]]:
     """The planned jobs of `all` and the datasets under config.yaml with the overlays (a config/ file name
     or a dict) over it."""
+    from stsynth.pipeline.overlays import resolved_config
+
     tmp_path.mkdir(parents=True, exist_ok=True)
-    files, datasets = [REPO / "config.yaml"], project_config()["datasets"]
+    files = [REPO / "config.yaml"]
     for i, overlay in enumerate(overlays):
         path = REPO / "config" / overlay if isinstance(overlay, str) else tmp_path / f"overlay{i}.yaml"
         if isinstance(overlay, dict):
             path.write_text(yaml.safe_dump(overlay))
-        datasets = yaml.safe_load(path.read_text()).get("datasets", datasets)
         files.append(path)
+    datasets = resolved_config(files)["datasets"]  # those the protocol keeps, with their roles
     result = subprocess.run(
         [
             sys.executable,
@@ -194,7 +196,7 @@ def test_on_the_2017_protocol_only_the_synthetic_family_reads_track_5_and_the_ev
     assert _without_synthetic(found) == {}
     assert "resources/models/synthetic.safetensors" in found  # the round trips of track 5, by design
     assert any(rule == "vectors_unknown_words" for rule, _, _ in jobs)  # track 5's words are encoded where met
-    # the event corpus holds no sentence of the dev year either (events.corpus.pair_years)
+    # the event corpus holds no sentence of the dev year either (the protocol's train sets only)
     [corpus] = [outputs[0] for rule, _, outputs in jobs if rule == "event_corpus"]
     dev_readers = readers(jobs, datasets, years={2016})
     assert corpus not in dev_readers and "resources/models/pe.pe.safetensors" in dev_readers  # PE trains on 2016

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import project_config
+from conftest import REPO, project_config
 from stsynth.core.datasets import select
 from stsynth.dcu2016 import fusion_plan
 from stsynth.encoders import encoder
@@ -150,13 +150,8 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
     assert list(splits["train"][0].encoder) == [
         f"resources/encoder/minilm-sts.fold{i}of2/2012/MSRpar-train.parquet" for i in range(2)
     ]
-    assert (
-        splits["dev_train"][0].encoder[1]
-        == "resources/encoder/minilm-sts-dev.fold1of2/2012/MSRpar-train.parquet"
-    )
-    assert list(splits["dev_validate"][0].encoder) == [
-        "resources/encoder/minilm-sts-dev/2015/answers-forums.parquet"
-    ]
+    assert splits["dev_train"][0].encoder[1] == "resources/encoder/minilm-sts-dev.fold1of2/2012/MSRpar-train.parquet"
+    assert list(splits["dev_validate"][0].encoder) == ["resources/encoder/minilm-sts-dev/2015/answers-forums.parquet"]
     assert list(splits["test"][-1].encoder) == ["resources/encoder/minilm-sts/2016/multisource.parquet"]
     assert "resources/encoder/minilm-sts.fold0of2/2012/MSRpar-train.parquet" in fusion_plan.split_files(splits["train"])
     in_sample = fusion_plan.fusion_splits(folded, run, DATASETS, in_sample="encoder")
@@ -286,20 +281,23 @@ def test_head_settings_are_the_grid_over_the_defaults_or_a_fixed_preset():
 
 
 def test_paraphrase_embedding_models_read_their_pairs_gold_and_dev_sets():
+    from stsynth.pipeline.overlays import resolved_config
     from stsynth.sts2017 import head_plan
 
-    settings = head_plan.pe_settings(CONFIG, "pe-dev")
-    inputs = head_plan.pe_inputs(CONFIG, settings, DATASETS)
+    # the 2017 system (config/sts2017.yaml) on the 2016 protocol: its PE twin learns from 2012-2014, scored on 2015
+    config = resolved_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], {"protocol": "semeval2016"})
+    settings = head_plan.pe_settings(config, "pe-dev")
+    inputs = head_plan.pe_inputs(config, settings, DATASETS)
     assert inputs["pairs"] == ["resources/paraphrase_pairs/task-internal-dev.parquet"] and inputs["ppdb"] == []
     assert "resources/pairs/2015/belief.parquet" in inputs["dev_pairs"]
     assert all("/2015/" not in path and "/2016/" not in path for path in inputs["gold_pairs"])
-    assert head_plan.pe_inputs(CONFIG, {**settings, "ppdb_pairs": 10}, DATASETS)["ppdb"] == [
+    assert head_plan.pe_inputs(config, {**settings, "ppdb_pairs": 10}, DATASETS)["ppdb"] == [
         "resources/corpus/ppdb/ppdb-xl-lexical.txt"
     ]
-    points = head_plan.pe_grid_points(CONFIG)
+    points = head_plan.pe_grid_points(config)
     assert len(points) == 8 and {p["delta"] for p in points} == {0.4, 1.0}
     with pytest.raises(KeyError, match="not a paraphrase-embedding model"):
-        head_plan.pe_settings(CONFIG, "pe-typo")
+        head_plan.pe_settings(config, "pe-typo")
 
 
 def test_the_vocabulary_reads_the_sets_its_setting_names():

@@ -119,12 +119,13 @@ def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
             "paragram.models.synthetic.pairs[2]: 'synthetik' is not a paraphrase pair table",
         ),
         (
-            lambda c: c["fusion"]["dev"].update(validate_years=[2013]),
-            "fusion.dev.validate_years: [2013] has no year with training-role datasets",
+            lambda c: c["protocols"]["tiny"].update(dev=[2013]),
+            "protocols.tiny.dev[0]: 2013 names no dataset (a year, a group or year/name of datasets)",
         ),
         (
-            lambda c: c["fusion"]["dev"].update(validate_years=[2015, 2016]),
-            "fusion.dev.validate_years[1]: 2016 is a test year",
+            lambda c: c["protocols"]["tiny"].update(dev=[2015, 2016]),
+            "protocols.tiny.test: 2016/tinytest is also in dev; a set is trained on, chosen on or tested on, never "
+            "two of these",
         ),
         (
             lambda c: c["runs"]["task-internal"].update(model="no-such-model"),

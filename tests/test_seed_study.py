@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from conftest import REPO, project_config
 from stsynth.core.datasets import select
@@ -200,13 +199,11 @@ def test_a_head_run_in_the_study_seeds_its_head_pe_models_skipgram_vectors_and_p
     """config/sts2017.yaml's study of Table 1: a seeded head run reads the tables of its PE models seeded s
     (final and dev protocol, each starting from the PPDB-tuned vectors seeded s), of its skip-gram vectors
     seeded s (EE, W2V) and of the paragram stand-ins' PPDB tuning seeded s, and its head is seeded s."""
-    from snakemake.utils import update_config
 
     from stsynth.core.folds import with_seed_models
     from stsynth.sts2017 import head_plan
 
-    config = copy.deepcopy(CONFIG)
-    update_config(config, yaml.safe_load((REPO / "config/sts2017.yaml").read_text()))
+    config = project_config("config/sts2017.yaml")
     runs = runs_of(config)
     assert plan.seed_study_runs(config)["pe-ee"] == ["pe-ee.seed2", "pe-ee.seed3", "pe-ee.seed4", "pe-ee.seed5"]
     seeded, headline = runs["pe-ee.seed3"], runs["pe-ee"]

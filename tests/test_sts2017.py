@@ -26,7 +26,7 @@ DATASETS = [
     TinyDataset(2012, "tinytrain", "train", "en", TRAIN_PAIRS),
     TinyDataset(2015, "tinydev", "train", "en", DEV_PAIRS),
     TinyDataset(2016, "tinytest", "train", "en", TEST_PAIRS, fields=4, blank_every=3),
-    TinyDataset(2017, "tinytrack5", "test", "en", TRACK5),
+    TinyDataset(2017, "track5", "test", "en", TRACK5),  # the name Table 1's paper figures are of
 ]
 TABLE1 = {
     "w2v": "W2V",
@@ -46,12 +46,14 @@ def protocol_2017(tmp_path) -> Workspace:
     overlay = yaml.safe_load((REPO / "config/sts2017.yaml").read_text())
     work = make_workspace(tmp_path, DATASETS)
     work.keep_runs({"baseline": {"stage": "baseline"}, **{run: overlay["runs"][run] for run in TABLE1}})
+    # the 2017 system's models and sentence vectors, as config/sts2017.yaml declares them
+    work.write_config({key: overlay[key] for key in ("paraphrase_cnn", "sentence_vectors")})
     kjv = {"program": "bible", "passages": "gen1:1-gen4:26"} if shutil.which("bible") else None
     work.write_config(
         {
-            "paraphrase_pairs": {
-                "tables": {"task-internal": {"years": [2012, 2015, 2016]}, "task-internal-dev": {"years": [2012, 2015]}}
-            },
+            # the SemEval-2017 protocol's shape on the tiny sets: train 2012 and 2015, choose on 2016, refit, test 2017
+            "protocol": "tiny2017",
+            "protocols": {"tiny2017": {"train": [2012, 2015], "dev": [2016], "refit_on_dev": True, "test": [2017]}},
             # the vocabulary as config.yaml has it (training: no track-5 word), small; PE and the paragram-XXL
             # stand-in start from it and encode the words it lacks where they meet them (unknown: encode)
             "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
@@ -64,19 +66,14 @@ def protocol_2017(tmp_path) -> Workspace:
                     "finetune_epochs": 2,
                     "head_hidden": 4,
                 },
-                "models": {
-                    "pe": {"gold_years": [2012, 2015, 2016]},
-                    "pe-dev": {"pairs": ["task-internal-dev"], "gold_years": [2012, 2015], "dev_years": [2016]},
-                },
             },
             # the stand-ins of the real protocol need the PPDB file the tiny corpus lacks: their bases stand in here
             "sentence_vectors": {"paragram-xxl": {"mean": "minilm-static"}, "paragram-small": {"mean": "glove-6b-50d"}},
             "events": {
-                "corpus": {"kjv": kjv, "pair_years": [2012, 2015]},
+                "corpus": {"kjv": kjv},
                 "skipgram": {"dimension": 8, "min_count": 1, "epochs": 2},
             },
             "head": {
-                "dev": {"train_years": [2012, 2015], "validate_years": [2016]},
                 "defaults": {"epochs": 3},
                 "grid": {"hidden": [4], "learning_rate": [0.01, 0.05]},
             },
@@ -119,7 +116,7 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
         for t in sentence
     }
     track5_only = (
-        tokens(2017, "tinytrack5")
+        tokens(2017, "track5")
         - set().union(*(tokens(d.year, d.name) for d in DATASETS[:3]))
         - set(__import__("wordfreq").top_n_list("en", 50))
     )
@@ -128,10 +125,10 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     )
     for log in ("paraphrase_cnn/pe.log", "mean/minilm-static.log"):
         assert (
-            f"tinytrack5.tokens.parquet: {len(track5_only)} words the"
+            f"track5.tokens.parquet: {len(track5_only)} words the"
             in (root / "logs/sentence_vectors" / log).read_text()
         )
-    events = pd.read_parquet(root / "resources/events/2017/tinytrack5.parquet")
+    events = pd.read_parquet(root / "resources/events/2017/track5.parquet")
     assert list(events["events2"][3]) == ["play|subj|animate"]
     assert "event tokens" in (root / "logs/events/tables.log").read_text()
     # every head run's model is released with its card: the head, its PE model and the vectors it averages
@@ -224,13 +221,13 @@ def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
 def test_an_event_corpus_that_yields_nothing_is_refused_naming_why(tmp_path):
     work = protocol_2017(tmp_path)
     work.keep_runs({"ee": {"stage": "head", "vectors": ["ee"]}})
-    work.write_config({"events": {"corpus": {"kjv": None, "pair_years": [2012, 2015]}, "skipgram": {"min_count": 500}}})
+    work.write_config({"events": {"corpus": {"kjv": None}, "skipgram": {"min_count": 500}}})
     result = work.snakemake("results/scores/ee.md", check=False)
     assert result.returncode != 0
     assert (
         "no token occurs 500 times (events.skipgram.min_count)"
         in (work.path / "logs/events/event-embeddings.log").read_text()
     )
-    work.write_config({"events": {"corpus": {"kjv": None, "pair_years": []}}})
+    work.write_config({"events": {"corpus": {"kjv": None, "pairs": False}}})
     result = work.snakemake("-n", "results/scores/ee.md", check=False)
-    assert "events.corpus: kjv is null and pair_years is empty, but a head run reads" in result.stdout + result.stderr
+    assert "events.corpus: kjv is null and pairs is false, but a head run reads" in result.stdout + result.stderr

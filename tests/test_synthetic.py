@@ -11,6 +11,7 @@ import pytest
 from stsynth.translation.cache import TranslationCache
 from stsynth.translation.language import accuracy_table, language_table
 from stsynth.translation.synthetic import dev_check, round_trip_table, synthetic_pairs
+from test_provenance import planned_jobs
 
 SETTINGS = {"lowercase": True, "aggressive_dash_splits": False, "escape": False}
 
@@ -154,6 +155,27 @@ def test_translation_and_synthetic_stages_end_to_end(workspace):
         "tinydev"
     }
     assert "| 2016 | tinynews | s1 | es |" in (work / "results/language/accuracy.md").read_text()
+
+    # A test set added beside the protocol (role: test) is no test set of the protocol's: its round trips are not
+    # read, and the synthetic table stays as it is.
+    added = work.parent / "added.tsv"
+    added.write_text("a\tb\tscore\nA dog runs.\tA dog is running.\t4.5\nA man sings.\tThe car is red.\t0.2\n")
+    workspace.write_config(
+        {
+            "extra_datasets": [
+                {
+                    "name": "added",
+                    "role": "test",
+                    "track": "en",
+                    "format": "table",
+                    "path": str(added),
+                    "delimiter": "\t",
+                    "columns": {"sentence1": "a", "sentence2": "b", "score": "score"},
+                }
+            ]
+        }
+    )
+    assert "synthetic_pairs" not in planned_jobs(workspace.snakemake("-n", targets[0]))
 
     # Rebuilding from scratch translates nothing: every sentence comes from the cache.
     for folder in ("resources/round_trips", "resources/translated", "resources/paraphrase_pairs"):

@@ -59,7 +59,7 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
         "head-minilm-sts",
     ]
     assert all_jobs["score_run"] == len(headline) == 10
-    # the fusions' settings are recorded (runs.<fusion run>.chosen): `all` runs no dev search and tunes only the
+    # the fusions' settings are recorded (config/decisions/<protocol>.yaml): `all` runs no dev search and tunes only the
     # final encoder; `studies` runs the searches, their dev-protocol encoder and the check of the record
     assert all_jobs["encoder_tune"] == 1
     study_jobs = planned_jobs(workspace.snakemake("-n", "studies"))

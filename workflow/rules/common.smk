@@ -24,7 +24,7 @@ from stsynth.pipeline.runs import (
     runs_of,
     study_runs,
 )
-from stsynth.core.datasets import select
+from stsynth.core.datasets import select, with_year
 from stsynth.dcu2016 import fusion_plan
 from stsynth.sts2017 import head_plan
 from stsynth.eval import evaluation, mteb_results
@@ -62,6 +62,9 @@ DATASETS_LOCK = paths.DATASETS_LOCK
 
 # Snakemake-specific start-up, before anything reads the config: the core cap, the scheduler fix and
 # the config's checkout-relative paths and dataset years (stsynth.pipeline.snakemake_startup says what each works around).
+# The datasets as declared (config/datasets.yaml, extra_datasets): their entries are checked as the user wrote
+# them, before the protocol keeps those it names (stsynth.pipeline.protocol.resolve).
+DECLARED_DATASETS = [with_year(entry) for entry in config["datasets"]]
 try:
     snakemake_startup.start(workflow, config, logger)
 except ProtocolError as _error:  # the protocol, named with where its keys were set
@@ -83,7 +86,9 @@ except evaluation.EvalConfigError as _error:
     raise WorkflowError(f"config: {_error}") from None
 # Every name that points at another part of the config, checked before any job (stsynth.pipeline.config_checks).
 # Problems name their key and where it was set (the Snakefile's CONFIG_ORIGINS: an overlay's key is in the overlay).
-for _note in check_config(config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}, origins=CONFIG_ORIGINS):
+for _note in check_config(
+    config, MANIFEST, {*FEATURES, *ENCODER_FEATURES}, origins=CONFIG_ORIGINS, declared_datasets=DECLARED_DATASETS
+):
     logger.warning(_note)
 ALL_DATASETS = plan.datasets_of(config)
 DATASETS = {(d.year, d.name): d for d in ALL_DATASETS}

@@ -132,7 +132,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
             "../scripts/fusion_dev_table.py"
 
 
-# The fusion runs whose settings the config records (runs.<run>.chosen): `all` fits with them, `studies` runs their
+# The fusion runs whose settings the config records (config/decisions/<protocol>.yaml): `all` fits with them, `studies` runs their
 # dev search again and says whether it still chooses them.
 RECORDED_FUSIONS = [name for name, run in RUNS.items() if run.stage == "fusion" and run.chosen is not None]
 
@@ -140,12 +140,14 @@ RECORDED_FUSIONS = [name for name, run in RUNS.items() if run.stage == "fusion" 
 if RECORDED_FUSIONS:
 
     rule fusion_decisions:
-        """Each recorded fusion setting against its dev search's choice (a study)."""
+        """Each recorded fusion setting against its dev search's choice (a study), and what the searches chose as a
+        decisions file (`make decisions` copies it over config/decisions/<protocol>.yaml)."""
         input:
             dev=[paths.fusion_path(run, "dev.parquet") for run in RECORDED_FUSIONS],
         output:
             table=paths.STUDY_TABLES["decisions"],
             markdown=paths.study_file("decisions"),
+            decisions=paths.study_file("decisions", ".yaml"),
         log:
             paths.log_path("fusion/decisions"),
         benchmark:
@@ -158,6 +160,7 @@ if RECORDED_FUSIONS:
             runtime=attempt_minutes(10),
         params:
             recorded={run: RUNS[run].chosen_settings() for run in RECORDED_FUSIONS},
+            protocol=config["protocol"],
             code=get_code_digest("fusion_decisions.py"),
         script:
             "../scripts/fusion_decisions.py"

@@ -37,7 +37,7 @@ rule synthetic_pairs:
     """Round trips of the protocol's test sets -> one synthetic paraphrase pair table (a set added beside the
     protocol is not read: stsynth.pipeline.protocol)."""
     input:
-        [round_trips_path(d) for d in protocol_test_sets(config, ALL_DATASETS)],
+        [round_trips_path(d) for d in protocol_test_sets(ALL_DATASETS)],
     output:
         table=paths.paraphrase_table("synthetic"),
         counts=paths.synthetic_counts("synthetic"),

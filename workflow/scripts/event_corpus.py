@@ -18,9 +18,7 @@ if snakemake.input.pairs:
     log.info("pairs of %s: %d documents", corpus["pair_years"], len(parts[-1]))
 documents = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 if documents.empty:
-    raise ValueError(
-        "events.corpus: no document (kjv is null and pair_years is empty): the event embeddings need a corpus"
-    )
+    raise ValueError("events.corpus: no document (kjv is null and pairs is false): the event embeddings need a corpus")
 documents["document"] = range(len(documents))
 documents = documents.astype({"document": "int32"})
 documents.to_parquet(snakemake.output.documents, index=False)

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 PAGE = REPO / "config" / "README.md"
 BLOCK = re.compile(r"(<!-- generated: config-reference[^>]*-->\n)(.*?)(<!-- end generated: config-reference -->)", re.S)
+TARGETS_BLOCK = re.compile(r"(<!-- generated: targets[^>]*-->\n)(.*?)(<!-- end generated: targets -->)", re.S)
 
 
 def resolve(node: dict, schema: dict) -> dict:
@@ -84,9 +85,25 @@ def reference(schema: dict) -> str:
     return "\n".join(parts)
 
 
+def targets_table() -> str:
+    """The make targets and the overlays each stacks over config.yaml (the targets' table, stsynth.pipeline.cli)."""
+    from stsynth.pipeline.cli import TARGETS
+
+    lines = [
+        "| make target | overlays over `config.yaml` | working directory | what it builds |",
+        "| --- | --- | --- | --- |",
+    ]
+    for target in TARGETS.values():
+        overlays = ", ".join(f"`{overlay}`" for overlay in target.overlays) or "none"
+        lines.append(f"| `make {target.name}` | {overlays} | `{target.directory}` | {target.what} |")
+    return "\n".join(lines) + "\n"
+
+
 def render(page: str, schema: dict) -> str:
-    if not BLOCK.search(page):
-        raise ValueError(f"{PAGE}: no <!-- generated: config-reference --> block")
+    for block, name in ((BLOCK, "config-reference"), (TARGETS_BLOCK, "targets")):
+        if not block.search(page):
+            raise ValueError(f"{PAGE}: no <!-- generated: {name} --> block")
+    page = TARGETS_BLOCK.sub(lambda m: m[1] + targets_table() + m[3], page, count=1)
     return BLOCK.sub(lambda m: m[1] + reference(schema) + m[3], page, count=1)
 
 

@@ -14,7 +14,10 @@ import pandas as pd
 
 from stsynth.core.paths import PAPER_TABLES, REPORT_PARTS, scores_path
 from stsynth.core.scoring import p_value_cell
-from stsynth.pipeline.cli import OVERLAYS, TARGETS  # workflow/targets.tsv: each target's overlays and folder
+from stsynth.pipeline.cli import (  # workflow/stsynth/pipeline/targets.tsv: each target's overlays and folder
+    OVERLAYS,
+    TARGETS,
+)
 from stsynth.pipeline.overlays import resolved_config
 
 DOC_FILES = ("README.md", "docs/results.md", "docs/reproducibility.md")

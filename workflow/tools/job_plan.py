@@ -4,12 +4,12 @@ it changes with any edit of a module the script imports, not with what the job c
     .venv/bin/python workflow/tools/job_plan.py TARGET... --out FOLDER   # FOLDER/<target>.tsv each
 
 One line per job (``rule``, first output, a digest of the inputs, then ``param=digest`` for each param), sorted; a
-target is a row of workflow/targets.tsv. tests/test_job_plans.py keeps one such file per shipped target under
-tests/data/job-plans/ and names every job whose inputs or params moved: a change of the config, a protocol or a plan
-function that moves what a job reads shows there, before any build. Building the plan runs the Snakefile's start-up
-(its checks included) and Snakemake's DAG, in this process, each target in its folder under a temporary one (where
-the checkout's resources/encoders/ is linked: an overlay's model folder is relative to the working directory), so
-a tree built in the checkout does not change it; nothing is run.
+target is a row of workflow/stsynth/pipeline/targets.tsv. tests/test_job_plans.py keeps one such file per shipped
+target under tests/data/job-plans/ and names every job whose inputs or params moved: a change of the config, a
+protocol or a plan function that moves what a job reads shows there, before any build. Building the plan runs the
+Snakefile's start-up (its checks included) and Snakemake's DAG, in this process, each target in its folder under a
+temporary one (where the checkout's resources/encoders/ is linked: an overlay's model folder is relative to the
+working directory), so a tree built in the checkout does not change it; nothing is run.
 """
 
 from __future__ import annotations

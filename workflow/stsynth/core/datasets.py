@@ -41,6 +41,7 @@ class Dataset:
     split: str = "test"  # mteb: which split's file of the task folder
     subset: str | None = None  # mteb: the subset (hf_subset) folder, e.g. en-en of STS17
     revision: str | None = None  # mteb: the dataset revision the folder holds (recorded in MTEB results)
+    added: bool = False  # a test set added beside the protocol: scored, read by no model (stsynth.pipeline.protocol)
 
     @classmethod
     def from_config(cls, entry: dict) -> "Dataset":

@@ -114,7 +114,7 @@ def ablation(
 
 
 def decision_check(recorded: dict[str, dict], dev_tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per fusion run with recorded settings (config ``runs.<run>.chosen``), per setting: the recorded value,
+    """Per fusion run with recorded settings (config/decisions/<protocol>.yaml), per setting: the recorded value,
     the one its dev search chooses now (its dev table), and whether they are the same."""
     rows = []
     for run, settings in recorded.items():

@@ -20,18 +20,15 @@ def vector_sources() -> list[str]:
 
 class Checks:
     """What the section checkers share: the config, the problems and notes found so far, and the lookups
-    that resolve a name (a dataset year, a pair table, a model) to what the config declares."""
+    that resolve a name (a pair table, a model, an encoder) to what the config declares."""
 
-    def __init__(self, config: dict, manifest, features):
+    def __init__(self, config: dict, manifest, features, declared: list[dict] | None = None):
         self.config, self.manifest, self.features = config, manifest, features
         self.problems: list[str] = []
         self.notes: list[str] = []
-        self.datasets = config.get("datasets", [])
+        self.datasets = config.get("datasets", [])  # those the protocol keeps, each with its role
+        self.declared = self.datasets if declared is None else declared
         self.names = {f"{d['year']}/{d['name']}" for d in self.datasets}
-        self.known_train = sorted(
-            {str(d["year"]) for d in self.datasets if d["role"] == "train"}
-            | {str(d["group"]) for d in self.datasets if d["role"] == "train" and "group" in d}
-        )
         self.tables = [
             *config.get("paraphrase_pairs", {}).get("tables", {}),
             "synthetic",
@@ -48,42 +45,6 @@ class Checks:
         if value not in known:
             choices = ", ".join(map(str, known)) or "none"
             self.problems.append(f"{path}: {value!r} is not {what} (known: {choices})")
-
-    def selected(self, value, role: str) -> list[dict]:
-        """Datasets of a role that a selector value names: by year, or by group (default: the year)."""
-        return [
-            d
-            for d in self.datasets
-            if d["role"] == role and (d["year"] == value or str(d.get("group", d["year"])) == str(value))
-        ]
-
-    def need_years(self, path: str, years) -> None:
-        """Training or dev selections (years or groups): some must name training-role data, none may name
-        only test sets (test sets never train or choose anything); one naming no data is skipped, with a note."""
-        for i, year in enumerate(years):
-            if self.selected(year, "test") and not self.selected(year, "train"):
-                self.problems.append(
-                    f"{path}[{i}]: {year} is a test year; only training-role years may train or choose settings"
-                )
-        missing = [year for year in years if not self.selected(year, "train")]
-        if years and len(missing) == len(years):
-            self.problems.append(
-                f"{path}: {missing} has no year with training-role datasets "
-                f"(known: {', '.join(self.known_train) or 'none'})"
-            )
-        elif missing:
-            self.notes.append(f"{path}: no datasets in {missing}; those years are skipped")
-
-    def need_unseen(self, path: str, years, dev_path: str, dev_years) -> None:
-        """Years that train (``path``) may not be years a dev protocol chooses on (``dev_path``): what is
-        chosen on a set that was trained on is chosen on seen sentences."""
-        dev = {str(year) for year in dev_years}
-        for i, year in enumerate(years):
-            if str(year) in dev:
-                self.problems.append(
-                    f"{path}[{i}]: {year} is a dev year ({dev_path}); what is chosen there would "
-                    "be chosen on sentences this training has read"
-                )
 
     def need_tables(self, where: str, pairs: list[str]) -> None:
         for i, table in enumerate(pairs):

@@ -6,14 +6,15 @@
     stsynth stsb | sts2017 | studies                           # the other protocols, each in its own directory
     stsynth all --overlay mine.yaml --directory runs/mine      # your own benchmark and protocol
 
-Each target is a row of workflow/targets.tsv (:func:`read_targets`: its Snakemake target, working directory and
-overlays), the table the Makefile's targets run through this command; arguments after ``--`` go to Snakemake as
-they are (``-- -n``, ``-- --profile profiles/slurm``). The workflow is the checkout the command runs in (a folder with ``Snakefile`` and
-``workflow/rules``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .`` put under its data folder
-(``share/stsynth`` of the venv, ``--user`` or ``--prefix`` install: :func:`installed_workflow`). Corpus
-mirrors are the config's (``../shared/sts-corpus`` relative to the workflow) unless ``STSYNTH_MIRRORS``
-names others. Snakemake's between-workflow cache (``--cache``) is ``resources/cache/snakemake`` under the
-directory the command runs in, as the Makefile's, unless ``$SNAKEMAKE_OUTPUT_CACHE`` names another.
+Each target is a row of targets.tsv beside this module (:func:`read_targets`: its Snakemake target, working
+directory and overlays), the table the Makefile's targets run through this command; arguments after ``--`` go to
+Snakemake as they are (``-- -n``, ``-- --profile profiles/slurm``). The workflow is the checkout the command runs in
+(a folder with ``Snakefile`` and ``workflow/rules``), else ``$STSYNTH_WORKFLOW``, else the copy ``pip install .``
+put under its data folder (``share/stsynth`` of the venv, ``--user`` or ``--prefix`` install:
+:func:`installed_workflow`). Corpus mirrors are the config's (``../shared/sts-corpus`` relative to the workflow)
+unless ``STSYNTH_MIRRORS`` names others. Snakemake's between-workflow cache (``--cache``) is
+``resources/cache/snakemake`` under the directory the command runs in, as the Makefile's, unless
+``$SNAKEMAKE_OUTPUT_CACHE`` names another.
 """
 
 from __future__ import annotations
@@ -23,17 +24,16 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from dataclasses import dataclass
-
-TARGETS_TABLE = Path(__file__).resolve().parents[2] / "targets.tsv"  # workflow/targets.tsv
+TARGETS_TABLE = Path(__file__).with_name("targets.tsv")  # package data: an installed stsynth reads it too
 CACHE_FOLDER = Path("resources/cache/snakemake")  # under the directory make or stsynth runs in
 
 
 @dataclass(frozen=True)
 class Target:
-    """A row of workflow/targets.tsv."""
+    """A row of targets.tsv."""
 
     name: str
     snakemake: str  # the Snakemake target it builds

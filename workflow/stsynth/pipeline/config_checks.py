@@ -1,6 +1,8 @@
 """Start-up checks of config.yaml that its JSON schema cannot express: names that point at another
-part of the config (tables, models, runs, feature groups, years, datasets), repeated datasets and
-values that only make sense together (a range's ends, a held-out fold and its fold count).
+part of the config (tables, models, runs, feature groups, datasets), repeated datasets and values that
+only make sense together (a range's ends, a held-out fold and its fold count). The protocol's own sets are
+checked before, where it is resolved (stsynth.pipeline.protocol.protocol_problems): every year a stage reads
+comes from it.
 
 ``check_config`` runs one checker per config section (:data:`SECTION_CHECKS`), each adding the problems
 it finds, named by their key path, to what the sections share (stsynth.pipeline.checks.Checks); then it raises one
@@ -21,10 +23,10 @@ from .runs import SEEDED_STAGES
 
 
 def check_datasets(c: Checks) -> None:
-    """Each dataset declared once, its columns and score range sound, its files in the manifest; no
-    STS Benchmark training next to an STS 2017 test."""
+    """Each dataset declared once, its columns and score range sound, its files in the manifest (every declared
+    entry, as written: its index is the declared list's); no STS Benchmark training next to an STS 2017 test."""
     seen: dict[tuple, int] = {}
-    for index, entry in enumerate(c.datasets):
+    for index, entry in enumerate(c.declared):
         key = (entry["year"], entry["name"])
         if key in seen:
             c.problems.append(
@@ -46,22 +48,8 @@ def check_datasets(c: Checks) -> None:
     c.problems += sts2017_leak_problems(c.datasets)
 
 
-def check_vectors(c: Checks) -> None:
-    vocabulary = c.config.get("vectors", {}).get("minilm-static", {}).get("vocabulary")
-    if isinstance(vocabulary, list):
-        declared = {str(d["year"]) for d in c.datasets} | {str(d["group"]) for d in c.datasets if "group" in d}
-        for i, year in enumerate(vocabulary):
-            if str(year) not in declared:
-                c.problems.append(
-                    f"vectors.minilm-static.vocabulary[{i}]: {year} names no declared dataset "
-                    f"(declared years/groups: {', '.join(sorted(declared)) or 'none'})"
-                )
-
-
 def check_paraphrase_pairs(c: Checks) -> None:
     pairs = c.config.get("paraphrase_pairs", {})
-    for table, entry in pairs.get("tables", {}).items():
-        c.need_years(f"paraphrase_pairs.tables.{table}.years", entry.get("years", []))
     if "sweep" in pairs:
         sweep = pairs["sweep"]
         c.need_model("paraphrase_pairs.sweep.model", sweep["model"])
@@ -70,7 +58,6 @@ def check_paraphrase_pairs(c: Checks) -> None:
                 f"paraphrase_pairs.sweep: start {sweep['start']} is above stop {sweep['stop']}, "
                 "so the sweep has no threshold"
             )
-        c.need_years("paraphrase_pairs.sweep.years", sweep.get("years", []))
 
 
 def check_crosslingual(c: Checks) -> None:
@@ -108,7 +95,6 @@ def check_paragram(c: Checks) -> None:
         c.check_holdout(where, entry)
         c.need_tables(where, entry.get("pairs", []))
         need_preset_and_vectors(where, entry)
-        c.need_years(f"{where}.dev_years", entry.get("dev_years", []))
         for i, name in enumerate(entry.get("exclude", [])):
             c.need(f"{where}.exclude[{i}]", name, sorted(c.names), "a declared dataset (year/name)")
     need_preset_and_vectors("paragram.defaults", paragram.get("defaults", {}))
@@ -124,7 +110,6 @@ def check_paragram(c: Checks) -> None:
     compare = paragram.get("compare_sources", {})
     for i, source in enumerate(compare.get("sources", [])):
         c.need_vectors(f"paragram.compare_sources.sources[{i}]", source)
-    c.need_years("paragram.compare_sources.dev_years", compare.get("dev_years", []))
     for i, model in enumerate(c.config.get("synthetic", {}).get("dev_check", [])):
         c.need_model(f"synthetic.dev_check[{i}]", model)
 
@@ -175,8 +160,6 @@ def check_encoder(c: Checks) -> None:
     for model, entry in c.tuned.items():
         where = f"encoder.tuning.models.{model}"
         c.need_tables(where, entry.get("pairs", []))
-        c.need_years(f"{where}.gold_years", entry.get("gold_years", []))
-        c.need_years(f"{where}.dev_years", entry.get("dev_years", []))
         if entry.get("start") is not None:
             c.need(
                 f"{where}.start",
@@ -246,16 +229,6 @@ def check_fusion(c: Checks) -> None:
     for run in fusion_runs:
         for i, group in enumerate(c.runs[run].get("groups", [])):
             c.need(f"runs.{run}.groups[{i}]", group, list(fusion.get("groups", {})), "a group in fusion.groups")
-    if "dev" in fusion:
-        c.need_years("fusion.dev.train_years", fusion["dev"]["train_years"])
-        c.need_years("fusion.train_years", fusion.get("train_years", []))
-        c.need_years("fusion.dev.validate_years", fusion["dev"]["validate_years"])
-        c.need_unseen(
-            "fusion.dev.train_years",
-            fusion["dev"]["train_years"],
-            "fusion.dev.validate_years",
-            fusion["dev"]["validate_years"],
-        )
     if "dev_table" in fusion:
         if fusion["dev_table"]["run"] not in fusion_runs:
             c.notes.append(
@@ -328,7 +301,6 @@ def check_report(c: Checks) -> None:
 # One checker per config section, in the order their problems are listed.
 SECTION_CHECKS = (
     check_datasets,
-    check_vectors,
     check_paraphrase_pairs,
     check_crosslingual,
     check_paragram,
@@ -345,15 +317,20 @@ SECTION_CHECKS = (
 
 
 def check_config(
-    config: dict, manifest: set[str] | dict, features: set[str] = frozenset(), origins: Callable[[str], str] = None
+    config: dict,
+    manifest: set[str] | dict,
+    features: set[str] = frozenset(),
+    origins: Callable[[str], str] = None,
+    declared_datasets: list[dict] | None = None,
 ) -> list[str]:
     """Raise ConfigError listing every dangling reference or repeated entry; return notes to log.
 
     manifest: the relative paths the corpus manifest lists; features: the names a fusion group may
     use besides the paragram features (stsynth.dcu2016.features.FEATURES and the encoder similarities);
-    origins: where a key was set (stsynth.pipeline.overlays.ConfigOrigins), added to each problem.
+    origins: where a key was set (stsynth.pipeline.overlays.ConfigOrigins), added to each problem;
+    declared_datasets: the datasets as declared, before the protocol kept its own (default: the config's).
     """
-    checks = Checks(config, manifest, features)
+    checks = Checks(config, manifest, features, declared_datasets)
     for check in SECTION_CHECKS:
         check(checks)
     origins = origins or (lambda key: "")

@@ -44,8 +44,6 @@ def check_paraphrase_cnn(c: Checks) -> None:
         merged = layered_settings(pe.get("defaults", {}), entry)
         c.need_tables(where, merged.get("pairs", []))
         c.need_vectors(f"{where}.vectors", merged.get("vectors"))
-        c.need_years(f"{where}.gold_years", merged.get("gold_years", []))
-        c.need_years(f"{where}.dev_years", merged.get("dev_years", []))
         if merged.get("width", 1) % 2 == 0:
             c.problems.append(
                 f"{where}.width: {merged['width']} is even; the convolution width must be odd (its "
@@ -57,27 +55,14 @@ def check_paraphrase_cnn(c: Checks) -> None:
                 f"model's vectors are {merged.get('vectors')!r} (encode needs one of "
                 f"{', '.join(ENCODABLE_SOURCES)}; row works with any)"
             )
-    if "grid" in pe:
+    if "grid" in pe and pe_models:  # the grid of a config with paraphrase embeddings (config/sts2017.yaml)
         c.need("paraphrase_cnn.grid.model", pe["grid"]["model"], list(pe_models), "a model in paraphrase_cnn.models")
 
 
 def check_head(c: Checks) -> None:
-    """The SemEval-2017 system's regression head: its years, presets and runs; the event corpus's years."""
+    """The SemEval-2017 system's regression head: its presets and runs (its sets and the event corpus's are the
+    protocol's: stsynth.pipeline.protocol)."""
     head = c.config.get("head", {})
-    if "events" in c.config:
-        pair_years = c.config["events"]["corpus"]["pair_years"]
-        c.need_years("events.corpus.pair_years", pair_years)
-        if "dev" in head:  # the event embeddings feed the head runs, whose settings are chosen on these years
-            c.need_unseen(
-                "events.corpus.pair_years", pair_years, "head.dev.validate_years", head["dev"]["validate_years"]
-            )
-    if "dev" in head:
-        c.need_years("head.dev.train_years", head["dev"]["train_years"])
-        c.need_years("head.dev.validate_years", head["dev"]["validate_years"])
-        c.need_unseen(
-            "head.dev.train_years", head["dev"]["train_years"], "head.dev.validate_years", head["dev"]["validate_years"]
-        )
-        c.need_years("head.train_years", head.get("train_years", []))
     sources = list(c.config.get("sentence_vectors", {}))
     for run in c.runs_of_stage("head"):
         for i, source in enumerate(c.runs[run].get("vectors", [])):
@@ -137,6 +122,6 @@ def check_sentence_vectors(c: Checks) -> None:
     events = c.config.get("events")
     if used_events and events and not events["corpus"]["kjv"] and not events["corpus"]["pair_years"]:
         c.problems.append(
-            "events.corpus: kjv is null and pair_years is empty, but a head run reads the event "
+            "events.corpus: kjv is null and pairs is false, but a head run reads the event "
             "embeddings or word2vec, which are trained on that corpus"
         )

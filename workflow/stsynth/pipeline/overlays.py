@@ -56,6 +56,23 @@ def append_extras(config: dict, where: str = "") -> None:
             append_extras(value, f"{where}{key}.")
 
 
+def merge_defaults(config: dict, schema: dict) -> None:
+    """A mapping of names the schema marks ``x-merge-default`` (the feature groups, their sets, the eval tasks) is the
+    schema's default with the config's names added (a later one replacing a default of the same name), in place,
+    before validation: an overlay that adds a group keeps the project's own."""
+
+    def walk(node: dict, section: dict) -> None:
+        for key, child in node.get("properties", {}).items():
+            if key not in section:
+                continue
+            if child.get("x-merge-default") and isinstance(section[key], dict):
+                section[key] = {**child["default"], **section[key]}
+            elif isinstance(section[key], dict):
+                walk(child, section[key])
+
+    walk(schema, config)
+
+
 def sets_key(data, key: str) -> str | None:
     """How a config file's data (or ``--config``'s) gives the key ``key`` (``a.b[0].c``, as problems name keys):
     ``"set"`` (its mappings down to the key, or the list holding it: a list is given whole), ``"extended"`` (an
@@ -188,6 +205,7 @@ def declared_config(files, overrides: dict | None = None, schema: str | Path = S
     update_config(config, overrides or {})
     load_datasets(config, CHECKOUT)
     append_extras(config)
+    merge_defaults(config, yaml.safe_load(Path(schema).read_text()))
     validate(config, str(schema))
     return config
 

@@ -64,7 +64,7 @@ def vocabulary_datasets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
     not read); or the years the protocol resolved ``dev-training`` to."""
     vocabulary = config["vectors"]["minilm-static"]["vocabulary"]
     if vocabulary == "all":
-        return protocol_sets(config, datasets)
+        return protocol_sets(datasets)
     if vocabulary == "training":
         return select(datasets, role="train")
     return select(datasets, years=vocabulary)

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from ..core.datasets import select, with_year
+from ..core.datasets import with_year
+from ..core.paths import PUBLISHED_FIGURES
 
 TWIN_SUFFIX = "-dev"
 GOLD_TABLE_DEFAULT = {"task-internal": {}}  # paraphrase_pairs.tables when the config names none
@@ -148,13 +149,14 @@ def protocol_problems(config: dict) -> list[str]:
         for i, value in enumerate(selection):
             if not any(matches(entry, [value]) for entry in datasets):
                 problems.append(
-                    f"protocols.{name}.{part}[{i}]: {value!r} names no dataset (a year, a group or year/name of datasets)"
+                    f"protocols.{name}.{part}[{i}]: {value!r} names no dataset "
+                    "(a year, a group or year/name of datasets)"
                 )
     seen: dict[str, str] = {}
     for part, selection in protocol.parts.items():
         for entry in datasets:
             key = key_of(entry)
-            if matches(entry, selection, protocol.tracks):
+            if entry.get("role") != "test" and matches(entry, selection, protocol.tracks):
                 if key in seen and seen[key] != part:
                     problems.append(
                         f"protocols.{name}.{part}: {key} is also in {seen[key]}; a set is trained on, chosen on or "
@@ -166,11 +168,12 @@ def protocol_problems(config: dict) -> list[str]:
             problems.append(f"protocols.{name}.dev_round_trips[{i}]: {value!r} is not a dev set of the protocol")
     if protocol.train and not protocol.dev:
         problems.append(f"protocols.{name}: train without dev; the settings are chosen on dev")
+    groups = {str(entry.get("group", entry["year"])) for entry in datasets if key_of(entry) in seen}
     for entry in datasets:
-        if entry.get("role") == "test" and seen.get(key_of(entry), "test") != "test":
+        if entry.get("role") == "test" and str(entry.get("group")) in groups:
             problems.append(
-                f"datasets: {key_of(entry)} says role: test but protocol {name} names it in {seen[key_of(entry)]}; "
-                "role: test is for a test set, or one added beside the protocol"
+                f"datasets: {key_of(entry)}, added beside protocol {name}, names its group {entry['group']!r}: the "
+                "ALL rows of the protocol's own sets would move; give it a group of its own (default: its name)"
             )
     for model, entry in config["encoder"]["tuning"]["models"].items():
         if entry.get("protocol", name) not in config["protocols"]:
@@ -200,16 +203,14 @@ def declared_models(config: dict) -> dict[str, dict]:
     }
 
 
-def protocol_sets(config: dict, datasets: list) -> list:
-    """The datasets the protocol names (its train, dev and test sets), not the sets added beside it."""
-    protocol = Protocol.from_config(config)
-    named = select(datasets, years=[*protocol.train, *protocol.dev, *protocol.test])
-    return [d for d in named if protocol.tracks is None or d.track in protocol.tracks]
+def protocol_sets(datasets: list) -> list:
+    """Of the resolved datasets, the protocol's own (its train, dev and test sets): not the sets added beside it."""
+    return [d for d in datasets if not d.added]
 
 
-def protocol_test_sets(config: dict, datasets: list) -> list:
+def protocol_test_sets(datasets: list) -> list:
     """The protocol's own test sets (a set added with ``role: test`` is not one)."""
-    return [d for d in protocol_sets(config, datasets) if d.role == "test"]
+    return [d for d in protocol_sets(datasets) if d.role == "test"]
 
 
 # --- resolution ---------------------------------------------------------------------------------------
@@ -221,8 +222,7 @@ def resolve(config: dict, checkout: str | Path) -> None:
     if problems := protocol_problems(config):
         raise ProtocolError(f"config: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     protocol = Protocol.from_config(config)
-    config["datasets"] = dataset_roles(protocol, config["datasets"])
-    datasets = [with_year(entry) for entry in config["datasets"]]
+    config["datasets"] = datasets = dataset_roles(protocol, config["datasets"])
     twins = Twins(config, protocol, datasets)
     tables = config["paraphrase_pairs"].pop("tables", None) or copy.deepcopy(GOLD_TABLE_DEFAULT)
     config["paraphrase_pairs"]["tables"] = {
@@ -246,21 +246,23 @@ def resolve(config: dict, checkout: str | Path) -> None:
     if config["vectors"]["minilm-static"]["vocabulary"] == "dev-training":
         config["vectors"]["minilm-static"]["vocabulary"] = protocol.dev_train
     resolve_runs(config, read_decisions(decisions_path(config, protocol, checkout)))
+    table1_test = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())["sts2017_table1"]["test_set"]
+    if not any(d["role"] == "test" and matches(d, protocol.test) and matches(d, [table1_test]) for d in datasets):
+        config["report"]["paper_table1"] = {}  # the paper's Table 1 stands beside ours on its own test set only
 
 
 def dataset_roles(protocol: Protocol, entries: list[dict]) -> list[dict]:
     """The datasets in play, each with its role: train (the protocol's train and dev sets) or test (its test
-    sets, and a set added with role: test); a set the protocol does not name is left out."""
+    sets, and a set added with role: test: its own group, unless it names one, so no ALL of the protocol's
+    moves); a set the protocol does not name is left out."""
     resolved = []
-    for entry in entries:
-        dated = with_year(entry)
-        if matches(dated, [*protocol.train, *protocol.dev], protocol.tracks):
-            role = "train"
-        elif matches(dated, protocol.test, protocol.tracks) or entry.get("role") == "test":
-            role = "test"
-        else:
-            continue
-        resolved.append({**entry, "role": role})
+    for entry in map(with_year, entries):
+        if entry.get("role") == "test":  # added beside the protocol, whatever its year
+            resolved.append({**entry, "group": entry.get("group", entry["name"]), "added": True})
+        elif matches(entry, [*protocol.train, *protocol.dev], protocol.tracks):
+            resolved.append({**entry, "role": "train"})
+        elif matches(entry, protocol.test, protocol.tracks):
+            resolved.append({**entry, "role": "test"})
     return resolved
 
 
@@ -271,7 +273,9 @@ class Twins:
     def __init__(self, config: dict, protocol: Protocol, datasets: list):
         self.gold_tables = set(config["paraphrase_pairs"].get("tables") or GOLD_TABLE_DEFAULT)
         self.round_trips = [
-            f"{SYNTHETIC}-{d['year']}-{d['name']}" for d in datasets if matches(d, protocol.round_trip_sets, protocol.tracks)
+            f"{SYNTHETIC}-{d['year']}-{d['name']}"
+            for d in datasets
+            if matches(d, protocol.round_trip_sets, protocol.tracks)
         ]
 
     def pairs(self, tables: list[str]) -> list[str]:

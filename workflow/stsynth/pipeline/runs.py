@@ -193,7 +193,9 @@ def run_comparisons(config: dict, study: bool | None = None) -> list[list[str]]:
     reference = compare.get("reference")
     wanted = [[run, reference] for run in runs if reference in runs and run != reference]
     wanted += [list(pair) for pair in compare.get("pairs", []) if all(run in runs for run in pair)]
-    wanted += [[run, other] for run, entry in config["runs"].items() for other in entry.get("against", []) if other in runs]
+    wanted += [
+        [run, other] for run, entry in config["runs"].items() for other in entry.get("against", []) if other in runs
+    ]
     pairs = [list(pair) for pair in dict.fromkeys(tuple(pair) for pair in wanted)]
     return pairs if study is None else [pair for pair in pairs if bool(studies & set(pair)) == study]
 

@@ -61,7 +61,7 @@ def report_plan(
         if results
         else {},
         "fusion_dev": {},
-        "fusion_recorded": {},  # fusion runs whose settings the config records (runs.<run>.chosen) -> them
+        "fusion_recorded": {},  # fusion runs whose settings are recorded (config/decisions/<protocol>.yaml) -> them
         "decisions": None,  # the studies' check of the recorded settings
         "importances": {},
         "ablation": {},

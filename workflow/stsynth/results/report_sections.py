@@ -197,7 +197,7 @@ def input_checks_section(counts: list[dict]) -> str:
 
 
 def fusion_dev_section(dev: dict[str, pd.DataFrame], recorded: dict[str, dict] | None = None) -> str:
-    """The fusion runs' hyperparameters: those the config records (``runs.<run>.chosen``; `make studies` searches
+    """The fusion runs' hyperparameters: those recorded (config/decisions/<protocol>.yaml; `make studies` searches
     again), and those each dev search chose (its dev ALL and grid size)."""
     rows = []
     for run, settings in (recorded or {}).items():

@@ -122,6 +122,6 @@ def decisions_section(table: pd.DataFrame) -> str:
     verdict = (
         "Every recorded setting is still the dev search's choice."
         if not differ
-        else f"The dev search now chooses other settings for {', '.join(differ)}: update `runs.<run>.chosen`."
+        else f"The dev search now chooses other settings for {', '.join(differ)}: `make decisions` records them."
     )
     return "## Recorded decisions against the dev search\n\n" + plain_table(table) + f"\n{verdict}\n"

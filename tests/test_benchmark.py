@@ -1,0 +1,118 @@
+"""Your own benchmark end to end: three files named nothing like STS's and a protocol of a few lines (the README's
+"Bring your own benchmark"), under config.yaml and config/sts2017.yaml, build every headline run of both systems,
+each search choosing on the benchmark's dev set; small models keep it tiny (the test's own overlay)."""
+
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TRAIN_PAIRS, snakemake_cores
+from stsynth.pipeline.overlays import resolved_config
+from stsynth.pipeline.runs import headline_runs
+
+# the overlay a user writes: a protocol and three files, in a format of their own (a tab-separated table)
+MINE = """\
+protocol: koala
+protocols: {koala: {train: [koala-train], dev: [koala-dev], test: [koala-test]}}
+extra_datasets:
+  - &koala {name: koala-train, track: en, format: table, path: FOLDER/train.tsv, delimiter: "\\t",
+            columns: {sentence1: left, sentence2: right, score: rating}, score_range: [0, 10]}
+  - {<<: *koala, name: koala-dev, path: FOLDER/dev.tsv}
+  - {<<: *koala, name: koala-test, path: FOLDER/test.tsv}
+"""
+# what the test adds to keep it small: tiny vocabularies, one epoch, small CNNs and heads, a short Bible
+SMALL = {
+    "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+    "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}, "paper": {"epochs": 1, "batch_size": 4}}},
+    "encoder": {"tuning": {"defaults": {"epochs": 1, "batch_size": 4}}},
+    "fusion": {
+        "grid": {
+            "init": [[]],
+            "max_depth": [2],
+            "learning_rate": [0.1],
+            "subsample": [1.0],
+            "max_estimators": 20,
+            "step": 10,
+        }
+    },
+    "paraphrase_cnn": {
+        "defaults": {"vectors": "minilm-static", "filters": 8, "dimension": 6, "epochs": 1, "head_hidden": 4}
+    },
+    "sentence_vectors": {"paragram-xxl": {"mean": "minilm-static"}, "paragram-small": {"mean": "glove-6b-50d"}},
+    "events": {
+        "corpus": {"kjv": {"program": "bible", "passages": "gen1:1-gen2:25"}},
+        "skipgram": {"dimension": 8, "min_count": 1, "epochs": 1},
+    },
+    "head": {"defaults": {"epochs": 2}, "grid": {"hidden": [4], "learning_rate": [0.05]}},
+}
+
+
+def write_benchmark(folder) -> None:
+    for part, pairs in (("train", TRAIN_PAIRS), ("dev", DEV_PAIRS), ("test", TEST_PAIRS)):
+        rows = [f"{s1}\t{s2}\t{2 * gold:g}" for s1, s2, gold in pairs if gold is not None]  # a 0-10 scale
+        (folder / f"{part}.tsv").write_text("left\tright\trating\n" + "\n".join(rows) + "\n")
+
+
+@pytest.mark.workflow
+def test_your_own_benchmark_builds_every_run_of_both_systems_choosing_on_its_dev_set(tmp_path):
+    if shutil.which("bible") is None:
+        pytest.skip("bible-kjv is not installed (make sts2017 installs it)")
+    write_benchmark(tmp_path)
+    mine, small = tmp_path / "mine.yaml", tmp_path / "small.yaml"
+    mine.write_text(MINE.replace("FOLDER", str(tmp_path)))
+    small.write_text(yaml.safe_dump(SMALL))
+    assert len(MINE.splitlines()) <= 10
+    files = [REPO / "config.yaml", REPO / "config/sts2017.yaml", small, mine]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(tmp_path / "runs/koala"),
+        "--cores",
+        str(snakemake_cores()),
+        "all",
+        "--configfile",
+        *map(str, files),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1500)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    work = tmp_path / "runs/koala"
+    config = resolved_config(files)
+    runs = headline_runs(config)
+    # both systems: paragram, synthetic, the encoder zero-shot and fine-tuned, the fusions, PE/EE and the heads
+    assert {
+        "task-internal",
+        "synthetic",
+        "synthetic-per-set",
+        "encoder",
+        "encoder-sts",
+        "fusion",
+        "fusion-tuned",
+        "pe",
+        "ee",
+        "pe-ee",
+    } <= set(runs)
+    for run in runs:
+        scores = pd.read_parquet(work / f"results/scores/{run}.parquet")
+        assert set(scores["group"]) == {"koala-test"} and scores["pearson"].notna().all(), run
+    # every setting a search chooses is chosen on koala-dev: the fusions' (no decisions recorded for koala) and
+    # the heads'; the dev twins learned from koala-train alone
+    dev = pd.read_parquet(work / "results/fusion/fusion-tuned/dev.parquet")
+    assert "pearson_0_koala-dev" in dev and dev["chosen"].sum() == 1
+    assert "dev_0_koala-dev" in pd.read_parquet(work / "resources/models/pe-dev.pe.epochs.parquet")
+    assert config["encoder"]["tuning"]["models"]["minilm-sts-dev"]["gold_years"] == ["koala-train"]
+    assert set(pd.read_parquet(work / "resources/paraphrase_pairs/task-internal.parquet")["dataset"]) <= {
+        "koala-train",
+        "koala-dev",
+    }
+    synthetic = pd.read_parquet(work / "resources/paraphrase_pairs/synthetic.parquet")
+    assert set(synthetic["dataset"]) == {"koala-test"}  # the round trips of its test set, as the paper's
+    assert not (work / "results/papers").exists()  # the 2017 paper's Table 1 stands beside track 5 only
+    assert "koala-test" in (work / "results/report.md").read_text()

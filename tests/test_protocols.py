@@ -1,0 +1,188 @@
+"""A protocol (config.yaml, protocols) is resolved into what every stage reads (stsynth.pipeline.protocol): the
+datasets' roles, each model's training and dev sets, its dev-protocol twin, the fusion's and the head's splits; a
+set added beside a protocol is read by no model and moves no ALL of the protocol's own sets."""
+
+import copy
+
+import pytest
+
+from conftest import REPO, declared_project_config, project_config
+from stsynth.pipeline.protocol import Protocol, ProtocolError, protocol_problems, resolve
+
+
+def roles(config: dict) -> dict[str, str]:
+    return {f"{d['year']}/{d['name']}": d["role"] for d in config["datasets"]}
+
+
+@pytest.mark.parametrize(
+    "protocol, overlays, final, dev_train, dev, tested",
+    [
+        ("semeval2016", (), [2012, 2013, 2014, 2015], [2012, 2013, 2014], [2015], {"2016"}),
+        (
+            "semeval2017",
+            ("config/sts2017.yaml",),
+            [2012, 2013, 2014, 2015, 2016],
+            [2012, 2013, 2014, 2015],
+            [2016],
+            {"2017"},
+        ),
+        ("stsb", ("config/stsb.yaml",), ["sts-train"], ["sts-train"], ["sts-dev"], {"2017"}),
+    ],
+)
+def test_each_shipped_protocol_gives_every_stage_its_sets(protocol, overlays, final, dev_train, dev, tested):
+    from stsynth.pipeline.overlays import resolved_config
+
+    config = project_config(*overlays)
+    tuned = config["encoder"]["tuning"]["models"]
+    # the paraphrase embeddings are config/sts2017.yaml's: the 2017 system on this protocol
+    pe = resolved_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], {"protocol": protocol})
+    pe = pe["paraphrase_cnn"]["models"]
+    assert config["paraphrase_pairs"]["tables"] == {
+        "task-internal": {"years": final},
+        "task-internal-dev": {"years": dev_train},
+    }
+    assert tuned["minilm-sts"]["gold_years"] == final and "dev_years" not in tuned["minilm-sts"]
+    assert tuned["minilm-sts-dev"] == {"gold_years": dev_train, "learning_rate": 5.0e-5, "dev_years": dev}
+    assert (
+        pe["pe"]["gold_years"] == final and pe["pe-dev"]["gold_years"] == dev_train and pe["pe-dev"]["dev_years"] == dev
+    )
+    assert config["paragram"]["models"]["synthetic-dev"]["dev_years"] == dev
+    assert config["fusion"]["dev"] == config["head"]["dev"] == {"train_years": dev_train, "validate_years": dev}
+    assert config["fusion"]["train_years"] == config["head"]["train_years"] == final
+    assert config["events"]["corpus"]["pair_years"] == config["paraphrase_pairs"]["sweep"]["years"] == dev_train
+    assert {key.split("/")[0] for key, role in roles(config).items() if role == "test"} == tested
+
+
+def test_the_2017_protocol_takes_the_english_sets_only_and_track_5_alone():
+    test = [key for key, role in roles(project_config("config/sts2017.yaml")).items() if role == "test"]
+    assert test == ["2017/track5"]  # not the STS Benchmark's sets, which share its year
+    assert "2016/news" not in roles(project_config("config/sts2017.yaml"))  # tracks: [en]
+    assert "2016/news" in roles(project_config()) and "2017/track5" not in roles(project_config())
+
+
+def test_a_model_is_declared_once_and_its_twin_and_grid_cells_are_derived():
+    config = project_config()
+    paragram, tuned = config["paragram"]["models"], config["encoder"]["tuning"]["models"]
+    assert paragram["synthetic-dev"]["pairs"] == ["task-internal-dev", "synthetic-2015-images"]  # dev_round_trips
+    assert paragram["task-internal-paper-dev"] == {
+        "pairs": ["task-internal-dev"],
+        "preset": "paper",
+        "dev_years": [2015],
+    }
+    assert tuned["minilm-sts-cosent-lr5e-5-dev"]["loss"] == "cosent"  # the grid cell: the twin with what it changes
+    assert tuned["minilm-sts-cosine-lr2e-5-dev"]["learning_rate"] == 2.0e-5
+    assert tuned["minilm-sts-synthetic-dev"]["start"] == "minilm-sts-dev"  # a tuned start's twin
+    assert "gold_years" not in tuned["minilm-task-internal-dev"]  # mnrl reads pair tables, not gold
+    assert config["encoder"]["tuning"]["dev_check"][:3] == [
+        "minilm-sts-dev",
+        "minilm-sts-cosine-lr2e-5-dev",
+        "minilm-sts-cosent-lr5e-5-dev",
+    ]
+    assert config["runs"]["fusion-tuned"]["encoder"] == {"final": "minilm-sts", "dev": "minilm-sts-dev"}
+    assert config["fusion"]["paragram"]["paraphrase_synthetic"] == {"final": "synthetic", "dev": "synthetic-dev"}
+    assert config["runs"]["fusion"]["groups"][0] == "paragram" and len(config["runs"]["fusion"]["groups"]) == 11
+
+
+def test_a_model_of_another_protocol_learns_from_that_protocols_sets():
+    tuned = project_config("config/sts2017.yaml", "config/cross-encoder.yaml")["encoder"]["tuning"]["models"]
+    assert tuned["minilm-cross"]["gold_years"] == [2012, 2013, 2014, 2015] and "protocol" not in tuned["minilm-cross"]
+    assert tuned["minilm-cross-dev"]["dev_years"] == [2015]
+    assert tuned["minilm-sts"]["gold_years"] == [2012, 2013, 2014, 2015, 2016]  # the running protocol's
+
+
+def test_the_decisions_are_read_from_the_protocols_own_file():
+    assert project_config()["runs"]["fusion"]["chosen"]["n_estimators"] == 125
+    assert project_config("config/sts2017.yaml")["runs"]["fusion"]["chosen"]["n_estimators"] == 75
+    assert "chosen" not in project_config("config/stsb.yaml")["runs"]["fusion"]  # none recorded: searched
+
+
+def test_the_papers_table_1_stands_beside_ours_on_its_own_test_set_only():
+    assert project_config("config/sts2017.yaml")["report"]["paper_table1"]["pe"] == "PE"
+    config = declared_project_config("config/sts2017.yaml")
+    config["protocol"] = "semeval2016"  # the 2017 system on the 2016 protocol: no track 5 to stand beside
+    resolve(config, REPO)
+    assert config["report"]["paper_table1"] == {}
+
+
+def mine(**protocol) -> dict:
+    config = declared_project_config()
+    config["datasets"] += [
+        {
+            "name": f"koala-{part}",
+            "track": "en",
+            "format": "table",
+            "path": f"{part}.tsv",
+            "columns": {"sentence1": "a", "sentence2": "b", "score": "s"},
+        }
+        for part in ("train", "dev", "test")
+    ]
+    config["protocols"]["mine"] = protocol or {"train": ["koala-train"], "dev": ["koala-dev"], "test": ["koala-test"]}
+    config["protocol"] = "mine"
+    return config
+
+
+def test_a_benchmark_without_years_is_a_protocol_of_its_own():
+    config = mine()
+    resolve(config, REPO)
+    assert roles(config) == {"0/koala-train": "train", "0/koala-dev": "train", "0/koala-test": "test"}
+    assert config["paraphrase_pairs"]["tables"]["task-internal"] == {"years": ["koala-train"]}
+    assert config["paragram"]["models"]["synthetic-dev"]["pairs"] == ["task-internal-dev", "synthetic-0-koala-dev"]
+    assert "chosen" not in config["runs"]["fusion"]  # no decisions of its own: searched on koala-dev when built
+
+
+def test_a_set_added_beside_the_protocol_is_scored_in_its_own_group_and_read_by_no_model():
+    config = declared_project_config()
+    config["datasets"].append(
+        {"year": 2016, "name": "extra", "role": "test", "track": "en", "path": "x.tsv", "fields": 2}
+    )
+    resolve(config, REPO)
+    added = config["datasets"][-1]
+    assert added["role"] == "test" and added["group"] == "extra"  # the 2016 ALL rows stay the protocol's
+    from stsynth.core.datasets import Dataset
+    from stsynth.pipeline.protocol import protocol_test_sets
+
+    datasets = [Dataset.from_config(entry) for entry in config["datasets"]]
+    assert "extra" not in {d.name for d in protocol_test_sets(datasets)}  # no round trip of it is read
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda p: p.update(train=["koala-nope"]), "protocols.mine.train[0]: 'koala-nope' names no dataset"),
+        (lambda p: p.update(dev=["koala-train"]), "protocols.mine.dev: 0/koala-train is also in train"),
+        (lambda p: p.pop("dev"), "protocols.mine: train without dev"),
+        (lambda p: p.update(dev_round_trips=["koala-test"]), "dev_round_trips[0]: 'koala-test' is not a dev set"),
+    ],
+)
+def test_a_bad_protocol_is_refused_naming_its_key(change, problem):
+    config = mine()
+    change(config["protocols"]["mine"])
+    assert any(problem in found for found in protocol_problems(config)), protocol_problems(config)
+    with pytest.raises(ProtocolError, match="problem"):
+        resolve(copy.deepcopy(config), REPO)
+
+
+def test_a_twin_is_never_declared_by_hand_and_an_added_set_keeps_out_of_the_protocols_groups():
+    config = declared_project_config()
+    config["paragram"]["models"]["task-internal-dev"] = {"pairs": ["task-internal-dev"]}
+    config["datasets"].append(
+        {"year": 2016, "name": "extra", "role": "test", "group": 2016, "track": "en", "path": "x", "fields": 2}
+    )
+    problems = protocol_problems(config)
+    assert any(
+        "paragram.models.task-internal-dev: the dev-protocol twin of task-internal is derived" in p for p in problems
+    )
+    assert any("2016/extra, added beside protocol semeval2016, names its group 2016" in p for p in problems)
+
+
+def test_an_unknown_protocol_is_named():
+    config = declared_project_config()
+    config["protocol"] = "semeval2018"
+    assert protocol_problems(config) == [
+        "protocol: 'semeval2018' is not one of protocols (semeval2016, semeval2017, stsb)"
+    ]
+
+
+def test_the_final_sets_are_train_and_dev_only_when_the_protocol_refits_on_dev():
+    assert Protocol("p", (2012,), (2015,), (2016,), True).final == [2012, 2015]
+    assert Protocol("p", (2012,), (2015,), (2016,)).final == [2012]

@@ -30,6 +30,7 @@ SMALL = {
     "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}, "paper": {"epochs": 1, "batch_size": 4}}},
     "encoder": {"tuning": {"defaults": {"epochs": 1, "batch_size": 4}}},
     "fusion": {
+        "folds": 0,  # in-sample paragram cosines: no fold models to train
         "grid": {
             "init": [[]],
             "max_depth": [2],
@@ -37,7 +38,7 @@ SMALL = {
             "subsample": [1.0],
             "max_estimators": 20,
             "step": 10,
-        }
+        },
     },
     "paraphrase_cnn": {
         "defaults": {"vectors": "minilm-static", "filters": 8, "dimension": 6, "epochs": 1, "head_hidden": 4}

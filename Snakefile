@@ -11,11 +11,13 @@ configfile: "config.yaml"
 
 import yaml
 
-from stsynth.pipeline.overlays import ConfigOrigins, append_extras, merge_defaults, schema_problems
+from stsynth.pipeline.overlays import ConfigOrigins, append_extras, merge_defaults, schema_problems, typed_command_line
 from stsynth.pipeline.protocol import ProtocolError, load_datasets
 
 # Where each key was set (the config files that give it, or --config), for the problems start-up names.
 CONFIG_ORIGINS = ConfigOrigins(workflow.configfiles, workflow.config_settings.config)
+# --config key={a: 1}: the nested values typed as a config file types them (Snakemake hands them over as text).
+typed_command_line(config, workflow.config_settings.config)
 # `datasets: config/datasets.yaml` (a file of the list, relative to the checkout) read before anything adds to it.
 try:
     load_datasets(config, workflow.basedir)
@@ -28,8 +30,12 @@ append_extras(config)
 merge_defaults(config, yaml.safe_load(open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml")))
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
-except WorkflowError:  # only then every problem again, with where its key was set
-    _problems = schema_problems(config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS)
+except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks
+    from stsynth.pipeline.config_checks import early_problems
+
+    _problems = schema_problems(
+        config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS, early_problems(config)
+    )
     raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems)) from None
 
 

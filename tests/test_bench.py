@@ -76,11 +76,11 @@ def test_the_protocol_steps_run_makes_command_in_the_copy(tmp_path):
     assert args[args.index("--directory") + 1] == str(tmp_path / "runs/sts2017")
     assert args[args.index("--snakefile") + 1] == str(tmp_path / "Snakefile")
     assert args[args.index("--cores") + 1] == "2" and "all" in args
-    configs = args[args.index("--configfile") + 1 :]
+    configs = args[args.index("--configfile") + 1 : args.index("--cores")]
     assert configs == [str(tmp_path / "config.yaml"), str(tmp_path / "config/sts2017.yaml")]
     evaluated = protocol_command("eval", tmp_path, "2", "second.yaml")
     assert evaluated[evaluated.index("--directory") + 1] == str(tmp_path / "runs/eval") and "eval" in evaluated
-    assert evaluated[-1] == str(tmp_path / "second.yaml")
+    assert evaluated[evaluated.index("--cores") - 1] == str(tmp_path / "second.yaml")
 
 
 @pytest.mark.subprocess

@@ -344,7 +344,22 @@ def test_a_problem_names_where_its_key_got_its_value(tmp_path):
     origins = ConfigOrigins([base, mine, base], {"kernels": "bogus"})
     assert origins("fusion.folds") == f" (set in {mine})"  # the overlay overrides config.yaml
     assert origins("fusion.seed") == f" (set in {base})"  # config.yaml alone sets it
-    assert origins("datasets[1].name") == f" (set in {base}, {mine})"  # the list, then what appends to it
+    assert origins("datasets[1].name") == f" (set in {mine})"  # the item the overlay appended: its file alone
+    assert origins("datasets[0].name") == f" (set in {base})"
+    assert origins("datasets") == f" (set in {base}, {mine})"  # the list: its file, then what appends to it
     assert origins("runs.pe.seed2.stage") == f" (set in {base})"  # a name with a dot is one key
     assert origins("kernels") == " (set with --config)"
     assert origins("fusion.encoder_folds") == ""  # the schema's default
+
+
+def test_a_problem_of_an_added_dataset_names_the_overlay_that_added_it_alone(tmp_path):
+    """datasets[i] of an overlay's extra_datasets: its origin is that overlay, not config.yaml too; an entry of
+    config/datasets.yaml is that file's."""
+    from stsynth.pipeline.overlays import ConfigOrigins
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(yaml.safe_dump({"extra_datasets": [{"name": "a", "track": "en", "path": "a.tsv"}]}))
+    origins = ConfigOrigins([REPO / "config.yaml", mine])
+    declared = len(yaml.safe_load((REPO / "config/datasets.yaml").read_text()))
+    assert origins(f"datasets[{declared}].fields") == f" (set in {mine})"
+    assert origins("datasets[0].fields") == f" (set in {REPO / 'config/datasets.yaml'})"

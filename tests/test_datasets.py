@@ -547,3 +547,44 @@ def test_jsonl_and_parquet_datasets_in_the_workflow(workspace, tmp_path):
     workspace.snakemake("resources/pairs/2020/from-jsonl.parquet", "resources/pairs/2020/from-parquet.parquet")
     assert len(pd.read_parquet(workspace.path / "resources/pairs/2020/from-jsonl.parquet")) == 4
     assert "(a predict set: no gold)" in (workspace.path / "logs/pairs/2020/from-parquet.log").read_text()
+
+
+def test_the_same_pair_twice_with_other_gold_is_kept_and_warned_of_naming_both_lines(tmp_path, caplog):
+    """The STS Benchmark's training set has four such pairs: the release's lines are kept, each warned of."""
+    import logging
+
+    data = tmp_path / "twice.tsv"
+    data.write_text(
+        "a\tb\tscore\nA dog runs.\tA dog is running.\t4.8\nA cat.\tA hat.\t1\nA dog runs.\tA dog is running.\t0.5\n"
+    )
+    entry = {"year": 2020, "name": "twice", "role": "test", "track": "en", "format": "table", "path": str(data)}
+    entry |= {"delimiter": "\t", "columns": {"sentence1": "a", "sentence2": "b", "score": "score"}}
+    with caplog.at_level(logging.WARNING, logger="stsynth.core.pairs"):
+        table = pair_table(Dataset.from_config(entry), data)
+    assert len(table) == 3 and table["gold"].notna().all()
+    assert f"{data}: lines 1 and 3 are the same pair with gold 4.8 and 0.5" in caplog.text
+
+
+def test_a_semeval_file_on_another_scale_says_its_score_range():
+    """score_range is every format's but the STS Benchmark's: a 1-5 SemEval file is mapped onto 0-5 (it was refused
+    for format sts, and such a file was read as 0-5)."""
+    from snakemake.utils import validate
+
+    from conftest import REPO, declared_project_config
+
+    config = declared_project_config()
+    config["datasets"].append(
+        {"year": 2020, "name": "x", "track": "en", "fields": 2, "path": "x", "score_range": [1, 5]}
+    )
+    validate(config, str(REPO / "workflow/schemas/config.schema.yaml"))
+
+
+def test_a_gold_file_on_its_score_range_is_mapped_onto_0_to_5(tmp_path):
+    from stsynth.core.pairs import read_gold
+
+    gold = tmp_path / "gs.txt"
+    gold.write_text("1\n5\n\n3\n")
+    assert read_gold(gold, (1, 5)) == [0.0, 5.0, None, 2.5]
+    with pytest.raises(InputFormatError, match=r"gs.txt:1: gold score 0.5 is outside \[1, 5\]"):
+        gold.write_text("0.5\n")
+        read_gold(gold, (1, 5))

@@ -451,3 +451,26 @@ def test_the_config_reference_is_the_schemas_and_a_new_key_changes_it():
     assert render(page, schema) == page
     schema["properties"]["tokenize"]["properties"]["strip"] = {"type": "boolean", "default": True, "description": "x"}
     assert "| `tokenize.strip` | boolean | `true` | x |" in render(page, schema)
+
+
+def test_a_leaderboard_row_of_an_encoder_the_tree_has_not_evaluated_is_not_built_not_a_difference(tmp_path):
+    """After plain `make eval` the tree has all-MiniLM-L6-v2's row alone: the docs' all-mpnet-base-v2 row (its build:
+    EVAL_OVERLAYS=config/eval-mpnet.yaml) is named as not built and kept; a row the docs lack is named as one."""
+    board = pd.DataFrame(
+        [{"encoder": "minilm", "model": "sentence-transformers/all-MiniLM-L6-v2", "STS12 main": 0.7237, "mean": 0.7237}]
+    )
+    (tmp_path / "results/eval").mkdir(parents=True)
+    board.to_parquet(tmp_path / "results/eval/leaderboard.parquet")
+    trees = doc_tree.trees_of({"eval": tmp_path})
+    built = doc_blocks.eval_leaderboard(trees["eval"])
+    header, rule, minilm = built.strip().splitlines()
+    mpnet = "| mpnet | sentence-transformers/all-mpnet-base-v2 | 0.7263 | 0.7263 |"
+    text = "<!-- generated: eval-leaderboard -->\n" + "\n".join([header, rule, mpnet, minilm]) + "\n"
+    text += "<!-- end generated: eval-leaderboard -->\n"
+    outcome = doc_marks.render(text, "README.md", trees)
+    assert outcome.differences == [] and outcome.text == text
+    assert any("not built: the rows of mpnet" in line for line in outcome.not_checked)
+    fewer = text.replace(minilm + "\n", "")
+    assert doc_marks.render(fewer, "README.md", trees).differences == [
+        "README.md:2: block eval-leaderboard: the build has rows the doc lacks: minilm"
+    ]

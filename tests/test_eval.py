@@ -256,12 +256,13 @@ def test_the_stsynth_command_runs_the_makefile_targets_and_is_packaged(workspace
         str(REPO / "config/eval.yaml"),
     ]
     # the models as an overlay file (YAML written by a YAML writer: the locations as given), then the extras
-    assert command[-1] == "-n" and Path(command[-2]).parent == tmp_path and "--config" not in command
-    assert yaml.safe_load(Path(command[-2]).read_text()) == {"eval": {"models": [str(tmp_path.resolve()), "org/model"]}}
+    models = Path(command[command.index("--cores") - 1])
+    assert command[-3:] == ["2", "eval", "-n"] and models.parent == tmp_path and "--config" not in command
+    assert yaml.safe_load(models.read_text()) == {"eval": {"models": [str(tmp_path.resolve()), "org/model"]}}
     with pytest.raises(SystemExit, match="no such folder"):  # a typo in a path is no hub name
         cli.model_location(str(tmp_path / "typo"))
     stsb = cli.snakemake_command("stsb", root, "2", [], None, [])
-    assert stsb[stsb.index("--cores") + 2] == "all" and str(REPO / "config/stsb.yaml") in stsb
+    assert stsb[-1] == "all" and str(REPO / "config/stsb.yaml") in stsb  # no extra arguments: the target is last
     # outside a checkout: $STSYNTH_WORKFLOW, else the copy pip installed (tests/test_robustness.py: --prefix)
     assert cli.workflow_root(tmp_path, {"STSYNTH_WORKFLOW": str(REPO)}, installed=lambda: None) == REPO
     # the wheel carries every file the Snakefile reads (pyproject's data-files cover the checkout's)
@@ -410,3 +411,21 @@ def test_the_main_score_is_mtebs_own_sts_scoring_on_the_same_embeddings():
 
     main = mteb.get_task("STS12").metadata.main_score  # MTEB's main STS score
     assert ours["main_score"] == pytest.approx(theirs[main], abs=1e-12)
+
+
+@pytest.mark.subprocess  # Snakemake's parser asks the system for its CPUs
+def test_a_target_or_flag_after_the_double_dash_reaches_snakemake_where_it_reads_them(tmp_path):
+    """`stsynth eval -- results/eval/leaderboard.md -n`: the words after `--` are Snakemake's own, read as a target
+    and flags, none of them as a config file (they came after `--configfile A B` once: FileNotFoundError)."""
+    from snakemake.cli import get_argument_parser
+
+    from conftest import REPO
+    from stsynth.pipeline import cli
+
+    extra = ["results/eval/leaderboard.md", "--forcerun", "eval_score", "-n"]
+    command = cli.snakemake_command("eval", REPO, "2", [], None, extra)
+    parsed = get_argument_parser().parse_args(command[command.index("snakemake") + 1 :])
+    assert parsed.targets == ["eval", "results/eval/leaderboard.md"] and parsed.dryrun
+    assert parsed.configfile == [REPO / "config.yaml", REPO / "config/eval.yaml"] and set(parsed.forcerun) == {
+        "eval_score"
+    }

@@ -531,3 +531,20 @@ def test_report_rule_and_html_report_on_tiny_corpus(workspace):
     workspace.snakemake("--report", "results/report.html")
     html = (work / "results/report.html").read_text()
     assert "report.md" in html and "scatter-baseline.png" in html
+
+
+def test_the_baselines_spanish_english_figures_say_the_spanish_side_was_not_translated():
+    """The organizers' baseline compares s1 (Spanish) with s2 as given: its scores table and the report say so."""
+    from stsynth.core.scoring import UNTRANSLATED_NOTE, scores_markdown
+    from stsynth.results.report_sections import scores_section
+
+    row = {"run": "baseline", "track": "es-en", "group": "2016", "year": 2016, "dataset": "news", "pairs": 3}
+    row |= {"pearson": 0.09, "spearman": 0.1, "undefined": 0}
+    row |= {f"{m}_ci_{end}": 0.0 for m in ("pearson", "spearman") for end in ("low", "high")}
+    scores = pd.DataFrame([row, {**row, "dataset": "ALL"}])
+    assert UNTRANSLATED_NOTE in scores_markdown(scores, untranslated=True)
+    assert UNTRANSLATED_NOTE not in scores_markdown(scores)
+    test_sets = [{"year": 2016, "dataset": "news", "track": "es-en", "pairs": "p"}]
+    test_sets.append({"year": 2016, "dataset": "multisource", "track": "es-en", "pairs": "q"})
+    report = scores_section({"baseline": scores}, {}, test_sets, ["baseline"])
+    assert "| **baseline** (s1 untranslated) |" in report

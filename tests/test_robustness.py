@@ -325,3 +325,54 @@ def test_the_stsynth_command_finds_its_workflow_after_a_prefix_install(tmp_path)
         )
         assert result.returncode == 0, result.stderr[-3000:]
         assert f"--snakefile {prefix / 'share' / 'stsynth' / 'Snakefile'}" in result.stderr
+
+
+@pytest.mark.workflow
+def test_a_bad_row_of_a_local_file_is_refused_by_a_dry_run_and_the_file_is_locked_only_once_accepted(
+    workspace, tmp_path
+):
+    """A local file's rows are read at start-up (a dry run too), so a refused file is never locked: fixed, the
+    next run accepts and locks it (its refused bytes were once recorded and then refused the fixed file)."""
+    data = tmp_path / "mine.tsv"
+    data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t6.0\n")
+    baseline_only(workspace)
+    workspace.config["datasets"].append(
+        {
+            "name": "mine",
+            "role": "test",
+            "track": "en",
+            "format": "table",
+            "path": str(data),
+            "delimiter": "\t",
+            "columns": {"sentence1": "s1", "sentence2": "s2", "score": "score"},
+        }
+    )
+    workspace.write_config()
+    for args in (("-n", TARGET), (TARGET,)):  # the dry run and the run both refuse it, naming file and line
+        result = workspace.snakemake(*args, check=False)
+        assert result.returncode != 0 and f"{data}:3" in result.stdout + result.stderr
+    lock = workspace.path / "results/datasets.lock.tsv"
+    assert not lock.exists() or str(data) not in lock.read_text()
+    data.write_text(data.read_text().replace("\t6.0\n", "\t1.0\n"))
+    workspace.snakemake(TARGET)
+    assert str(data) in lock.read_text()
+
+
+@pytest.mark.workflow
+def test_a_nested_value_given_with_config_is_typed_as_a_config_file_types_it(workspace):
+    """`--config 'fusion={seed: 7}'`: Snakemake hands the nested 7 over as text; the workflow reads it as YAML does."""
+    result = workspace.snakemake("-n", TARGET, "--config", "fusion={seed: 7, folds: 0}", check=False)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+@pytest.mark.workflow
+def test_every_start_up_problem_of_a_config_is_reported_in_one_pass_in_words(workspace):
+    """A bad revision (a schema problem) and a hub name huggingface_hub refuses (a start-up check) in one run, the
+    revision told what it may be (the schema's words, not its regular expression)."""
+    workspace.write_config({"encoder": {"models": {"theirs": {"hub": "C:\\x", "revision": "bad/rev"}}}})
+    result = workspace.snakemake("-n", TARGET, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "encoder.models.theirs.revision: 'bad/rev' is not what this key takes: hub: the snapshot" in output
+    assert "encoder.models.theirs.hub: 'C:\\\\x' is not a Hugging Face hub name" in output
+    assert "does not match '^" not in output

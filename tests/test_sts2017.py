@@ -125,8 +125,7 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
     )
     for log in ("paraphrase_cnn/pe.log", "mean/minilm-static.log"):
         assert (
-            f"track5.tokens.parquet: {len(track5_only)} words the"
-            in (root / "logs/sentence_vectors" / log).read_text()
+            f"track5.tokens.parquet: {len(track5_only)} words the" in (root / "logs/sentence_vectors" / log).read_text()
         )
     events = pd.read_parquet(root / "resources/events/2017/track5.parquet")
     assert list(events["events2"][3]) == ["play|subj|animate"]

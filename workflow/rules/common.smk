@@ -118,7 +118,15 @@ if workflow.is_main_process and plans_jobs(sys.argv):
     # Every invocation that may plan jobs (run, dry run, a second run after a refusal) checks the inputs
     # whose change must stop it: corpus copies, local dataset files, named encoders (stsynth.pipeline.input_checks).
     # Onstart would not do: Snakemake skips it when it finds nothing to do, and the refusal would be forgotten.
-    check_inputs(config, MANIFEST, LOCAL_FILES.error(), MODEL_DIGESTS, fetchable=HUB_MISSING.__contains__)
+    check_inputs(
+        config,
+        MANIFEST,
+        LOCAL_FILES.error(),
+        MODEL_DIGESTS,
+        fetchable=HUB_MISSING.__contains__,
+        datasets=ALL_DATASETS,
+        warn=logger.warning,
+    )
     for _note in LOCAL_FILES.notes():
         logger.info(_note)
 

@@ -15,5 +15,7 @@ scores = score_run(
     bootstrap,
 )
 scores.to_parquet(snakemake.output.table, index=False)
-Path(snakemake.output.markdown).write_text(scores_markdown(scores, bootstrap["confidence"]))
+Path(snakemake.output.markdown).write_text(
+    scores_markdown(scores, bootstrap["confidence"], snakemake.params.untranslated)
+)
 log.info("\n%s", scores.to_string(index=False))

@@ -128,11 +128,17 @@ def read_sentences(path: str | Path, fields: int) -> list[tuple[str, str]]:
     return [(parts[0], parts[1]) for parts in read_field_lines(path, fields)]
 
 
-def read_gold(path: str | Path) -> list[float | None]:
-    return [
-        _score(line.strip(), f"{path}:{lineno}", what="gold score") if line.strip() else None
+def read_gold(path: str | Path, score_range: tuple | None = None) -> list[float | None]:
+    """A SemEval gold file's scores (a blank line: unscored); on ``score_range`` (low, high), mapped onto 0-5."""
+    low, high = score_range or (0.0, 5.0)
+    scores = [
+        _score(line.strip(), f"{path}:{lineno}", low, high, what="gold score") if line.strip() else None
         for lineno, line in enumerate(_decoded_lines(path), start=1)
     ]
+    if score_range is None:
+        return scores
+    log.info("%s: scores on [%g, %g] mapped linearly onto [0, 5]", path, low, high)
+    return [None if score is None else to_sts_scale(score, low, high) for score in scores]
 
 
 def is_blank(sentence) -> bool:
@@ -160,7 +166,7 @@ def read_sts(dataset: Dataset, input_path, gold_path) -> tuple[list[tuple[str, s
     sentences = read_sentences(input_path, dataset.fields)
     if gold_path is None:
         return sentences, [None] * len(sentences)
-    gold = read_gold(gold_path)
+    gold = read_gold(gold_path, dataset.score_range)
     if len(sentences) != len(gold):
         raise InputFormatError(
             f"{input_path} has {len(sentences)} lines but {gold_path} has {len(gold)}; they must match line for line"
@@ -371,6 +377,23 @@ def _table_rows(reader, path):
             raise InputFormatError(f"{path}:{reader.line_num}: {err}") from err
 
 
+def conflicting_pairs(sentences: list[tuple[str, str]], gold: list[float | None], where) -> list[str]:
+    """A warning for each pair given twice with different gold (the STS Benchmark's training set has four): both
+    lines are kept and scored, as the release has them; the warning names both lines."""
+    first: dict[tuple[str, str], int] = {}
+    warnings = []
+    for number, (pair, score) in enumerate(zip(sentences, gold), start=1):
+        if score is None:
+            continue
+        if pair in first and gold[first[pair] - 1] != score:
+            warnings.append(
+                f"{where}: lines {first[pair]} and {number} are the same pair with gold {gold[first[pair] - 1]:g} "
+                f"and {score:g} (both kept and scored, as the file has them)"
+            )
+        first.setdefault(pair, number)
+    return warnings
+
+
 def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path | None = None) -> pd.DataFrame:
     """The pair table of a dataset from its file(s), in its format (module docstring)."""
     if dataset.format == "sts":
@@ -408,6 +431,8 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         len(sentences) - scored,
         "" if dataset.has_gold else " (a predict set: no gold)",
     )
+    for message in conflicting_pairs(sentences, gold, where):
+        log.warning(message)
     for side in (0, 1):
         blank = [number for number, pair in enumerate(sentences, start=1) if is_blank(pair[side])]
         if blank:

@@ -199,7 +199,16 @@ def score_sets(run: str, by_group: dict[tuple[str, str], list], bootstrap: dict 
     )
 
 
-def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
+UNTRANSLATED_NOTE = (
+    "- es-en: s1 (Spanish) is compared with s2 (English) as given, untranslated, as the organizers' baseline does: "
+    "its bags of words share few words across the two languages."
+)
+
+
+def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95, untranslated: bool = False) -> str:
+    """A run's scores table; ``untranslated``: the run compares an es-en set's sides as given (the baseline), said
+    under the table when it has es-en rows."""
+
     def interval_cell(low: float, high: float) -> str | None:
         return None if math.isnan(low) else f"[{low:.4f}, {high:.4f}]"
 
@@ -228,6 +237,8 @@ def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95) -> str:
         "lllrrrrr",
         digits=5,
     )
+    if untranslated and (scores["track"] == "es-en").any():
+        notes.append(UNTRANSLATED_NOTE)
     legend = (
         "ALL: official, per-dataset correlations weighted by scored pairs; ALL (mean): their plain "
         "mean; ALL (pooled): one correlation over every scored pair of the group. The intervals are a "

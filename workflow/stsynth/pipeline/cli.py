@@ -158,8 +158,11 @@ def snakemake_command(
     """The Snakemake command line of a target: its working directory and overlays (:data:`PROTOCOLS`),
     then ``overlays`` (files, absolute paths: Snakemake runs in the working directory), the models of
     eval (:func:`model_location`, in an overlay file :func:`models_overlay` writes in ``models_folder``,
-    default the system's temporary folder: the caller deletes it) and ``extra`` arguments. `make eval` and
-    `make bench` call it too."""
+    default the system's temporary folder: the caller deletes it), then ``--cores``, the target and the ``extra``
+    arguments: after the config files (an option of many values) no word of ``extra`` is read as a config file,
+    and targets at the start of ``extra`` join the target (Snakemake's parser takes the targets in one run, so
+    they come before any flag: ``stsynth eval -- results/eval/leaderboard.md -n``). `make eval` and `make bench`
+    call it too."""
     workdir, protocol_overlays = PROTOCOLS[target]
     command = [
         sys.executable,
@@ -170,9 +173,6 @@ def snakemake_command(
         str(root / "Snakefile"),
         "--directory",
         directory or workdir,
-        "--cores",
-        cores,
-        TARGETS[target].snakemake,
         "--configfile",
         str(root / "config.yaml"),
         *(str(root / overlay) for overlay in protocol_overlays),
@@ -180,7 +180,7 @@ def snakemake_command(
     ]
     if models:
         command.append(str(models_overlay(models, models_folder or tempfile.gettempdir())))
-    return command + extra
+    return [*command, "--cores", cores, TARGETS[target].snakemake, *extra]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -178,6 +178,17 @@ def check_encoder(c: Checks) -> None:
             c.problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
 
 
+def early_problems(config: dict) -> list[str]:
+    """The checks that need no valid config (reported beside the schema's problems, in the same pass): every hub
+    name huggingface_hub refuses."""
+    models = (config.get("encoder") or {}).get("models") or {}
+    return [
+        f"encoder.models.{name}.hub: {entry['hub']!r} is not a Hugging Face hub name: {problem}"
+        for name, entry in models.items()
+        if isinstance(entry, dict) and isinstance(entry.get("hub"), str) and (problem := hub_name_problem(entry["hub"]))
+    ]
+
+
 def hub_name_problem(name: str) -> str | None:
     """What is wrong with a hub name (huggingface_hub's own rule: ``org/name`` of letters, digits, ``-_.``), or
     None."""

@@ -7,7 +7,8 @@ change must stop the workflow is checked here, read-only, every time:
 * each corpus copy on disk (``resources/corpus/...``) against the manifest's sha256 (a copy still as its
   fetch verified it, under a manifest entry changed since, is fetched again by Snakemake instead);
 * each local dataset file against the sha256 recorded in ``results/datasets.lock.tsv``
-  (stsynth.core.local_files);
+  (stsynth.core.local_files), and its rows as the pair table reads them (:func:`local_row_problems`): a file is
+  locked only once a run has accepted it, and a bad row stops a dry run too;
 * each named encoder (``encoder.models``): its package, local folder or cached hub snapshot exists
   and is a model folder, and its pinned files (``sha256``) have their digests. A local folder that does
   not exist yet under ``resources/`` or ``results/`` is left to the jobs: a rule of the workflow may make
@@ -106,19 +107,62 @@ def program_problems(config: dict, stage: str, which=shutil.which) -> list[str]:
     raise ValueError(f"no programs known for stage {stage!r}")
 
 
+def local_row_problems(datasets, warn=lambda message: None) -> list[str]:
+    """Every local dataset file (``path:``, ``gold_path:``) read as its pair table reads it (stsynth.core.pairs): each
+    row's fields, text and score, each naming the file and line; what the reader warns of (a pair given twice with
+    different gold) goes to ``warn``. The corpus files are checked by the job that reads them: their bytes are the
+    manifest's."""
+    import logging
+
+    from ..core.datasets import InputFormatError
+    from ..core.pairs import pair_table
+
+    class Forward(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING:
+                warn(record.getMessage())
+
+    reader_log = logging.getLogger("stsynth.core.pairs")
+    handler = Forward()
+    reader_log.addHandler(handler)
+    try:
+        return _local_row_problems(datasets, pair_table, InputFormatError)
+    finally:
+        reader_log.removeHandler(handler)
+
+
+def _local_row_problems(datasets, pair_table, InputFormatError) -> list[str]:
+    problems = []
+    for d in datasets:
+        if not d.local_files:
+            continue
+        files = [d.local_file or corpus_copy(d.input), d.gold_path or (corpus_copy(d.gold) if d.gold else None)]
+        if not all(Path(f).exists() for f in files if f):  # a corpus copy not fetched yet: its job checks it
+            continue
+        try:
+            pair_table(d, *files)
+        except InputFormatError as error:
+            problems.append(str(error))
+    return problems
+
+
 def check_inputs(
     config: dict,
     manifest: dict[str, ManifestEntry],
     local_files_error: str | None,
     digests=None,
     fetchable=lambda name: False,
+    datasets=(),
+    warn=lambda message: None,
 ) -> None:
     """Raise InputCheckError with every problem of the checks above (module docstring); ``digests``: the
     invocation's memo of file digests (stsynth.core.digests.FileDigests), shared with the jobs' model identities;
-    ``fetchable``: the hub encoders a job fetches first (:func:`encoder_problems`)."""
+    ``fetchable``: the hub encoders a job fetches first (:func:`encoder_problems`); ``datasets``: those the run
+    reads, whose local files' rows are checked (:func:`local_row_problems`)."""
     problems = (
         corpus_copy_problems(manifest)
         + ([local_files_error] if local_files_error else [])
+        + (local_row_problems(datasets, warn) if not local_files_error else [])
         + encoder_problems(config, digests, fetchable)
     )
     if problems:

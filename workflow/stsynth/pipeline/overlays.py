@@ -17,6 +17,7 @@ Snakemake merges them, the datasets file read, the extras appended, the schema's
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -54,6 +55,38 @@ def append_extras(config: dict, where: str = "") -> None:
     for key, value in config.items():
         if isinstance(value, dict):
             append_extras(value, f"{where}{key}.")
+
+
+def typed_command_line(config: dict, command_line: dict) -> None:
+    """The values ``--config key={a: 1}`` nests, typed as a config file types them, in place: Snakemake reads a
+    top-level value as a number, a boolean or text, but everything inside a mapping or list as text (YAML's base
+    loader), so ``fusion={seed: 3}`` would give the seed ``'3'``. Each nested text is read as YAML reads it in a
+    file (``3`` a number, ``true`` a boolean, ``x`` text); a text YAML cannot read stays as it is."""
+
+    def typed(value):
+        if isinstance(value, dict):
+            return {key: typed(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [typed(item) for item in value]
+        if isinstance(value, str):
+            try:
+                read = yaml.safe_load(value)
+            except yaml.YAMLError:
+                return value
+            return read if read is None or isinstance(read, (bool, int, float, str)) else value
+        return value
+
+    for key, value in command_line.items():
+        if isinstance(value, (dict, list)) and key in config:
+            config[key] = _typed_over(config[key], typed(value))
+
+
+def _typed_over(merged, typed_value):
+    """``merged`` (the config's value after Snakemake merged --config into it) with the typed command-line values
+    put where the command line set them."""
+    if isinstance(merged, dict) and isinstance(typed_value, dict):
+        return {**merged, **{key: _typed_over(merged.get(key), item) for key, item in typed_value.items()}}
+    return typed_value
 
 
 def merge_defaults(config: dict, schema: dict) -> None:
@@ -112,13 +145,47 @@ class ConfigOrigins:
         self.command_line = dict(command_line or {})
 
     def __call__(self, key: str) -> str:
-        """`` (set in mine.yaml)``, `` (set with --config)``, or nothing."""
+        """`` (set in mine.yaml)``, `` (set with --config)``, or nothing. An item of a top-level list (``datasets[4]``)
+        is named by the one file that gave it: the list's own (the datasets file where ``datasets`` names one), or
+        the overlay whose ``extra_<list>`` appended it."""
         if sets_key(self.command_line, key):
             return " (set with --config)"
+        if item := self.item_origin(key):
+            return f" (set in {item})"
         found = [(path, sets_key(data, key)) for path, data in self.files]
         last = max((i for i, (_, how) in enumerate(found) if how == "set"), default=0)
         files = [path for path, how in found[last:] if how]
         return f" (set in {', '.join(files)})" if files else ""
+
+    def item_origin(self, key: str) -> str | None:
+        """The file that gave item ``i`` of a top-level list ``key`` names (``datasets[4].fields``), or None."""
+        match = re.match(r"([A-Za-z_]+)\[(\d+)\]", key)
+        if not match:
+            return None
+        name, index = match.group(1), int(match.group(2))
+        parts: list[tuple[str, int]] = []
+        for path, data in self.files:
+            if isinstance(value := data.get(name), (list, str)):
+                parts = [self.list_part(path, value)]
+            if isinstance(data.get(EXTRA + name), list):
+                parts.append((path, len(data[EXTRA + name])))
+        for path, count in parts:
+            if index < count:
+                return path
+            index -= count
+        return None
+
+    @staticmethod
+    def list_part(path: str, value) -> tuple[str, int]:
+        """(the file the items are in, how many): a list in the config file, or the file a string names (relative
+        to the checkout: ``datasets: config/datasets.yaml``)."""
+        if isinstance(value, list):
+            return path, len(value)
+        listed = Path(value) if Path(value).is_absolute() else CHECKOUT / value
+        try:
+            return str(listed), len(yaml.safe_load(listed.read_text()) or [])
+        except (OSError, yaml.YAMLError):
+            return str(listed), 0
 
 
 def origins_named(message: str, origins: ConfigOrigins) -> str:
@@ -135,8 +202,11 @@ def key_name(path: list) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
 
 
-def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigins) -> list[str]:
-    """Every way the config breaks the schema, each naming its key and where that key was set."""
+def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigins, more: list[str] = ()) -> list[str]:
+    """Every way the config breaks the schema, each naming its key and where that key was set; a value that does not
+    match a pattern is told what the key takes (its description), not the regular expression. ``more``: the
+    problems of the start-up checks that need no valid config (stsynth.pipeline.config_checks.early_problems), so
+    one pass reports them all."""
     import jsonschema
 
     schema = yaml.safe_load(Path(schema_path).read_text())
@@ -144,7 +214,13 @@ def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigin
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         key = key_name(list(error.absolute_path))
-        problems.append(f"{key or '(top)'}: {error.message}{origins(key) if key else ''}")
+        message = error.message
+        if error.validator == "pattern" and error.schema.get("description"):
+            message = f"{error.instance!r} is not what this key takes: {error.schema['description']}"
+        problems.append(f"{key or '(top)'}: {message}{origins(key) if key else ''}")
+    for problem in more:
+        key = problem.split(":", 1)[0]
+        problems.append(f"{problem}{origins(key)}")
     return problems
 
 

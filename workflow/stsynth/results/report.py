@@ -112,7 +112,10 @@ def build_report(
     scores = {run: pd.read_parquet(path) for run, path in plan["scores"].items()}
     log.info("read the scores of %d runs: %s", len(scores), ", ".join(scores))
     sections = (
-        [scores_section(scores, plan["paper_systems"], plan["test_sets"]), conventions_section(scores)]
+        [
+            scores_section(scores, plan["paper_systems"], plan["test_sets"], plan.get("untranslated", [])),
+            conventions_section(scores),
+        ]
         if scores
         else []
     )

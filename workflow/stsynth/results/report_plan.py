@@ -69,6 +69,8 @@ def report_plan(
         "epochs": {},
         "vectors": {},
         "paper_systems": {run: system for run, system in settings["paper_systems"].items() if run in runs},
+        # runs whose es-en scores compare the Spanish side untranslated (the organizers' baseline)
+        "untranslated": [name for name, run in runs_of(config).items() if name in runs and run.stage == "baseline"],
         "waiting": [],
         "studies": [],
         # the SemEval-2017 system's Table 1 beside the paper's (when the config maps runs to its rows)

@@ -33,7 +33,11 @@ def score_columns(test_sets: list[dict], track: str) -> list[str]:
     return [t["dataset"] for t in test_sets if t["track"] == track and t["year"] == TEST_YEAR] + ["ALL"]
 
 
-def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str], test_sets: list[dict]) -> str:
+def scores_section(
+    scores: dict[str, pd.DataFrame], paper_systems: dict[str, str], test_sets: list[dict], untranslated=()
+) -> str:
+    """The STS 2016 tables beside the papers' figures, then every other group; a run of ``untranslated`` (the
+    organizers' baseline) is marked so in the Spanish-English table: it compares s1 in Spanish with s2."""
     english, crosslingual = score_columns(test_sets, "en"), score_columns(test_sets, "es-en")
 
     def pearsons(table, track, columns):
@@ -54,7 +58,10 @@ def scores_section(scores: dict[str, pd.DataFrame], paper_systems: dict[str, str
         ("organizers' baseline (official)", ORGANIZERS_BASELINE_2016_EN),
     ]
     en_rows += [[name, *[values.get(c, "—") for c in english], "", ""] for name, values in references]
-    es_rows = [[f"**{run}**", *pearsons(table, "es-en", crosslingual)] for run, table in scores.items()]
+    es_rows = [
+        [f"**{run}**" + (" (s1 untranslated)" if run in untranslated else ""), *pearsons(table, "es-en", crosslingual)]
+        for run, table in scores.items()
+    ]
     es_rows += [
         [f"paper: cross-lingual {name}", *["—"] * (len(crosslingual) - 1), value]
         for name, value in PAPER_ES_EN_ALL.items()

@@ -346,7 +346,6 @@ def test_a_problem_names_where_its_key_got_its_value(tmp_path):
     assert origins("fusion.seed") == f" (set in {base})"  # config.yaml alone sets it
     assert origins("datasets[1].name") == f" (set in {mine})"  # the item the overlay appended: its file alone
     assert origins("datasets[0].name") == f" (set in {base})"
-    assert origins("datasets") == f" (set in {base}, {mine})"  # the list: its file, then what appends to it
     assert origins("runs.pe.seed2.stage") == f" (set in {base})"  # a name with a dot is one key
     assert origins("kernels") == " (set with --config)"
     assert origins("fusion.encoder_folds") == ""  # the schema's default

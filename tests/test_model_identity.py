@@ -383,7 +383,7 @@ def test_the_cli_passes_a_model_folder_verbatim_backslash_quotes_spaces_and_colo
     command = cli.snakemake_command("eval", REPO, "2", [str(folder)], str(workspace.path), [], [], tmp_path)
     command.remove(str(REPO / "config/eval.yaml"))
     command[command.index(str(REPO / "config.yaml"))] = str(workspace.path / "config.yaml")
-    written = yaml.safe_load(Path(command[-1]).read_text())
+    written = yaml.safe_load(Path(command[command.index("--cores") - 1]).read_text())  # the models overlay
     assert written == {"eval": {"models": [str(folder)]}}
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=900)
     assert result.returncode == 0, output_of(result)[-3000:]

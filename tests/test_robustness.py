@@ -138,8 +138,8 @@ def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(w
     "overrides, expected",
     [
         ({"translate": {"apertium": {"modes": {"en-es": "../../../bin/sh"}}}}, "does not match"),
-        ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "does not match"),
-        ({"translate": {"cache": "../outside.sqlite"}}, "does not match"),
+        ({"translate": {"cache": "/tmp/elsewhere.sqlite"}}, "is not what this key takes"),
+        ({"translate": {"cache": "../outside.sqlite"}}, "is not what this key takes"),
     ],
 )
 def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(workspace, overrides, expected):
@@ -277,9 +277,9 @@ def test_a_hub_name_or_model_name_that_is_a_path_is_refused_naming_its_key(works
     refused_twice(
         workspace,
         args,
-        "encoder.models.climber.hub: '../../x' does not match",
-        "encoder.models.named.model_name: '../../x' does not match",
-        "encoder.models.absolute.model_name: '/tmp/x' does not match",
+        "encoder.models.climber.hub: '../../x' is not what this key takes: a Hugging Face hub name (org/name: no",
+        "encoder.models.named.model_name: '../../x' is not what this key takes: the name MTEB results give",
+        "encoder.models.absolute.model_name: '/tmp/x' is not what this key takes: the name MTEB results give",
         mine,
     )
     # a name the schema lets through, but huggingface_hub's own rule does not

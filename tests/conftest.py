@@ -107,6 +107,33 @@ TINY_DATASETS = [
 ]
 
 
+# A fusion dev search of one grid point, for tiny builds that run one.
+TINY_FUSION_GRID = {
+    "init": [[]],
+    "max_depth": [2],
+    "learning_rate": [0.1],
+    "subsample": [1.0],
+    "max_estimators": 20,
+    "step": 10,
+}
+
+
+def added_table(path: Path, name: str, rows: list[tuple[str, str, float]]) -> dict:
+    """A tab-separated table of (s1, s2, score) rows written at ``path``, as the config entry of a test set added
+    beside the protocol (``role: test``)."""
+    path.write_text("a\tb\tscore\n" + "".join(f"{s1}\t{s2}\t{score}\n" for s1, s2, score in rows))
+    columns = {"sentence1": "a", "sentence2": "b", "score": "score"}
+    return {
+        "name": name,
+        "role": "test",
+        "track": "en",
+        "format": "table",
+        "path": str(path),
+        "delimiter": "\t",
+        "columns": columns,
+    }
+
+
 def merge(base: dict, overrides: dict) -> dict:
     """Deep-merge overrides into a copy of base (dicts merge, everything else replaces)."""
     merged = copy.deepcopy(base)
@@ -165,8 +192,14 @@ def snakemake_cores() -> int:
 
 
 def run_snakemake(
-    workdir: Path, *args: str, check: bool = True, env: dict | None = None, timeout: float = 900
+    workdir: Path,
+    *args: str,
+    check: bool = True,
+    env: dict | None = None,
+    timeout: float = 900,
+    configfiles: list[Path] | None = None,
 ) -> subprocess.CompletedProcess:
+    """The real Snakefile in ``workdir`` on its config.yaml (or on ``configfiles``, stacked as make stacks overlays)."""
     command = [
         sys.executable,
         "-m",
@@ -176,7 +209,7 @@ def run_snakemake(
         "--directory",
         str(workdir),
         "--configfile",
-        str(workdir / "config.yaml"),
+        *map(str, configfiles or [workdir / "config.yaml"]),
         "--cores",
         str(snakemake_cores()),
         *args,

@@ -3,14 +3,12 @@
 each search choosing on the benchmark's dev set; small models keep it tiny (the test's own overlay)."""
 
 import shutil
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TRAIN_PAIRS, snakemake_cores
+from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TINY_FUSION_GRID, TRAIN_PAIRS, run_snakemake
 from stsynth.pipeline.overlays import resolved_config
 from stsynth.pipeline.runs import headline_runs
 
@@ -31,14 +29,7 @@ SMALL = {
     "encoder": {"tuning": {"defaults": {"epochs": 1, "batch_size": 4}}},
     "fusion": {
         "folds": 0,  # in-sample paragram cosines: no fold models to train
-        "grid": {
-            "init": [[]],
-            "max_depth": [2],
-            "learning_rate": [0.1],
-            "subsample": [1.0],
-            "max_estimators": 20,
-            "step": 10,
-        },
+        "grid": TINY_FUSION_GRID,
     },
     "paraphrase_cnn": {
         "defaults": {"vectors": "minilm-static", "filters": 8, "dimension": 6, "epochs": 1, "head_hidden": 4}
@@ -67,24 +58,9 @@ def test_your_own_benchmark_builds_every_run_of_both_systems_choosing_on_its_dev
     mine.write_text(MINE.replace("FOLDER", str(tmp_path)))
     small.write_text(yaml.safe_dump(SMALL))
     assert len(MINE.splitlines()) <= 10
-    files = [REPO / "config.yaml", REPO / "config/sts2017.yaml", small, mine]
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(tmp_path / "runs/koala"),
-        "--cores",
-        str(snakemake_cores()),
-        "all",
-        "--configfile",
-        *map(str, files),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=1500)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    files = [REPO / "config.yaml", REPO / "config/sts2017.yaml", small, mine]  # as make all OVERLAYS=... stacks them
     work = tmp_path / "runs/koala"
+    run_snakemake(work, "all", configfiles=files, timeout=1500)
     config = resolved_config(files)
     runs = headline_runs(config)
     # both systems: paragram, synthetic, the encoder zero-shot and fine-tuned, the fusions, PE/EE and the heads

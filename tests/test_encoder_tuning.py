@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import TEST_PAIRS
+from conftest import TEST_PAIRS, TINY_FUSION_GRID, added_table
 from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.encoders.encoder import cosine_table, load_encoder
 from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
@@ -152,14 +152,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
             "decisions": str(tmp_path / "none.yaml"),  # no recorded choice: the fusion's dev search runs
             "fusion": {
                 "encoder_folds": 2,
-                "grid": {
-                    "init": [[]],
-                    "max_depth": [2],
-                    "learning_rate": [0.1],
-                    "subsample": [1.0],
-                    "max_estimators": 20,
-                    "step": 10,
-                },
+                "grid": TINY_FUSION_GRID,
             },
         }
     )
@@ -223,25 +216,8 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     kept = {path: path.read_bytes() for path in (work / "results/predictions").rglob("*.txt")}
     kept |= {path: path.read_bytes() for path in (work / "resources/models").rglob("*") if path.is_file()}
     before = {run: pd.read_parquet(work / f"results/scores/{run}.parquet") for run in ("encoder-sts", "fusion-tuned")}
-    added = tmp_path / "koala.tsv"
-    added.write_text(
-        "a\tb\tscore\n" + "".join(f"{s1}\t{s2}\t{gold}\n" for s1, s2, gold in TEST_PAIRS if gold is not None)
-    )
-    workspace.write_config(
-        {
-            "extra_datasets": [
-                {
-                    "name": "koala",
-                    "role": "test",
-                    "track": "en",
-                    "format": "table",
-                    "path": str(added),
-                    "delimiter": "\t",
-                    "columns": {"sentence1": "a", "sentence2": "b", "score": "score"},
-                }
-            ]
-        }
-    )
+    added = added_table(tmp_path / "koala.tsv", "koala", [pair for pair in TEST_PAIRS if pair[2] is not None])
+    workspace.write_config({"extra_datasets": [added]})
     assert "encoder_tune" not in planned_jobs(workspace.snakemake("-n", *targets))  # no model retrained
     workspace.snakemake(*targets)
     assert [str(path) for path, content in kept.items() if path.read_bytes() != content] == []

@@ -14,7 +14,7 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import REPO
+from conftest import REPO, added_table
 
 TARGET = "results/scores/baseline.md"
 
@@ -334,19 +334,9 @@ def test_a_bad_row_of_a_local_file_is_refused_by_a_dry_run_and_the_file_is_locke
     """A local file's rows are read at start-up (a dry run too), so a refused file is never locked: fixed, the
     next run accepts and locks it (its refused bytes were once recorded and then refused the fixed file)."""
     data = tmp_path / "mine.tsv"
-    data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t6.0\n")
     baseline_only(workspace)
-    workspace.config["datasets"].append(
-        {
-            "name": "mine",
-            "role": "test",
-            "track": "en",
-            "format": "table",
-            "path": str(data),
-            "delimiter": "\t",
-            "columns": {"sentence1": "s1", "sentence2": "s2", "score": "score"},
-        }
-    )
+    rows = [("A man plays.", "A man is playing.", 4), ("A dog runs.", "A cat sleeps.", "6.0")]
+    workspace.config["datasets"].append(added_table(data, "mine", rows))
     workspace.write_config()
     for args in (("-n", TARGET), (TARGET,)):  # the dry run and the run both refuse it, naming file and line
         result = workspace.snakemake(*args, check=False)

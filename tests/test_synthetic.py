@@ -8,6 +8,7 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
+from conftest import added_table
 from stsynth.translation.cache import TranslationCache
 from stsynth.translation.language import accuracy_table, language_table
 from stsynth.translation.synthetic import dev_check, round_trip_table, synthetic_pairs
@@ -158,23 +159,8 @@ def test_translation_and_synthetic_stages_end_to_end(workspace):
 
     # A test set added beside the protocol (role: test) is no test set of the protocol's: its round trips are not
     # read, and the synthetic table stays as it is.
-    added = work.parent / "added.tsv"
-    added.write_text("a\tb\tscore\nA dog runs.\tA dog is running.\t4.5\nA man sings.\tThe car is red.\t0.2\n")
-    workspace.write_config(
-        {
-            "extra_datasets": [
-                {
-                    "name": "added",
-                    "role": "test",
-                    "track": "en",
-                    "format": "table",
-                    "path": str(added),
-                    "delimiter": "\t",
-                    "columns": {"sentence1": "a", "sentence2": "b", "score": "score"},
-                }
-            ]
-        }
-    )
+    rows = [("A dog runs.", "A dog is running.", 4.5), ("A man sings.", "The car is red.", 0.2)]
+    workspace.write_config({"extra_datasets": [added_table(work.parent / "added.tsv", "added", rows)]})
     assert "synthetic_pairs" not in planned_jobs(workspace.snakemake("-n", targets[0]))
 
     # Rebuilding from scratch translates nothing: every sentence comes from the cache.

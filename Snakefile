@@ -9,6 +9,28 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+import os
+import sys
+
+from snakemake.sourcecache import LocalSourceFile
+
+# This checkout: the folder of the workflow's own files (its package, schema, dataset list, decisions, corpus
+# manifest), which relative paths in the config name. Not workflow.basedir, the main Snakefile's folder: a
+# deployment's when this workflow runs as a module (docs/user-guide.md, "Deploy it as a Snakemake workflow").
+if not isinstance(workflow.current_basedir, LocalSourceFile):
+    raise WorkflowError(
+        "stsynth runs as a module from a local checkout only: clone it (git clone --branch <tag>) and point the "
+        "module's `snakefile:` at that checkout's Snakefile"
+    )
+CHECKOUT = workflow.current_basedir.get_path_or_uri(secret_free=True)
+# The workflow's own package, importable here and in every job whatever their environment (--sdm conda, a
+# virtualenv without `pip install -e .`, a module): its source folder goes first on this process's path and on the
+# PYTHONPATH the jobs inherit, so a job runs this checkout's code, never another installed version's.
+PACKAGE_SOURCE = os.path.join(CHECKOUT, "workflow")
+_inherited = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path and path != PACKAGE_SOURCE]
+os.environ.update(PYTHONPATH=os.pathsep.join([PACKAGE_SOURCE, *_inherited]))  # set, not read: no envvars entry
+sys.path.insert(0, PACKAGE_SOURCE)
+
 import yaml
 
 from stsynth.pipeline.overlays import ConfigOrigins, append_extras, merge_defaults, schema_problems, typed_command_line
@@ -20,21 +42,21 @@ CONFIG_ORIGINS = ConfigOrigins(workflow.configfiles, workflow.config_settings.co
 typed_command_line(config, workflow.config_settings.config)
 # `datasets: config/datasets.yaml` (a file of the list, relative to the checkout) read before anything adds to it.
 try:
-    load_datasets(config, workflow.basedir)
+    load_datasets(config, CHECKOUT)
 except ProtocolError as _error:
     raise WorkflowError(str(_error)) from None
 # An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
 # schema problem is named with its key and where it was set.
 append_extras(config)
 # The feature groups, their sets and the eval tasks: the schema's, with what the config adds (stsynth.pipeline.overlays).
-merge_defaults(config, yaml.safe_load(open(f"{workflow.basedir}/workflow/schemas/config.schema.yaml")))
+merge_defaults(config, yaml.safe_load(open(f"{CHECKOUT}/workflow/schemas/config.schema.yaml")))
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
 except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks
     from stsynth.pipeline.config_checks import early_problems
 
     _problems = schema_problems(
-        config, f"{workflow.basedir}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS, early_problems(config)
+        config, f"{CHECKOUT}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS, early_problems(config)
     )
     raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems)) from None
 

@@ -66,7 +66,7 @@ DATASETS_LOCK = paths.DATASETS_LOCK
 # them, before the protocol keeps those it names (stsynth.pipeline.protocol.resolve).
 DECLARED_DATASETS = [with_year(entry) for entry in config["datasets"]]
 try:
-    snakemake_startup.start(workflow, config, logger)
+    snakemake_startup.start(workflow, config, logger, CHECKOUT)
 except ProtocolError as _error:  # the protocol, named with where its keys were set
     raise WorkflowError(origins_named(str(_error), CONFIG_ORIGINS)) from None
 # The kernels every job's libraries pick (stsynth.core.threads): set here, inherited by every job process.
@@ -158,7 +158,7 @@ def get_encoder_folder(name):
 def get_code_digest(script):
     """The `code` param of every script rule: the digest of the script and of the stsynth modules it imports
     (stsynth.pipeline.code), so a changed module reruns the jobs that run it and misses the between-workflow cache."""
-    return code_digest(Path(workflow.basedir) / "workflow" / "scripts" / script)
+    return code_digest(Path(CHECKOUT) / "workflow" / "scripts" / script)
 
 
 @functools.cache

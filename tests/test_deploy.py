@@ -111,7 +111,12 @@ def plain_build(bare_python, tmp_path_factory):
 @pytest.mark.workflow
 def test_an_environment_without_the_package_runs_the_workflow_from_its_source(plain_build):
     work = plain_build.path
-    assert (work / "results/report.md").is_file()
+    report = (work / "results/report.md").read_text()
+    # its wall-time table holds the cached rule's jobs, from Snakemake's log, and names no uncached rule cached
+    [cached] = [line for line in report.splitlines() if "for the cached rules (" in line]
+    named = cached.split("for the cached rules (")[1].split(":")[0]
+    assert set(named.split(", ")) == {"`vectors_minilm_static`", "`paragram_train`"}  # its two `cache: True` rules
+    assert "| paragram_train (log) | 1 |" in report and "| vectors_minilm_static (log) | 1 |" in report
     assert {"baseline", "task-internal"} <= {p.stem for p in (work / "results/scores").glob("*.parquet")}
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import REPO, project_config
 from stsynth.core.scoring import write_predictions
-from stsynth.results.provenance import stage_times
+from stsynth.results.provenance import logged_times, stage_times, wall_time_section
 from stsynth.results.report import build_report
 from stsynth.results.report_plan import plan_files, report_plan, seeds
 
@@ -514,6 +514,43 @@ def test_stage_times_match_benchmarks_to_rules(tmp_path):
         {"rule": "paragram_predict", "jobs": 1, "wall_s": 7.0, "max_wall_s": 7.0, "cpu_s": 1.0},
         {"rule": "baseline_predict", "jobs": 2, "wall_s": 5.0, "max_wall_s": 3.0, "cpu_s": 2.0},
     ]
+
+
+CACHED_RULE_LOG = """\
+[Mon Nov 23 16:43:11 2026]
+localrule paragram_train:
+    output: resources/models/raw.safetensors
+    jobid: 3
+[Mon Nov 23 16:43:51 2026]
+Finished jobid: 3 (Rule: paragram_train)
+[Mon Nov 23 16:43:51 2026]
+localrule predict:
+    output: results/predictions/baseline
+    benchmark: benchmarks/predict/baseline.tsv
+    jobid: 4
+[Mon Nov 23 16:43:53 2026]
+Finished jobid: 4 (Rule: predict)
+"""
+
+
+def test_the_wall_time_section_adds_the_cached_rules_job_times_from_the_log(tmp_path):
+    """The rules the between-workflow cache serves have no benchmark file: their job times come from Snakemake's
+    log, named as such, and count in the total; a rule with a benchmark file is read from that file only."""
+    (tmp_path / ".snakemake/log").mkdir(parents=True)
+    (tmp_path / ".snakemake/log/2026-11-23T164311.snakemake.log").write_text(CACHED_RULE_LOG)
+    cached = logged_times(tmp_path, ["paragram_train", "encoder_tune"])
+    assert cached.drop(columns="cpu_s").to_dict("records") == [
+        {"rule": "paragram_train", "jobs": 1, "wall_s": 40.0, "max_wall_s": 40.0}
+    ]
+    assert cached["cpu_s"].isna().all()  # the log has no CPU time
+    times = pd.DataFrame([{"rule": "predict", "jobs": 1, "wall_s": 2.0, "max_wall_s": 2.0, "cpu_s": 1.5}])
+    section = wall_time_section(times, cached)
+    assert "for the cached rules (`paragram_train`: Snakemake's between-workflow cache serves them" in section
+    assert ": 2 rules, 2 jobs, 0.7 min of job wall time in total" in section
+    rows = [
+        line for line in section.splitlines() if line.startswith("| paragram_train") or line.startswith("| predict")
+    ]
+    assert rows == ["| paragram_train (log) | 1 | 40.0 | 40.0 | – |", "| predict | 1 | 2.0 | 2.0 | 1.5 |"]
 
 
 @pytest.mark.workflow

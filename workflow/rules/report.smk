@@ -73,8 +73,9 @@ for _part, _markdown in paths.REPORT_PARTS.items():
             seeds=stsynth_report_plan.seeds(config),
             threshold=plan.sweep_threshold(config),
             benchmark_patterns=lambda wc: [(r.name, str(r.benchmark)) for r in workflow.rules if r.benchmark],
-            # the rules Snakemake's between-workflow cache may serve: no benchmark file (Snakemake allows none)
-            cached_rules=lambda wc: sorted(r.name for r in workflow.rules if r.cache),
+            # the rules Snakemake's between-workflow cache serves (`cache: True`; every rule has a RuleCache, whose
+            # `output` flag says it): no benchmark file (Snakemake allows none), their times are from the log
+            cached_rules=lambda wc: sorted(r.name for r in workflow.rules if r.cache is not None and r.cache.output),
             # each named encoder -> its files' identity (stsynth.core.digests), for the provenance section
             models=lambda wc: {name: get_model_identity(name) for name in ENCODER["models"]},
             code=get_code_digest("report.py"),

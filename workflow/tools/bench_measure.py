@@ -69,36 +69,12 @@ def names_loop_rule(line: str, rule: str) -> bool:
     return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line
 
 
-def logged_jobs(workdir: Path) -> list[tuple[str, str | None, float | None]]:
-    """(rule, benchmark path or None, seconds from start to finish, None if no end is logged) of every job
-    Snakemake's logs (.snakemake/log) record, from the timestamps of its `rule <name>:` and `Finished jobid:`
-    entries; a job run again in a later log counts once, with its last run (as its benchmark file would)."""
-    jobs: dict[tuple[str, str], dict] = {}  # (rule, its outputs) -> the job's entry, the latest run's
-    for log in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log")):
-        in_this_log: dict[str, dict] = {}  # jobid -> entry
-        stamp, current = None, None
-        for line in log.read_text().splitlines():
-            if when := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", line):
-                stamp = time.mktime(time.strptime(when.group(1), "%a %b %d %H:%M:%S %Y"))
-            elif begun := re.match(r"(?:local)?rule (\w+):$", line):
-                current = {"rule": begun.group(1), "output": "", "benchmark": None, "start": stamp, "end": None}
-            elif current is not None and (field := re.match(r"\s+(output|benchmark|jobid): (.+)$", line)):
-                current[field.group(1)] = field.group(2)  # the entry is shared: later fields still land in it
-                if field.group(1) == "jobid":
-                    jobs[current["rule"], current["output"] or f"{log.name}:{field.group(2)}"] = current
-                    in_this_log[field.group(2)] = current
-            elif (finished := re.match(r"Finished jobid: (\d+)", line)) and finished.group(1) in in_this_log:
-                in_this_log.pop(finished.group(1))["end"] = stamp
-    return [
-        (job["rule"], job["benchmark"], job["end"] - job["start"] if job["end"] is not None else None)
-        for job in jobs.values()
-    ]
-
-
 def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:
     """(rule, stage = its rule file, jobs, job seconds), largest first: from each job's benchmark file, or for a
     rule without one (Snakemake allows none to a `cache: True` rule) from Snakemake's log timestamps (1 s
     resolution; a job served from the between-workflow cache counts its copy time)."""
+    from stsynth.results.provenance import logged_jobs
+
     jobs = logged_jobs(workdir)
     rule_of = {benchmark: rule for rule, benchmark, _ in jobs if benchmark}
     rules = workdir / "workflow" / "rules"

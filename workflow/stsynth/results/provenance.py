@@ -1,8 +1,9 @@
 """The report's provenance section: the machine, the workflow commit, the MT engine, the word-vector
-sources, the seeds, the wall time per rule (``benchmarks/``), and the Python and Debian packages.
+sources, the seeds, the wall time per rule (``benchmarks/``, and Snakemake's log for the cached rules, which
+have no benchmark file), and the Python and Debian packages.
 
-Unlike the other report modules this one reads the machine: ``git``, ``dpkg-query``, ``/proc`` and
-the configured translator (for its version).
+Unlike the other report modules this one reads the machine: ``git``, ``dpkg-query``, ``/proc``, Snakemake's
+logs and the configured translator (for its version).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import platform
 import re
 import subprocess
 import sys
+import time
 from datetime import datetime
 from importlib import metadata
 from pathlib import Path
@@ -167,6 +169,52 @@ def stage_times(benchmark_dir: str | Path, patterns: list[tuple[str, str]]) -> p
     )
 
 
+def logged_jobs(workdir: str | Path) -> list[tuple[str, str | None, float | None]]:
+    """(rule, benchmark path or None, seconds from start to finish, None if no end is logged) of every job
+    Snakemake's logs (.snakemake/log) record, from the timestamps of its `rule <name>:` and `Finished jobid:`
+    entries; a job run again in a later log counts once, with its last run (as its benchmark file would)."""
+    jobs: dict[tuple[str, str], dict] = {}  # (rule, its outputs) -> the job's entry, the latest run's
+    for log in sorted((Path(workdir) / ".snakemake" / "log").glob("*.snakemake.log")):
+        in_this_log: dict[str, dict] = {}  # jobid -> entry
+        stamp, current = None, None
+        for line in log.read_text().splitlines():
+            if when := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", line):
+                stamp = time.mktime(time.strptime(when.group(1), "%a %b %d %H:%M:%S %Y"))
+            elif begun := re.match(r"(?:local)?rule (\w+):$", line):
+                current = {"rule": begun.group(1), "output": "", "benchmark": None, "start": stamp, "end": None}
+            elif current is not None and (field := re.match(r"\s+(output|benchmark|jobid): (.+)$", line)):
+                current[field.group(1)] = field.group(2)  # the entry is shared: later fields still land in it
+                if field.group(1) == "jobid":
+                    jobs[current["rule"], current["output"] or f"{log.name}:{field.group(2)}"] = current
+                    in_this_log[field.group(2)] = current
+            elif (finished := re.match(r"Finished jobid: (\d+)", line)) and finished.group(1) in in_this_log:
+                in_this_log.pop(finished.group(1))["end"] = stamp
+    return [
+        (job["rule"], job["benchmark"], job["end"] - job["start"] if job["end"] is not None else None)
+        for job in jobs.values()
+    ]
+
+
+def logged_times(workdir: str | Path, rules: list[str]) -> pd.DataFrame:
+    """Wall seconds per rule of ``rules`` from Snakemake's logs (:func:`logged_jobs`: 1 s resolution; a job the
+    between-workflow cache served counts its copy), for the rules without a benchmark file.
+
+    Schema: as :func:`stage_times`'s, cpu_s NaN (the log has no CPU time).
+    """
+    wanted = set(rules)
+    frame = pd.DataFrame(
+        [(rule, seconds) for rule, _, seconds in logged_jobs(workdir) if rule in wanted and seconds is not None],
+        columns=["rule", "s"],
+    )
+    return (
+        frame.groupby("rule")
+        .agg(jobs=("s", "size"), wall_s=("s", "sum"), max_wall_s=("s", "max"))
+        .assign(cpu_s=float("nan"))
+        .sort_values("wall_s", ascending=False)
+        .reset_index()
+    )
+
+
 def model_provenance(models: dict[str, str | None]) -> list[list[str]]:
     """One row per named encoder: the SHA-256 over its folder's files (stsynth.core.digests) the jobs were
     planned with."""
@@ -174,6 +222,40 @@ def model_provenance(models: dict[str, str | None]) -> list[list[str]]:
         [f"encoder: {name}", f"files sha256 {identity}" if identity else "a folder this workflow makes"]
         for name, identity in models.items()
     ]
+
+
+def wall_time_section(times: pd.DataFrame, cached_times: pd.DataFrame | None = None) -> str:
+    """The job time per rule: ``times`` from the benchmark files (:func:`stage_times`), ``cached_times`` those of
+    the cached rules from Snakemake's log (:func:`logged_times`), one table, longest first."""
+    cached = cached_times if cached_times is not None and len(cached_times) else None
+    every = pd.concat([times, cached]) if cached is not None else times
+    total = every["wall_s"].sum() if len(every) else 0.0
+    time_rows = [
+        [r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"] for r in times.itertuples()
+    ]
+    if cached is not None:
+        time_rows = sorted(
+            time_rows
+            + [
+                [f"{r.rule} (log)", str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", "–"]
+                for r in cached.itertuples()
+            ],
+            key=lambda row: -float(row[2]),
+        )
+    return (
+        "### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run)"
+        + (
+            " and, for the cached rules ("
+            + ", ".join(f"`{r}`" for r in cached["rule"])
+            + ": Snakemake's between-workflow cache serves them and allows them no benchmark file), from Snakemake's "
+            "log (marked `(log)`: 1 s resolution, no CPU time; a job the cache served counts its copy)"
+            if cached is not None
+            else ""
+        )
+        + f": {len(every)} rules, {int(every['jobs'].sum()) if len(every) else 0} jobs, {total / 60:.1f} min of job "
+        "wall time in total (jobs run in parallel, so the elapsed time was shorter).\n\n"
+        + markdown_rows(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
+    )
 
 
 def provenance_section(
@@ -187,8 +269,9 @@ def provenance_section(
     basedir: str,
     started: datetime,
     models: dict[str, str | None] | None = None,
-    cached_rules: list[str] = (),
+    cached_times: pd.DataFrame | None = None,
 ) -> str:
+    """``times`` per rule from the benchmark files; ``cached_times`` those of the cached rules, from the log."""
     facts = [
         ["built", started.strftime("%Y-%m-%d %H:%M UTC")],
         ["workflow commit", workflow_commit(basedir)],
@@ -198,24 +281,11 @@ def provenance_section(
         *vector_provenance(vectors),
         ["seeds", "; ".join(f"`{path}` = {value}" for path, value in seed_values) or "none"],
     ]
-    total = times["wall_s"].sum() if len(times) else 0.0
-    time_rows = [
-        [r.rule, str(r.jobs), f"{r.wall_s:.1f}", f"{r.max_wall_s:.1f}", f"{r.cpu_s:.1f}"] for r in times.itertuples()
-    ]
     return (
         "## Provenance\n\n"
         + markdown_rows(["", ""], facts, "ll")
-        + f"\n### Wall time per stage\n\nFrom the `benchmarks/` files (each job's last run): {len(times)} "
-        f"rules, {int(times['jobs'].sum()) if len(times) else 0} jobs, {total / 60:.1f} min of job "
-        "wall time in total (jobs run in parallel, so the elapsed time was shorter)."
-        + (
-            f" The rules Snakemake's between-workflow cache may serve ({', '.join(f'`{r}`' for r in cached_rules)}) "
-            "have no benchmark file (Snakemake allows none): `make bench` times them from Snakemake's log."
-            if cached_rules
-            else ""
-        )
-        + "\n\n"
-        + markdown_rows(["rule", "jobs", "wall s", "max s", "CPU s"], time_rows)
+        + "\n"
+        + wall_time_section(times, cached_times)
         + "\n### Python packages (requirements.txt; bold: installed version differs)\n\n"
         + markdown_rows(["package", "pinned", "installed"], package_versions(requirements), "lll")
         + "\n### System packages (Debian)\n\n"

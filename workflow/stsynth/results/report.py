@@ -24,7 +24,7 @@ from ..core.pairs import blank_counts
 from ..core.scoring import read_predictions
 from .paper_tables import sts2017_table1_markdown
 from .plots import plot_importances, plot_scatter, plot_sweep, plot_training
-from .provenance import provenance_section, stage_times
+from .provenance import logged_times, provenance_section, stage_times
 from .report_sections import (
     comparisons_section,
     conventions_section,
@@ -173,6 +173,8 @@ def build_report(
 
     times = stage_times(benchmark_dir, benchmark_patterns)
     log.info("benchmarks: %d jobs of %d rules", int(times["jobs"].sum()) if len(times) else 0, len(times))
+    cached_times = logged_times(Path(benchmark_dir).parent, cached_rules)  # the working directory's .snakemake/log
+    log.info("Snakemake's log: %d jobs of %d cached rules", int(cached_times["jobs"].sum()), len(cached_times))
     provenance = provenance_section(
         requirements=requirements,
         debian_packages=settings["debian_packages"],
@@ -183,7 +185,7 @@ def build_report(
         basedir=basedir,
         started=started,
         models=models or {},
-        cached_rules=cached_rules,
+        cached_times=cached_times,
     )
     waiting = (
         "## Not in this report yet\n\n" + "".join(f"- {item}\n" for item in plan["waiting"]) if plan["waiting"] else ""

@@ -113,3 +113,23 @@ def test_a_bench_step_reports_snakemakes_step_count_while_it_runs(tmp_path, monk
     )
     assert messages[-1].startswith(f"snakemake in {tmp_path}: done, 3/3 steps")
     assert len([m for m in messages if m.endswith("steps to do")]) == 1  # the dry run reports nothing
+
+
+def test_the_added_dataset_step_puts_the_sts_benchmark_test_set_beside_the_protocol(tmp_path):
+    """Step `dataset` marks sts-test's entry of the copy's config/datasets.yaml `role: test` (the documented way to
+    add a test set beside a protocol): the 2016 protocol then scores it in a group of its own and reads it nowhere."""
+    import shutil
+
+    from bench import ADDED_DATASET, add_beside_protocol
+    from conftest import REPO
+    from stsynth.pipeline.overlays import resolved_config
+
+    datasets = tmp_path / "datasets.yaml"
+    shutil.copy(REPO / "config/datasets.yaml", datasets)
+    add_beside_protocol(datasets, ADDED_DATASET)
+    assert datasets.read_text().count("role: test") == 1
+    config = resolved_config([REPO / "config.yaml"], {"datasets": str(datasets)})
+    [added] = [entry for entry in config["datasets"] if entry.get("added")]
+    assert (added["name"], added["group"], added["role"]) == ("sts-test", "sts-test", "test")
+    with pytest.raises(SystemExit, match="no one-line entry named no-such-set"):
+        add_beside_protocol(datasets, "no-such-set")

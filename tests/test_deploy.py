@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, make_workspace, snakemake_cores
+from conftest import REPO, SMALL_MINILM_STATIC, make_workspace, snakemake_cores
 
 # snakedeploy's Snakefile (its template use_module.smk.jinja), with a local checkout for the module's source
 DEPLOYED_SNAKEFILE = """\
@@ -45,7 +45,7 @@ use rule * from stsynth
 # Two runs of the tiny `all`: its pairs, word vectors, a trained (torch) paragram model and its export, predictions,
 # scores, their comparison and the report (its other runs add more of the same jobs and minutes to the suite).
 RUNS = {"baseline": {"stage": "baseline"}, "task-internal": {"stage": "paragram", "model": "task-internal"}}
-SMALL_VECTORS = {"vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}}}  # a minute less a build
+SMALL_VECTORS = {"vectors": {"minilm-static": SMALL_MINILM_STATIC}}  # a minute less a build
 
 
 def without_this_package(folder: Path) -> Path:

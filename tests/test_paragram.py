@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import SMALL_MINILM_STATIC
 from stsynth.core.datasets import InputFormatError
 from stsynth.core.paraphrase_pairs import fold_of, gold_filter, gold_pairs, select_pairs
 from stsynth.dcu2016.sentence_model import SentenceModel, build_model, fit, unknown_word_table, word_weights
@@ -339,7 +340,7 @@ def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets
 
     workspace.write_config(
         {
-            "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+            "vectors": {"minilm-static": SMALL_MINILM_STATIC},
             "paragram": {"presets": {"dev-chosen": {"epochs": 1, "batch_size": 4}}},
         }
     )

@@ -9,7 +9,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import DEV_PAIRS, REPO, TEST_PAIRS, TRAIN_PAIRS, TinyDataset, Workspace, make_workspace
+from conftest import (
+    DEV_PAIRS,
+    REPO,
+    SMALL_MINILM_STATIC,
+    TEST_PAIRS,
+    TRAIN_PAIRS,
+    TinyDataset,
+    Workspace,
+    make_workspace,
+)
 from stsynth.sts2017 import head
 from stsynth.word_vectors.vectors import read_vectors
 from test_provenance import planned_jobs
@@ -56,7 +65,7 @@ def protocol_2017(tmp_path) -> Workspace:
             "protocols": {"tiny2017": {"train": [2012, 2015], "dev": [2016], "refit_on_dev": True, "test": [2017]}},
             # the vocabulary as config.yaml has it (training: no track-5 word), small; PE and the paragram-XXL
             # stand-in start from it and encode the words it lacks where they meet them (unknown: encode)
-            "vectors": {"minilm-static": {"frequent_words": 50, "pca_components": 8}},
+            "vectors": {"minilm-static": SMALL_MINILM_STATIC},
             "paraphrase_cnn": {
                 "defaults": {
                     "vectors": "minilm-static",

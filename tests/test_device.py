@@ -69,14 +69,14 @@ def test_the_workflow_declares_gpus_by_the_setting_and_a_job_refuses_a_missing_g
     workspace.keep_runs({"encoder": {"stage": "encoder"}})
     workspace.write_config({"device": "cuda"})
     planned = workspace.snakemake("-n", "results/scores/encoder.parquet")
-    encoder_job = planned.stdout.split("rule encoder_similarity_minilm:", 1)[1].split("\n\n", 1)[0]
+    encoder_job = planned.stdout.split("rule encoder_similarity_minilm__2016:", 1)[1].split("\n\n", 1)[0]
     assert "gpu=1" in encoder_job
     failed = workspace.snakemake("results/scores/encoder.parquet", check=False)
     assert failed.returncode != 0
     assert (
         "device: cuda, but torch sees no CUDA device"
-        in (workspace.path / "logs/encoder_similarity/minilm.log").read_text()
+        in (workspace.path / "logs/encoder_similarity/minilm.2016.log").read_text()
     )
     workspace.write_config({"device": "cpu"})
     planned = workspace.snakemake("-n", "results/scores/encoder.parquet")
-    assert "gpu=0" in planned.stdout.split("rule encoder_similarity_minilm:", 1)[1].split("\n\n", 1)[0]
+    assert "gpu=0" in planned.stdout.split("rule encoder_similarity_minilm__2016:", 1)[1].split("\n\n", 1)[0]

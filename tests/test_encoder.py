@@ -287,6 +287,7 @@ def test_an_onnx_backend_plans_one_export_per_encoder_and_every_similarity_job_r
     jobs, _ = plan(tmp_path, {"encoder": {"backend": "onnx-int8"}})
     exports = {outputs[0] for rule, _, outputs in jobs if rule == "encoder_onnx"}
     similarity = {rule: inputs for rule, inputs, _ in jobs if rule.startswith("encoder_similarity_")}
-    assert len(similarity) == 2 and len(exports) == 2  # minilm, minilm-sts: `all` tunes no dev-protocol encoder
+    # minilm, minilm-sts (`all` tunes no dev-protocol encoder), each a job for the fitted sets and one for 2016
+    assert len(similarity) == 4 and len(exports) == 2
     assert all(sum(path in exports for path in inputs) == 1 for inputs in similarity.values())
     assert "resources/onnx/minilm/int8.onnx" in exports

@@ -1,4 +1,4 @@
-"""`snakemake eval` (stsynth.eval.evaluation, stsynth.eval.embedding_cache): zero-shot evaluation of encoders on the
+"""`snakemake eval` (stsynth.eval.evaluation, stsynth.encoders.embedding_store): zero-shot evaluation of encoders on the
 tiny corpus with tiny models the tests build, MTEB's result loader on what it writes, the embedding
 cache, bad encoder entries refused before any job, and overlays that add to lists."""
 
@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from stsynth.core.datasets import Dataset
+from stsynth.encoders.embedding_store import encoding_units
 from stsynth.eval import evaluation, mteb_results
-from stsynth.eval.embedding_cache import EmbeddingCache, sentence_key
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015], "TINYX": ["2016/tinynews"]}
 
@@ -93,17 +93,22 @@ def test_eval_end_to_end_two_encoders_mteb_results_and_the_cache(workspace, tmp_
     assert "| tiny-a | stsynth/tiny-a |" in (work / "results/eval/leaderboard.md").read_text()
     assert (work / "results/eval/leaderboard.png").stat().st_size > 0
 
-    # an added set encodes only its new sentences; the earlier encoder stays on the leaderboard
+    # an added set encodes only its own units (stsynth.encoders.embedding_store): the sets before are read
+    # from the store; the earlier encoder stays on the leaderboard
     workspace.config["eval"]["tasks"] = {**TASKS, "TINY12": [2012]}
     workspace.config["eval"]["encoders"] = ["tiny-a"]
     workspace.config["encoder"]["models"].pop("tiny-prompted")
     workspace.write_config()
     workspace.snakemake("eval")
     tables = [pd.read_parquet(p) for p in sorted((work / "resources/pairs").rglob("*.parquet"))]
-    seen = {s for t in tables if t["year"].iat[0] in (2015, 2016) and t["track"].iat[0] == "en" for s in (*t.s1, *t.s2)}
-    train = next(t for t in tables if t["year"].iat[0] == 2012)
-    new = {s for s in (*train.s1, *train.s2)} - seen
-    assert f"{len(new)} sentences encoded" in (work / "logs/eval/encode/tiny-a.log").read_text()
+    sentences = {
+        year: sum(len(u) for t in tables if t["year"].iat[0] == year for u in encoding_units(t, every_line=False))
+        for year in (2012, 2015, 2016)
+    }
+    assert (
+        f"{sentences[2012]} sentences encoded, {sentences[2015] + sentences[2016]} read from the embedding store"
+        in (work / "logs/eval/encode/tiny-a.log").read_text()
+    )
     assert sorted(pd.read_parquet(work / "results/eval/leaderboard.parquet")["encoder"]) == ["tiny-a", "tiny-prompted"]
     again = workspace.snakemake("-n", "eval")
     assert "Nothing to be done" in again.stdout + again.stderr
@@ -213,18 +218,6 @@ def test_location_entries_tasks_and_mteb_similarities():
     assert np.allclose(similarities["cosine"], 1 - paired_cosine_distances(a, b))
     assert np.allclose(similarities["manhattan"], -paired_manhattan_distances(a, b))
     assert np.allclose(similarities["euclidean"], -paired_euclidean_distances(a, b))
-
-
-def test_the_embedding_cache_keeps_shards_and_reads_them_back(tmp_path):
-    cache = EmbeddingCache(tmp_path, "k1", {"what": "test"})
-    assert cache.missing(["a", "b", "a"]) == ["a", "b"]
-    cache.add(["a", "b"], np.array([[1, 2], [3, 4]], dtype=np.float32))
-    cache.add([], np.zeros((0, 2)))
-    again = EmbeddingCache(tmp_path, "k1", {})
-    assert again.missing(["a", "c"]) == ["c"] and np.array_equal(again.matrix(["b", "a"]), [[3, 4], [1, 2]])
-    assert sentence_key("a") in again.embeddings and len(list((tmp_path / "k1").glob("*.parquet"))) == 1
-    assert json.loads((tmp_path / "k1/encoder.json").read_text()) == {"what": "test"}
-    assert EmbeddingCache(tmp_path, "k2", {}).missing(["a"]) == ["a"]  # another key: nothing shared
 
 
 def test_a_prompt_reaches_the_encoder(tmp_path):

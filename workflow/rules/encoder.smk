@@ -97,18 +97,21 @@ rule encoder_onnx:
         "../scripts/encoder_onnx.py"
 
 
-# An encoder's similarities: one job per encoder (named or tuned; it loads once, and start-up is most
-# of a small job), for exactly the sets and lines something reads (stsynth.dcu2016.fusion_plan.encoder_table_sets).
-# This loop makes one rule per encoder, named encoder_similarity_<encoder> with every character but
-# letters and digits as "_": with config.yaml, encoder_similarity_minilm, encoder_similarity_minilm_sts,
-# encoder_similarity_minilm_sts_cosine_lr5e_5_dev, ... (`snakemake --list-rules` lists them all).
+# An encoder's similarities, for exactly the sets and lines something reads: one job for the sets read on
+# their scored lines (what models are fitted and chosen on), one per group of test sets (every line), so a
+# test set added is a job of its own (stsynth.dcu2016.fusion_plan.encoder_table_jobs); a named encoder's
+# embeddings come from the embedding store where it holds them (stsynth.encoders.embedding_store).
+# This loop makes one rule per job, named encoder_similarity_<encoder> and encoder_similarity_<encoder>__<group>
+# with every character but letters and digits as "_": with config.yaml, encoder_similarity_minilm,
+# encoder_similarity_minilm__2016, encoder_similarity_minilm_sts, ... (`snakemake --list-rules` lists them).
 # The device (config `device`, read by the job) is no param: it moves the floats in their last digits
 # only, so changing it reruns nothing (docs/user-guide.md, "Clusters and GPUs").
-for _encoder, _sets in ENCODER_TABLE_SETS.items():
+for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
+    _log_part, _name_part = ("", "") if _group is None else (f".{_group}", f"__{_group}")
 
     rule:
         name:
-            f"encoder_similarity_{re.sub(r'[^A-Za-z0-9]', '_', _encoder)}"
+            f"encoder_similarity_{re.sub(r'[^A-Za-z0-9_]', '_', f'{_encoder}{_name_part}')}"
         input:
             # a tuned encoder's folder, or a local one a rule makes (stsynth.encoders.encoder.job_inputs)
             encoder_folder=lambda wc, name=_encoder: get_encoder_folder(name),
@@ -119,7 +122,7 @@ for _encoder, _sets in ENCODER_TABLE_SETS.items():
             # named (Snakemake's between-workflow cache names each cached file by its output's name)
             **{f"table{i}": encoder_path(_encoder, d) for i, (d, _) in enumerate(_sets)},
         log:
-            paths.log_path(f"encoder_similarity/{_encoder}"),
+            paths.log_path(f"encoder_similarity/{_encoder}{_log_part}"),
         cache: True
         priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:

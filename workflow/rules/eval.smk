@@ -1,11 +1,11 @@
 # Zero-shot evaluation of encoders (`snakemake eval`; stsynth.eval.evaluation): each encoder's similarities
-# on every set of the `eval` tasks (one job per encoder, embeddings cached per sentence), its scores,
+# on every set of the `eval` tasks (one job per encoder, embeddings from the store: stsynth.encoders.embedding_store), its scores,
 # its MTEB TaskResult JSON, and the leaderboard of every encoder evaluated in this working directory.
 
 
 rule eval_encode:
     """One encoder's similarity tables of every eval set (stsynth.eval.evaluation), its embeddings read
-    from or added to the cache (stsynth.eval.embedding_cache)."""
+    from or added to the embedding store (stsynth.encoders.embedding_store)."""
     input:
         # a named encoder's local folder (none for a package or hub name)
         encoder_folder=lambda wc: get_encoder_folder(wc.encoder),
@@ -31,7 +31,6 @@ rule eval_encode:
         # the model's files (a change reruns the job; stsynth.core.digests)
         model=lambda wc: get_model_identity(wc.encoder),
         settings={"batch_size": ENCODER["batch_size"]},  # max_length: the entry's, else the model's own
-        cache=EVAL["cache"],
         code=get_code_digest("eval_encode.py"),
     script:
         "../scripts/eval_encode.py"

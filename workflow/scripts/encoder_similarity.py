@@ -7,12 +7,13 @@ from stsynth.core.pairs import encoded_lines
 from stsynth.core.progress import Progress
 from stsynth.core.threads import use_threads
 from stsynth.encoders.cross import cross_table, is_cross_encoder
-from stsynth.encoders.encoder import batch_size, cosine_table, open_job_encoder, sentences_of
+from stsynth.encoders.embedding_store import encoding_units
+from stsynth.encoders.encoder import batch_size, encode_units, open_job_encoder, open_store, units_cosine_table
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 encoder, settings = snakemake.params.encoder, snakemake.params.settings
-model, folder, _ = open_job_encoder(
+model, folder, identity = open_job_encoder(
     encoder, snakemake.input.encoder_folder, snakemake.params.model, settings["max_length"], snakemake.config["device"]
 )
 if snakemake.params.backend != "torch":  # the exported transformer runs the forward passes
@@ -21,25 +22,56 @@ if snakemake.params.backend != "torch":  # the exported transformer runs the for
     use_onnx(model, snakemake.input.onnx[0], snakemake.threads)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 every_line = snakemake.params.every_line
-cross = is_cross_encoder(folder)  # reads each pair at once (stsynth.encoders.cross)
-# what embed encodes, batch by batch: the distinct sentences of the lines read (a cross-encoder: the pairs)
-work = sum(
-    int(encoded_lines(pairs, every).sum()) if cross else len(set(sentences_of(pairs[encoded_lines(pairs, every)])))
-    for pairs, every in zip(tables, every_line)
-)
-similarity_table = cross_table if cross else cosine_table
-with Progress(log, f"encoding {len(tables)} datasets", work, "pairs" if cross else "sentences") as progress:
-    for pairs_path, pairs, every, output in zip(
-        snakemake.input.pairs, tables, every_line, snakemake.output, strict=True
-    ):
-        start = time.perf_counter()
-        table = similarity_table(pairs, model, batch_size(encoder, settings["batch_size"]), progress, every)
-        table.to_parquet(output, index=False)
-        log.info(
-            "%s: encoded %d of %d pairs (%s) in %.1f s",
-            pairs_path,
-            table["encoder"].notna().sum(),
-            len(table),
-            "every line" if every else "the scored lines: nothing reads the others",
-            time.perf_counter() - start,
-        )
+batch = batch_size(encoder, settings["batch_size"])
+
+
+def score_pairs():
+    """A cross-encoder reads each pair at once (stsynth.encoders.cross)."""
+    work = sum(int(encoded_lines(pairs, every).sum()) for pairs, every in zip(tables, every_line))
+    with Progress(log, f"scoring {len(tables)} datasets", work, "pairs") as progress:
+        for pairs_path, pairs, every, output in zip(
+            snakemake.input.pairs, tables, every_line, snakemake.output, strict=True
+        ):
+            cross_table(pairs, model, batch, progress, every).to_parquet(output, index=False)
+            log.info("%s: %d pairs scored", pairs_path, int(encoded_lines(pairs, every).sum()))
+
+
+def encode_sentences():
+    """A sentence encoder's embeddings: from the store where it holds them (stsynth.encoders.embedding_store)."""
+    store = open_store(snakemake.config, encoder, model, identity, folder, snakemake.params.backend)
+    units = [encoding_units(pairs, every) for pairs, every in zip(tables, every_line)]
+    work = sum(
+        len(unit) for set_units in units for unit in set_units if store is None or not store.has(unit, tokens=True)
+    )
+    log.info(
+        "embedding store: %s; %d of %d sentences to encode",
+        store.folder if store is not None else "none (a tuned encoder)",
+        work,
+        sum(len(unit) for set_units in units for unit in set_units),
+    )
+    encoded = stored = 0
+    with Progress(log, f"encoding {len(tables)} datasets", work, "sentences") as progress:
+        for pairs_path, pairs, every, set_units, output in zip(
+            snakemake.input.pairs, tables, every_line, units, snakemake.output, strict=True
+        ):
+            start = time.perf_counter()
+            sentences = encode_units(model, set_units, batch, store, tokens=True, progress=progress)
+            units_cosine_table(pairs, sentences, every).to_parquet(output, index=False)
+            encoded, stored = encoded + sentences.encoded, stored + sentences.stored
+            log.info(
+                "%s: %d of %d pairs (%s); %d sentences encoded, %d read from the store, in %.1f s",
+                pairs_path,
+                int(encoded_lines(pairs, every).sum()),
+                len(pairs),
+                "every line" if every else "the scored lines: nothing reads the others",
+                sentences.encoded,
+                sentences.stored,
+                time.perf_counter() - start,
+            )
+    log.info("%d datasets: %d sentences encoded, %d read from the embedding store", len(tables), encoded, stored)
+
+
+if is_cross_encoder(folder):
+    score_pairs()
+else:
+    encode_sentences()

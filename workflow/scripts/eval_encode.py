@@ -6,9 +6,9 @@ import pandas as pd
 from stsynth.core.logs import log_to
 from stsynth.core.progress import Progress
 from stsynth.core.threads import use_threads
-from stsynth.encoders.encoder import batch_size, open_job_encoder
+from stsynth.encoders.embedding_store import encoding_units
+from stsynth.encoders.encoder import batch_size, open_job_encoder, open_store
 from stsynth.eval import evaluation, mteb_results
-from stsynth.eval.embedding_cache import EmbeddingCache, encoder_key
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -18,29 +18,29 @@ name = entry["name"]
 model, folder, identity = open_job_encoder(
     entry, snakemake.input.encoder_folder, snakemake.params.model, None, snakemake.config["device"]
 )
-shaping = evaluation.cache_settings(entry, model.max_seq_length)
-key = encoder_key(identity, evaluation.cache_encoder(entry), shaping)
-description = {"encoder": name, "folder": str(folder), "model_sha256": identity, **shaping}
-cache = EmbeddingCache(snakemake.params.cache, key, description)
+store = open_store(snakemake.config, entry, model, identity, folder)
+tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+units = [unit for table in tables for unit in encoding_units(table, every_line=False)]
+work = sum(len(unit) for unit in units if not store.has(unit))
 log.info(
-    "encoder %s (%s) on %s; embedding cache %s: %d sentences",
+    "encoder %s (%s) on %s; embedding store %s: %d of %d sentences to encode",
     name,
     folder,
     model.device,
-    cache.folder,
-    len(cache.embeddings),
+    store.folder,
+    work,
+    sum(map(len, units)),
 )
-tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
-missing = len(cache.missing(evaluation.scored_sentences(tables)))
 start = time.perf_counter()
-with Progress(log, f"encoding with {name}", missing, "sentences") as progress:
-    similarity, encoded = evaluation.encode_pairs(
-        model, tables, cache, batch_size(entry, settings["batch_size"]), bool(entry.get("normalize")), progress
+with Progress(log, f"encoding with {name}", work, "sentences") as progress:
+    similarity, encoded, stored = evaluation.encode_pairs(
+        model, tables, store, batch_size(entry, settings["batch_size"]), bool(entry.get("normalize")), progress
     )
 log.info(
-    "%d datasets: %d sentences encoded, the others read from the cache, in %.1f s",
+    "%d datasets: %d sentences encoded, %d read from the embedding store, in %.1f s",
     len(tables),
     encoded,
+    stored,
     time.perf_counter() - start,
 )
 for table, output in zip(similarity, snakemake.output.tables, strict=True):
@@ -48,6 +48,7 @@ for table, output in zip(similarity, snakemake.output.tables, strict=True):
 facts = {
     **mteb_results.model_facts(name, entry, model, identity, folder),
     "encoded": encoded,
+    "read_from_store": stored,
     "encoding_seconds": time.perf_counter() - start,
 }
 with open(snakemake.output.facts, "w") as handle:

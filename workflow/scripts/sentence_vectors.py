@@ -9,7 +9,7 @@ from stsynth.sts2017.vector_tables import check_known, write_table
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
 kind, name = snakemake.params.kind, snakemake.wildcards.name
-encode = encode_pairs(kind, snakemake.input, snakemake.params, snakemake.config["device"])
+encode = encode_pairs(kind, snakemake.input, snakemake.params, snakemake.config["device"], snakemake.config)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 encoded = []
 with Progress(

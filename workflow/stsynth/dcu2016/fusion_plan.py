@@ -227,3 +227,17 @@ def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[
                     for encoder in fusion_encoders(config, run, protocol, out_of_fold, in_sample):
                         read(encoder, sets, name in EVERY_LINE_SPLITS)
     return {encoder: [(datasets[i], lines[i]) for i in sorted(lines)] for encoder, lines in wanted.items()}
+
+
+def encoder_table_jobs(
+    config: dict, datasets: list[Dataset]
+) -> dict[tuple[str, str | None], list[tuple[Dataset, bool]]]:
+    """(encoder, part) -> the (dataset, every line) of :func:`encoder_table_sets` one similarity job writes.
+    Part None: the sets read on their scored lines only, what models are fitted and chosen on; a group name:
+    that group's sets whose every line is read (test sets). A test set added beside a protocol is a job of
+    its own, so every other table, and every model fitted on them, is left as it is."""
+    jobs: dict[tuple[str, str | None], list[tuple[Dataset, bool]]] = {}
+    for encoder, sets in encoder_table_sets(config, datasets).items():
+        for dataset, every_line in sets:
+            jobs.setdefault((encoder, dataset.group_name if every_line else None), []).append((dataset, every_line))
+    return jobs

@@ -46,6 +46,7 @@ import importlib.util
 import logging
 import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,7 @@ from ..core.pairs import encoded_lines
 from ..core.paths import tuned_encoder_folder
 from ..core.similarity import unit_cosines
 from .cross import is_cross_encoder, load_cross_encoder
+from .embedding_store import EmbeddingStore, encoder_key, encoding_units, sentences_of, store_folder
 from .hub import cached_snapshot
 
 log = logging.getLogger(__name__)
@@ -290,6 +292,28 @@ def open_job_encoder(
     return open_encoder(entry, folder, default_max_length, device), folder, identity
 
 
+def embedding_settings(entry: dict, model, backend: str = "torch") -> dict:
+    """What besides the model's files shapes an encoder's embeddings (the embedding store's key,
+    stsynth.encoders.embedding_store): the entry's :data:`LOAD_SETTINGS` but the similarity function (applied
+    to embeddings, after the store), the word-piece limit the model was opened with, and the backend."""
+    return {
+        **{key: value for key, value in load_settings(entry).items() if key != "similarity"},
+        "max_length": model.max_seq_length,
+        "backend": backend,
+    }
+
+
+def open_store(config: dict, entry: dict, model, identity: str, folder: Path, backend: str = "torch"):
+    """The embedding store of a named encoder's job (stsynth.encoders.embedding_store), None for a tuned one:
+    a tuned encoder is one protocol's build, whose tables its own jobs keep, and its token states would be a
+    store's bulk (about 1 GB per encoder on STS 2012-2016)."""
+    if "tuned" in entry:
+        return None
+    shaping = embedding_settings(entry, model, backend)
+    description = {"encoder": entry["name"], "folder": str(folder), "model_sha256": identity, **shaping}
+    return EmbeddingStore(store_folder(config), encoder_key(identity, shaping), description)
+
+
 def load_settings(entry: dict) -> dict:
     """The :data:`LOAD_SETTINGS` an encoder's entry sets."""
     return {key: entry[key] for key in LOAD_SETTINGS if key in entry}
@@ -354,39 +378,103 @@ def batch_progress(model, progress=None):
 def embed(
     sentences: list[str], model, batch_size: int = 64, token_states: list | None = None, progress=None
 ) -> np.ndarray:
-    """L2-normalised sentence embeddings, float32 [len(sentences), dimension].
+    """L2-normalised sentence embeddings, float32 [len(sentences), dimension], the distinct sentences encoded
+    as one unit (:func:`encode_unit`; a quarter of the STS 2012-2016 sentences are repeats). With a list for
+    ``token_states``, it is filled with each sentence's token states (:func:`encode_unit`)."""
+    distinct = list(dict.fromkeys(sentences))
+    raw, states = encode_unit(model, distinct, batch_size, token_states is not None, progress)
+    rows = [{sentence: i for i, sentence in enumerate(distinct)}[sentence] for sentence in sentences]
+    if token_states is not None:
+        token_states[:] = [states[i] for i in rows]
+    return normalised(raw)[rows]
 
-    Each distinct sentence is encoded once (a quarter of the STS 2012-2016 sentences are repeats).
-    With a list for ``token_states``, it is filled with one float32 [pieces, hidden] array per
-    sentence: the L2-normalised last-layer states of its word pieces, special tokens left out.
-    ``progress`` (stsynth.core.progress.Progress) advances by each batch's sentences as it is encoded.
-    """
+
+def encode_unit(
+    model, unit: list[str], batch_size: int, tokens: bool = False, progress=None
+) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    """One unit of distinct sentences in one ``encode`` call (sentence-transformers sorts them by length and cuts
+    the batches; stsynth.encoders.embedding_store): the pooled embeddings as the model gives them, float32
+    [len(unit), dimension], and with ``tokens`` one float32 [pieces, hidden] array per sentence, the
+    L2-normalised last-layer states of its word pieces, special tokens left out. ``progress``
+    (stsynth.core.progress.Progress) advances by each batch's sentences as it is encoded."""
     import torch
 
-    sentences = list(sentences)
-    distinct = list(dict.fromkeys(sentences))
     with batch_progress(model, progress):
         outputs = model.encode(
-            distinct, batch_size=batch_size, output_value=None, convert_to_numpy=False, show_progress_bar=False
+            unit, batch_size=batch_size, output_value=None, convert_to_numpy=False, show_progress_bar=False
         )
     if not outputs:
-        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32)
-    row = {sentence: i for i, sentence in enumerate(distinct)}
-    rows = [row[sentence] for sentence in sentences]
+        return np.zeros((0, model.get_sentence_embedding_dimension()), dtype=np.float32), [] if tokens else None
     # .float(): a bfloat16/float16 model's embeddings, which numpy cannot hold
-    vectors = torch.nn.functional.normalize(torch.stack([o["sentence_embedding"] for o in outputs]).float(), p=2, dim=1)
-    if token_states is not None:
-        # encode's token states are padded to their batch: the attention mask says how many are real
-        special = special_token_ids(model)
-        states = []
-        for o in outputs:
-            real = int(o["attention_mask"].sum())
-            keep = ~np.isin(o["input_ids"][:real].cpu().numpy(), special)
-            states.append(
-                torch.nn.functional.normalize(o["token_embeddings"][:real].float(), p=2, dim=1).cpu().numpy()[keep]
-            )
-        token_states[:] = [states[i] for i in rows]
-    return vectors.cpu().numpy()[rows]
+    raw = torch.stack([o["sentence_embedding"] for o in outputs]).float().cpu().numpy()
+    if not tokens:
+        return raw, None
+    # encode's token states are padded to their batch: the attention mask says how many are real
+    special = special_token_ids(model)
+    states = []
+    for o in outputs:
+        real = int(o["attention_mask"].sum())
+        keep = ~np.isin(o["input_ids"][:real].cpu().numpy(), special)
+        states.append(
+            torch.nn.functional.normalize(o["token_embeddings"][:real].float(), p=2, dim=1).cpu().numpy()[keep]
+        )
+    return raw, states
+
+
+def normalised(raw: np.ndarray) -> np.ndarray:
+    """One unit's embeddings L2-normalised, as torch does it (per unit: the bytes do not depend on what
+    else a job encodes)."""
+    import torch
+
+    return torch.nn.functional.normalize(torch.from_numpy(raw), p=2, dim=1).numpy()
+
+
+@dataclass
+class EncodedUnits:
+    """The sentences of some units with their embeddings: ``row[sentence]`` indexes ``raw`` (as the model
+    gives them), ``vectors`` (L2-normalised per unit) and ``states`` (token states, where asked for)."""
+
+    row: dict[str, int]
+    raw: np.ndarray
+    vectors: np.ndarray
+    states: list[np.ndarray] | None
+    encoded: int  # sentences the model encoded
+    stored: int  # sentences read from the embedding store
+
+    def rows(self, sentences: list[str]) -> list[int]:
+        return [self.row[sentence] for sentence in sentences]
+
+
+def encode_units(
+    model, units: list[list[str]], batch_size: int, store=None, tokens: bool = False, progress=None
+) -> EncodedUnits:
+    """Every unit's embeddings (and with ``tokens`` token states): read from ``store``
+    (stsynth.encoders.embedding_store.EmbeddingStore; None: none) where it holds them, else encoded
+    (:func:`encode_unit`) and kept there. A sentence belongs to one unit."""
+    raws, vectors, states, row, encoded, stored = [], [], [], {}, 0, 0
+    for unit in units:
+        held = store.get(unit, tokens) if store is not None else None
+        if held is None:
+            raw, unit_states = encode_unit(model, unit, batch_size, tokens, progress)
+            if store is not None:
+                store.put(unit, raw, unit_states)
+            encoded += len(unit)
+        else:
+            (raw, unit_states), stored = held, stored + len(unit)
+        row.update((sentence, offset) for offset, sentence in enumerate(unit, start=len(row)))
+        raws.append(raw)
+        vectors.append(normalised(raw))
+        states.extend(unit_states or [])
+    dimension = model.get_sentence_embedding_dimension()
+    empty = np.zeros((0, dimension), dtype=np.float32)
+    return EncodedUnits(
+        row,
+        np.concatenate(raws) if raws else empty,
+        np.concatenate(vectors) if vectors else empty,
+        states if tokens else None,
+        encoded,
+        stored,
+    )
 
 
 def special_token_ids(model) -> list[int]:
@@ -407,21 +495,23 @@ def token_f1(a: np.ndarray, b: np.ndarray) -> float:
     return float(2 * precision * recall / (precision + recall)) if precision + recall > 0 else 0.0
 
 
-def sentences_of(pairs: pd.DataFrame) -> list[str]:
-    """Every s1, then every s2, as text: what :func:`cosine_table` encodes of its :func:`encoded_lines`."""
-    return [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]]
-
-
 def cosine_table(
-    pairs: pd.DataFrame, model, batch_size: int = 64, progress=None, every_line: bool = True
+    pairs: pd.DataFrame, model, batch_size: int = 64, progress=None, every_line: bool = True, store=None
 ) -> pd.DataFrame:
-    """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring);
-    with ``every_line`` False only its scored lines are encoded, the others' similarities are null;
-    ``progress`` as in :func:`embed`."""
+    """Encoder similarities of s1 and s2 for every row of an (English) pair table (module docstring); with
+    ``every_line`` False only its scored lines are encoded, the others' similarities are null. Its sentences
+    are encoded in the table's own units (stsynth.encoders.embedding_store), taken from ``store`` where it
+    holds them; ``progress`` as in :func:`encode_unit`."""
+    units = encode_units(model, encoding_units(pairs, every_line), batch_size, store, tokens=True, progress=progress)
+    return units_cosine_table(pairs, units, every_line)
+
+
+def units_cosine_table(pairs: pd.DataFrame, units: EncodedUnits, every_line: bool = True) -> pd.DataFrame:
+    """:func:`cosine_table` from the table's encoded units."""
     encoded = encoded_lines(pairs, every_line)
     n = int(encoded.sum())
-    pieces: list = []
-    vectors = embed(sentences_of(pairs[encoded]), model, batch_size, token_states=pieces, progress=progress)
+    rows = units.rows(sentences_of(pairs[encoded]))
+    vectors, pieces = units.vectors[rows], [units.states[i] for i in rows]
     similarity, f1 = np.full(len(pairs), np.nan), np.full(len(pairs), np.nan)
     similarity[encoded] = unit_cosines(vectors[:n], vectors[n:])
     f1[encoded] = [token_f1(pieces[i], pieces[n + i]) for i in range(n)]

@@ -32,7 +32,8 @@ import pandas as pd
 
 from ..core.datasets import Dataset
 from ..core.similarity import cosines
-from ..encoders.encoder import LOAD_SETTINGS, SOURCES, batch_progress, looks_like_path, sentences_of
+from ..encoders.embedding_store import encoding_units, sentences_of
+from ..encoders.encoder import encode_units, looks_like_path
 from .mteb_results import model_identity
 
 SIMILARITIES = ("cosine", "manhattan", "euclidean", "dot", "model")
@@ -210,47 +211,22 @@ def pair_similarities(a: np.ndarray, b: np.ndarray, model_similarity: np.ndarray
     }
 
 
-def cache_settings(entry: dict, max_length: int) -> dict:
-    """What besides the model's files shapes an encoder's embeddings (the embedding cache's key, with
-    :func:`cache_encoder`): every loading and encoding setting. The device is left out: it moves the
-    floats in their last digits only (docs/user-guide.md, "Clusters and GPUs")."""
-    keep = {*LOAD_SETTINGS, "normalize"} - {"similarity"}  # the similarity function is applied after the cache
-    return {**{key: entry[key] for key in sorted(keep) if key in entry}, "max_length": max_length}
-
-
-def cache_encoder(entry: dict) -> dict:
-    """The encoder in the embedding cache's key: its name and where its folder comes from (with the model's
-    identity, stsynth.core.digests: two hub models never share an entry, whatever their files' paths)."""
-    return {"name": entry["name"], **{key: entry[key] for key in SOURCES if key in entry}}
-
-
 def encode_pairs(
-    model, tables: list[pd.DataFrame], cache, batch_size: int, normalize: bool, progress=None, chunk: int = 4096
-) -> tuple[list[pd.DataFrame], int]:
-    """The similarity table of every pair table, encoding only the sentences ``cache``
-    (stsynth.eval.embedding_cache.EmbeddingCache) does not hold; returns the tables and how many sentences
-    were encoded. Sentences go to the model in chunks, each kept in the cache as it is done (a killed job
-    loses one chunk at most); ``progress`` advances by each batch the model encodes."""
+    model, tables: list[pd.DataFrame], store, batch_size: int, normalize: bool, progress=None
+) -> tuple[list[pd.DataFrame], int, int]:
+    """The similarity table of every pair table, its scored lines' sentences encoded as one unit per table
+    (stsynth.encoders.embedding_store: the bytes a pipeline job gives them) and read from ``store`` where it
+    holds them; returns the tables, how many sentences were encoded and how many were read from the store.
+    ``progress`` advances by each batch the model encodes."""
     import torch
 
-    new = cache.missing(scored_sentences(tables))
-    with batch_progress(model, progress):
-        for start in range(0, len(new), chunk):
-            part = new[start : start + chunk]
-            cache.add(
-                part,
-                model.encode(
-                    part,
-                    batch_size=batch_size,
-                    normalize_embeddings=normalize,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32),
-            )
-    similarity = []
+    similarity, encoded, stored = [], 0, 0
     for table in tables:
         scored = table["gold"].notna().to_numpy()
-        n, matrix = int(scored.sum()), cache.matrix(sentences_of(table[scored]))
+        units = encode_units(model, encoding_units(table, every_line=False), batch_size, store, progress=progress)
+        encoded, stored = encoded + units.encoded, stored + units.stored
+        n = int(scored.sum())
+        matrix = (units.vectors if normalize else units.raw)[units.rows(sentences_of(table[scored]))]
         with torch.no_grad():
             model_scores = model.similarity_pairwise(torch.from_numpy(matrix[:n]), torch.from_numpy(matrix[n:]))
         values = pair_similarities(matrix[:n], matrix[n:], model_scores.numpy())
@@ -258,13 +234,7 @@ def encode_pairs(
         for name in SIMILARITIES:
             full[name][scored] = values[name]
         similarity.append(similarity_table(table, full))
-    return similarity, len(new)
-
-
-def scored_sentences(tables: list[pd.DataFrame]) -> list[str]:
-    """The sentences of the scored pairs (gold given): what a task scores, and all an eval job encodes
-    (STS 2015's and 2016's input files hold 3-8 times more unscored pairs than scored ones)."""
-    return [s for table in tables for s in sentences_of(table[table["gold"].notna()])]
+    return similarity, encoded, stored
 
 
 def similarity_table(pairs: pd.DataFrame, similarities: dict[str, np.ndarray]) -> pd.DataFrame:

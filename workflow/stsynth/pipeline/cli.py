@@ -14,7 +14,8 @@ put under its data folder (``share/stsynth`` of the venv, ``--user`` or ``--pref
 :func:`installed_workflow`). Corpus mirrors are the config's (``../shared/sts-corpus`` relative to the workflow)
 unless ``STSYNTH_MIRRORS`` names others. Snakemake's between-workflow cache (``--cache``) is
 ``resources/cache/snakemake`` under the directory the command runs in, as the Makefile's, unless
-``$SNAKEMAKE_OUTPUT_CACHE`` names another.
+``$SNAKEMAKE_OUTPUT_CACHE`` names another; the embedding store (stsynth.encoders.embedding_store) is
+``resources/cache/embeddings`` beside it, unless ``$STSYNTH_EMBEDDING_STORE`` names another.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..encoders.embedding_store import STORE_VARIABLE
+
 TARGETS_TABLE = Path(__file__).with_name("targets.tsv")  # package data: an installed stsynth reads it too
 CACHE_FOLDER = Path("resources/cache/snakemake")  # under the directory make or stsynth runs in
+EMBEDDING_STORE = Path("resources/cache/embeddings")  # beside it
 
 
 @dataclass(frozen=True)
@@ -69,11 +73,15 @@ OVERLAYS = {name: list(target.overlays) for name, target in TARGETS.items()}
 
 def cache_environment(environ=os.environ, cwd: Path | None = None) -> dict[str, str]:
     """``environ`` with Snakemake's between-workflow cache folder set (``$SNAKEMAKE_OUTPUT_CACHE`` if given, else
-    :data:`CACHE_FOLDER` under ``cwd``), the folder made: Snakemake refuses ``--cache`` without it."""
+    :data:`CACHE_FOLDER` under ``cwd``), the folder made: Snakemake refuses ``--cache`` without it; and the
+    embedding store beside it (``$STSYNTH_EMBEDDING_STORE`` if given, else :data:`EMBEDDING_STORE` under ``cwd``;
+    stsynth.encoders.embedding_store), so every target run from one folder shares both."""
     environment = dict(environ)
     folder = Path(environment.get("SNAKEMAKE_OUTPUT_CACHE") or (cwd or Path.cwd()) / CACHE_FOLDER).absolute()
     folder.mkdir(parents=True, exist_ok=True)
     environment["SNAKEMAKE_OUTPUT_CACHE"] = str(folder)
+    store = environment.get(STORE_VARIABLE) or (cwd or Path.cwd()) / EMBEDDING_STORE
+    environment[STORE_VARIABLE] = str(Path(store).absolute())
     return environment
 
 

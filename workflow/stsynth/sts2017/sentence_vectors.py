@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.keyed import check_aligned
-from ..encoders.encoder import batch_size, embed, open_job_encoder
+from ..encoders.embedding_store import encoding_units, sentences_of
+from ..encoders.encoder import batch_size, encode_units, open_job_encoder, open_store
 from ..pipeline.runs import SENTENCE_VECTOR_KINDS
 from ..word_vectors.vectors import WordVectors, merge_vectors, read_vectors
 from .paraphrase_cnn import load, sentence_vectors, with_words
@@ -50,9 +51,10 @@ def mean_vectors(token_lists, vectors: WordVectors) -> tuple[np.ndarray, int]:
     return out, empty
 
 
-def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
+def encode_pairs(kind: str, inputs, params, device: str = "cpu", config: dict | None = None):
     """The encoder of a sentence-vector job: ``encode(index, pairs)`` -> (v1, v2, sentences without a known
-    token) for the job's ``index``-th dataset (its pair table ``pairs``), by source kind."""
+    token) for the job's ``index``-th dataset (its pair table ``pairs``), by source kind; ``config``: the
+    workflow's (where a named encoder's embedding store is)."""
     # unknown: encode (a mean or a paraphrase-embedding model): each set's words the source lacks, in set order
     unknown = list(inputs.get("unknown", []))
     if kind in ("mean", "events"):
@@ -95,18 +97,22 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu"):
 
         return encode
     if kind == "encoder":
-        model, _, _ = open_job_encoder(
+        model, folder, identity = open_job_encoder(
             params.encoder, inputs.encoder_folder, params.model, params.settings["max_length"], device
         )
+        # a named encoder's embeddings: from the store where it holds them (stsynth.encoders.embedding_store)
+        store = open_store(config, params.encoder, model, identity, folder)
 
         def encode(index, pairs):
-            n = len(pairs)
-            vectors = embed(
-                [str(s) for s in pairs["s1"]] + [str(s) for s in pairs["s2"]],
+            units = encode_units(
                 model,
+                encoding_units(pairs, every_line=True),
                 batch_size(params.encoder, params.settings["batch_size"]),
+                store,
             )
-            return vectors[:n], vectors[n:], 0
+            log.info("%d sentences encoded, %d read from the embedding store", units.encoded, units.stored)
+            vectors = units.vectors[units.rows(sentences_of(pairs))]
+            return vectors[: len(pairs)], vectors[len(pairs) :], 0
 
         return encode
     raise ValueError(f"unknown sentence-vector kind {kind!r} (one of {', '.join(SENTENCE_VECTOR_KINDS)})")

@@ -133,3 +133,26 @@ def test_the_added_dataset_step_puts_the_sts_benchmark_test_set_beside_the_proto
     assert (added["name"], added["group"], added["role"]) == ("sts-test", "sts-test", "test")
     with pytest.raises(SystemExit, match="no one-line entry named no-such-set"):
         add_beside_protocol(datasets, "no-such-set")
+
+
+def test_a_step_counts_the_outputs_from_the_cache_and_the_sentences_its_jobs_encoded(tmp_path):
+    import time
+
+    from bench_measure import cache_outputs, sentences_encoded
+
+    output = (
+        "Symlinking output file resources/encoder/minilm/2012/MSRpar.parquet from cache.\n"
+        "Copying output file resources/models/minilm-sts from cache (OS does not support ...).\n"
+        "Moving output file resources/x.parquet to cache.\n"
+    )
+    assert cache_outputs(output) == 2
+    logs = tmp_path / "runs/sts2017/logs/encoder_similarity"
+    logs.mkdir(parents=True)
+    (logs / "minilm.log").write_text(
+        "x.parquet: 250 of 250 pairs (every line); 480 sentences encoded, 0 read from the store, in 3.0 s\n"
+        "31 datasets: 480 sentences encoded, 20000 read from the embedding store\n"
+    )
+    (logs / "old.log").write_text("2 datasets: 7 sentences encoded, 0 read from the embedding store\n")
+    before = time.time() - 60
+    os.utime(logs / "old.log", (before - 60, before - 60))  # a log of an earlier step
+    assert sentences_encoded(tmp_path, before) == (480, 20000)

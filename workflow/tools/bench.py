@@ -23,8 +23,9 @@ Steps (``--steps``, default all of them, in this order):
    thread as a similarity job runs (median of 3 on the same sentences), and each backend's largest
    cosine difference to torch.
 
-Every copy has its own between-workflow cache (``resources/cache/snakemake`` in it, as ``make`` sets), so a
-cold step finds nothing cached. Prints Markdown: wall time, jobs and peak memory of every step (memory in use
+Every copy has its own between-workflow cache and embedding store (``resources/cache/`` in it, as ``make`` sets),
+so a cold step finds nothing cached. Prints Markdown: wall time, jobs, outputs taken from the between-workflow
+cache, sentences encoded (and read from the embedding store) and peak memory of every step (memory in use
 machine-wide, sampled every second, above what was in use before the step), job time per rule of the cold
 builds (from the rules' benchmark files, or Snakemake's log for the cached rules), and the machine. Usage::
 
@@ -53,14 +54,17 @@ import yaml
 
 from bench_measure import (
     MemoryPeak,
+    cache_outputs,
     jobs_done,
     jobs_pending,
     machine,
     minutes,
     print_job_times,
     rule_job_times,
+    sentences_encoded,
     snakemake,
 )
+from stsynth.encoders.embedding_store import STORE_VARIABLE
 from stsynth.pipeline.cli import cache_environment
 from stsynth.pipeline.overlays import resolved_config
 
@@ -200,12 +204,19 @@ def fresh_copy(root: Path, name: str) -> Path:
     return tree
 
 
-def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str]:
-    """(wall seconds, jobs run, peak memory cell) of one snakemake command in copy ``tree``, with the copy's own
-    between-workflow cache folder (as `make` in that copy would use)."""
+def timed(tree: Path, *args: str, env: dict) -> tuple[float, int, str, int, tuple[int, int]]:
+    """(wall seconds, jobs run, peak memory cell, outputs taken from the between-workflow cache, (sentences
+    encoded, read from the embedding store)) of one snakemake command in copy ``tree``, with the copy's own
+    between-workflow cache folder and embedding store (as `make` in that copy would use)."""
+    started = time.time()
     with MemoryPeak() as memory:
         seconds, output = snakemake(tree, *args, env=cache_environment(env, tree))
-    return seconds, jobs_done(output), memory.cell()
+    return seconds, jobs_done(output), memory.cell(), cache_outputs(output), sentences_encoded(tree, started)
+
+
+def counts(cached: int, sentences: tuple[int, int]) -> str:
+    """The cache and encoding cells of a step's row."""
+    return f"{cached} | {sentences[0]:,} ({sentences[1]:,} from the store)"
 
 
 def check_docs(built: Path, rows: list[str], tree: str = "all") -> bool:
@@ -228,7 +239,7 @@ def check_docs(built: Path, rows: list[str], tree: str = "all") -> bool:
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
     rows.append(
         f"| check-docs on the cold {tree} build: {'passed' if result.returncode == 0 else 'FAILED'} | "
-        f"`python workflow/tools/docs.py --check --tree {tree}=...` | {summary} | — | — |"
+        f"`python workflow/tools/docs.py --check --tree {tree}=...` | {summary} | — | — | — | — |"
     )
     print(rows[-1], file=sys.stderr)
     return result.returncode != 0
@@ -265,14 +276,16 @@ def main() -> None:
     if any(scratch.iterdir()):
         sys.exit(f"{scratch} is not empty")
     config = resolved_config([REPO / "config.yaml"])
-    env = {**os.environ, "STSYNTH_MIRRORS": mirrors_env(config)}
+    # each copy's own between-workflow cache and embedding store (cache_environment), whatever the shell names
+    shared = ("SNAKEMAKE_OUTPUT_CACHE", STORE_VARIABLE)
+    env = {**{k: v for k, v in os.environ.items() if k not in shared}, "STSYNTH_MIRRORS": mirrors_env(config)}
     print(f"scratch copies under {scratch}", file=sys.stderr)
     cores = str(args.cores)
     rows, cold_times, built, docs_failed = [], None, None, False
 
     def row(step: str, command: str, result: tuple[float, int, str]) -> None:
-        seconds, jobs, memory = result
-        rows.append(f"| {step} | `{command}` | {minutes(seconds)} | {jobs} | {memory} |")
+        seconds, jobs, memory, cached, sentences = result
+        rows.append(f"| {step} | `{command}` | {minutes(seconds)} | {jobs} | {counts(cached, sentences)} | {memory} |")
         print(rows[-1], file=sys.stderr)
 
     if args.built:
@@ -301,7 +314,7 @@ def main() -> None:
         no_op = [snakemake(built, "-n", "all", env=env)[0] for _ in range(5)]
         rows.append(
             f"| no-op dry run on the built tree (median of 5) | `snakemake -n all` | "
-            f"{statistics.median(no_op):.1f} s | 0 | — |"
+            f"{statistics.median(no_op):.1f} s | 0 | — | — | — |"
         )
     after_all_times = None
     if "sts2017-after-all" in steps:
@@ -358,6 +371,7 @@ def main() -> None:
         )
     if "eval-encoder" in steps:
         (evaluated / "second-encoder.yaml").write_text(yaml.safe_dump(SECOND_ENCODER))
+        started = time.time()
         with MemoryPeak() as memory:
             seconds, output = snakemake(
                 evaluated,
@@ -370,13 +384,17 @@ def main() -> None:
         rows.append(
             f"| a second encoder added to that tree (encoding jobs run: {', '.join(encoded)}) | "
             f"`snakemake --cores {cores} eval ... second-encoder.yaml` | {minutes(seconds)} | "
-            f"{jobs_done(output)} | {memory.cell()} |"
+            f"{jobs_done(output)} | {counts(cache_outputs(output), sentences_encoded(evaluated, started))} | "
+            f"{memory.cell()} |"
         )
         print(rows[-1], file=sys.stderr)
 
     encoding = encoding_rates(config, env, scratch) if "encoding" in steps else []
 
-    print("| step | command | wall | jobs | peak memory above idle |\n|---|---|---:|---:|---|")
+    print(
+        "| step | command | wall | jobs | outputs from the cache | sentences encoded | peak memory above idle |"
+        "\n|---|---|---:|---:|---:|---:|---|"
+    )
     print("\n".join(rows))
     if encoding:
         print(

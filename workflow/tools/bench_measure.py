@@ -48,6 +48,26 @@ def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
     return seconds, output
 
 
+def cache_outputs(output: str) -> int:
+    """Output files a step took from Snakemake's between-workflow cache (its log names each one)."""
+    return len(re.findall(r"^(?:Symlinking|Copying) output file .+ from cache", output, re.M))
+
+
+# what every encoding job of a named encoder logs (stsynth.encoders.embedding_store): its jobs' summary lines
+ENCODED = re.compile(r"(\d+) sentences encoded, (\d+) read from the embedding store")
+
+
+def sentences_encoded(tree: Path, since: float) -> tuple[int, int]:
+    """(sentences encoded, sentences read from the embedding store) by the encoding jobs a step ran in copy
+    ``tree``: the counts of their logs written since ``since`` (Snakemake replaces a job's log when it runs)."""
+    encoded = stored = 0
+    for log in tree.rglob("logs/**/*.log"):
+        if log.stat().st_mtime >= since:
+            for done, read in ENCODED.findall(log.read_text(errors="replace")):
+                encoded, stored = encoded + int(done), stored + int(read)
+    return encoded, stored
+
+
 def jobs_pending(workdir: Path, env: dict) -> int:
     """Jobs a dry run of `all` would run (0 on a fully built tree)."""
     _, output = snakemake(workdir, "-n", "all", env=env)

@@ -49,8 +49,12 @@ def snakemake(workdir: Path, *args: str, env: dict) -> tuple[float, str]:
 
 
 def cache_outputs(output: str) -> int:
-    """Output files a step took from Snakemake's between-workflow cache (its log names each one)."""
-    return len(re.findall(r"^(?:Symlinking|Copying) output file .+ from cache", output, re.M))
+    """Output files a step took from Snakemake's between-workflow cache: those its log links from the cache
+    that no job of the step moved there first (a cached rule's job that runs moves its outputs into the
+    cache and links them back, with the same line)."""
+    linked = re.findall(r"^(?:Symlinking|Copying) output file (\S+) from cache", output, re.M)
+    moved = set(re.findall(r"^Moving output file (\S+) to cache", output, re.M))
+    return sum(path not in moved for path in linked)
 
 
 # what every encoding job of a named encoder logs (stsynth.encoders.embedding_store): its jobs' summary lines

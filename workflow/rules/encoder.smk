@@ -102,7 +102,7 @@ rule encoder_onnx:
 # test set added is a job of its own (stsynth.dcu2016.fusion_plan.encoder_table_jobs); a named encoder's
 # embeddings come from the embedding store where it holds them (stsynth.encoders.embedding_store).
 # This loop makes one rule per job, named encoder_similarity_<encoder> and encoder_similarity_<encoder>__<group>
-# with every character but letters and digits as "_": with config.yaml, encoder_similarity_minilm,
+# with every character but letters, digits and "_" as "_": with config.yaml, encoder_similarity_minilm,
 # encoder_similarity_minilm__2016, encoder_similarity_minilm_sts, ... (`snakemake --list-rules` lists them).
 # The device (config `device`, read by the job) is no param: it moves the floats in their last digits
 # only, so changing it reruns nothing (docs/user-guide.md, "Clusters and GPUs").

@@ -40,14 +40,14 @@ def encode_sentences():
     """A sentence encoder's embeddings: from the store where it holds them (stsynth.encoders.embedding_store)."""
     store = open_store(snakemake.config, encoder, model, identity, folder, snakemake.params.backend)
     units = [encoding_units(pairs, every) for pairs, every in zip(tables, every_line)]
-    work = sum(
-        len(unit) for set_units in units for unit in set_units if store is None or not store.has(unit, tokens=True)
-    )
+    every_unit = [unit for set_units in units for unit in set_units]
+    total = sum(map(len, every_unit))
+    work = store.lacking(every_unit, tokens=True) if store is not None else total
     log.info(
         "embedding store: %s; %d of %d sentences to encode",
         store.folder if store is not None else "none (a tuned encoder)",
         work,
-        sum(len(unit) for set_units in units for unit in set_units),
+        total,
     )
     encoded = stored = 0
     with Progress(log, f"encoding {len(tables)} datasets", work, "sentences") as progress:

@@ -21,7 +21,7 @@ model, folder, identity = open_job_encoder(
 store = open_store(snakemake.config, entry, model, identity, folder)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 units = [unit for table in tables for unit in encoding_units(table, every_line=False)]
-work = sum(len(unit) for unit in units if not store.has(unit))
+work = store.lacking(units)
 log.info(
     "encoder %s (%s) on %s; embedding store %s: %d of %d sentences to encode",
     name,

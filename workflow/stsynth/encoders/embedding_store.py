@@ -29,9 +29,9 @@ bytes. A file that cannot be read, or whose sentences are not its unit's, is set
 ``{file}.unreadable`` with a warning naming it, and its unit is encoded again. The store is no declared input
 or output of any rule (like the translation cache): deleting it costs time, never a result.
 
-Where it is: the environment variable ``STSYNTH_EMBEDDING_STORE`` (the Makefile sets it beside Snakemake's
-between-workflow cache, so every target of a checkout shares one), else config ``encoder.embedding_store``,
-a folder inside the working directory.
+Where it is: the environment variable ``STSYNTH_EMBEDDING_STORE`` (the ``stsynth`` command, so every Makefile
+target, sets it beside Snakemake's between-workflow cache: every target of a checkout shares one), else config
+``encoder.embedding_store``, a folder inside the working directory.
 """
 
 from __future__ import annotations
@@ -104,6 +104,10 @@ class EmbeddingStore:
     def has(self, unit: list[str], tokens: bool = False) -> bool:
         """Whether the store holds a unit (its files exist; :meth:`get` reads them)."""
         return all(self._path(unit, kind).exists() for kind in ("embeddings", "tokens")[: 1 + tokens])
+
+    def lacking(self, units: list[list[str]], tokens: bool = False) -> int:
+        """How many sentences of ``units`` the store does not hold: what a job will encode."""
+        return sum(len(unit) for unit in units if not self.has(unit, tokens))
 
     def get(self, unit: list[str], tokens: bool = False) -> tuple[np.ndarray, list[np.ndarray] | None] | None:
         """A unit's embeddings [len(unit), dimension] (and with ``tokens`` its token states, one

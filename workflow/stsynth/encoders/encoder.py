@@ -381,12 +381,13 @@ def embed(
     """L2-normalised sentence embeddings, float32 [len(sentences), dimension], the distinct sentences encoded
     as one unit (:func:`encode_unit`; a quarter of the STS 2012-2016 sentences are repeats). With a list for
     ``token_states``, it is filled with each sentence's token states (:func:`encode_unit`)."""
-    distinct = list(dict.fromkeys(sentences))
-    raw, states = encode_unit(model, distinct, batch_size, token_states is not None, progress)
-    rows = [{sentence: i for i, sentence in enumerate(distinct)}[sentence] for sentence in sentences]
+    units = encode_units(
+        model, [list(dict.fromkeys(sentences))], batch_size, tokens=token_states is not None, progress=progress
+    )
+    rows = units.rows(sentences)
     if token_states is not None:
-        token_states[:] = [states[i] for i in rows]
-    return normalised(raw)[rows]
+        token_states[:] = [units.states[i] for i in rows]
+    return units.vectors[rows]
 
 
 def encode_unit(

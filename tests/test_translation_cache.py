@@ -73,6 +73,40 @@ def test_auto_picks_shards_only_on_a_network_filesystem(tmp_path, monkeypatch):
         resolve_sharing("nfs", tmp_path / "c.sqlite")
 
 
+def test_a_journal_mode_switch_refused_at_once_is_tried_again(tmp_path, monkeypatch):
+    # Jobs starting together race to switch a new file to WAL; SQLite may refuse the losers at once,
+    # without waiting its busy timeout (seen in CI: one of six writer processes failed to start)
+    connect, refusals = sqlite3.connect, []
+
+    class Racing:
+        def __init__(self, *args, **kwargs):
+            self.db = connect(*args, **kwargs)
+
+        def execute(self, sql, *args):
+            if sql.startswith("PRAGMA journal_mode") and len(refusals) < 3:
+                refusals.append(sql)
+                raise sqlite3.OperationalError("database is locked")
+            return self.db.execute(sql, *args)
+
+        def __enter__(self):
+            return self.db.__enter__()
+
+        def __exit__(self, *exc):
+            return self.db.__exit__(*exc)
+
+        def __getattr__(self, name):
+            return getattr(self.db, name)
+
+    monkeypatch.setattr(sqlite3, "connect", Racing)
+    with closing(TranslationCache(tmp_path / "t.sqlite", "wal")) as cache:
+        cache.store(Engine, "en-es", {"a": "b"})
+        assert cache.lookup(Engine, "en-es", ["a"]) == {"a": "b"}
+    assert len(refusals) == 3
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    with closing(connect(tmp_path / "t.sqlite")) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("sharing", ["wal", "shards"])
 def test_concurrent_writer_processes_lose_nothing(tmp_path, sharing):

@@ -32,6 +32,7 @@ import os
 import re
 import socket
 import sqlite3
+import time
 import uuid
 from contextlib import closing
 from pathlib import Path
@@ -124,6 +125,29 @@ def _read_only_if_there(path: Path) -> sqlite3.Connection | None:
         return None
 
 
+LOCK_WAIT_SECONDS = 600
+
+
+def _open_wal(path: Path) -> sqlite3.Connection:
+    """The file opened in WAL mode with its table. Jobs starting together race to switch a new file's
+    journal mode; SQLite answers the losers "database is locked" at once, without its busy timeout (a
+    reader waiting for a writer's lock could deadlock), so the switch is tried again until it holds."""
+    db = sqlite3.connect(path, timeout=LOCK_WAIT_SECONDS)
+    deadline, pause = time.monotonic() + LOCK_WAIT_SECONDS, 0.01
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(SCHEMA)
+            db.commit()
+            return db
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error) or time.monotonic() > deadline:
+                db.close()
+                raise
+            time.sleep(pause)
+            pause = min(2 * pause, 1.0)
+
+
 class TranslationCache:
     def __init__(self, path: str | Path, sharing: str = "auto"):
         self.path = Path(path)
@@ -132,10 +156,7 @@ class TranslationCache:
         self.readers: list[sqlite3.Connection] = []
         self.db: sqlite3.Connection | None = None  # where stores go; a shard is created by the first one
         if self.sharing == "wal":
-            self.db = sqlite3.connect(self.path, timeout=600)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute(SCHEMA)
-            self.db.commit()
+            self.db = _open_wal(self.path)
         else:
             shards = shard_folder(self.path)
             finished = sorted(shards.glob("*.sqlite"))

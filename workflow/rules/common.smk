@@ -323,3 +323,18 @@ TUNED_ENCODER_NAMES = with_fold_models(_alternatives(config["encoder"]["tuning"]
 # that write them: (encoder, part) -> datasets (stsynth.dcu2016.fusion_plan.encoder_table_jobs).
 ENCODER_TABLE_SETS = fusion_plan.encoder_table_sets(config, ALL_DATASETS)
 ENCODER_TABLE_JOBS = fusion_plan.encoder_table_jobs(config, ALL_DATASETS)
+
+# The per-set rules' jobs (paragram similarities, pair features, unknown-word vectors): part None, the sets
+# fitted and chosen on; a group name, that group's test sets (stsynth.pipeline.plan.table_job_parts).
+TABLE_JOB_PARTS = plan.table_job_parts(ALL_DATASETS)
+
+
+def part_rule_name(base, part):
+    """A per-part rule's name: `base` for part None, `base__<group>` for a group of test sets, with every
+    character but letters, digits and "_" as "_" (`snakemake --list-rules` lists them)."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", base if part is None else f"{base}__{part}")
+
+
+def part_file_name(name, part):
+    """A per-part job's log or benchmark name: `name`, or `name.<group>` for a group of test sets."""
+    return name if part is None else f"{name}.{part}"

@@ -6,8 +6,9 @@ def get_paragram_training_inputs(wc):
     return plan.training_inputs(get_paragram_model(wc.model), ALL_DATASETS)
 
 
-def get_paragram_similarity_inputs(wc):
-    return plan.similarity_inputs(get_paragram_model(wc.model), ALL_DATASETS)
+def get_paragram_similarity_inputs(sets):
+    """Input function: what a model's similarity job over these sets reads besides the model."""
+    return lambda wc: plan.similarity_inputs(get_paragram_model(wc.model), sets)
 
 
 FUSION = config["fusion"]
@@ -15,6 +16,14 @@ FUSION = config["fusion"]
 
 def get_fusion_splits(run_name, in_sample=None):
     return fusion_plan.fusion_splits(config, RUNS[run_name], ALL_DATASETS, in_sample)
+
+
+def get_split_params(*split_names):
+    """Params function: the named splits of the wildcard's fusion run, as plain values (a split it does not
+    read, such as a test set added, is no param of its job)."""
+    return lambda wc: fusion_plan.split_params(
+        {name: entries for name, entries in get_fusion_splits(wc.fusion_run).items() if name in split_names}
+    )
 
 
 def get_fusion_inputs(*split_names, in_sample=False, dev=True, run=None):

@@ -107,11 +107,10 @@ rule encoder_onnx:
 # The device (config `device`, read by the job) is no param: it moves the floats in their last digits
 # only, so changing it reruns nothing (docs/user-guide.md, "Clusters and GPUs").
 for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
-    _log_part, _name_part = ("", "") if _group is None else (f".{_group}", f"__{_group}")
 
     rule:
         name:
-            f"encoder_similarity_{re.sub(r'[^A-Za-z0-9_]', '_', f'{_encoder}{_name_part}')}"
+            part_rule_name(f"encoder_similarity_{_encoder}", _group)
         input:
             # a tuned encoder's folder, or a local one a rule makes (stsynth.encoders.encoder.job_inputs)
             encoder_folder=lambda wc, name=_encoder: get_encoder_folder(name),
@@ -122,7 +121,7 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
             # named (Snakemake's between-workflow cache names each cached file by its output's name)
             **{f"table{i}": encoder_path(_encoder, d) for i, (d, _) in enumerate(_sets)},
         log:
-            paths.log_path(f"encoder_similarity/{_encoder}{_log_part}"),
+            paths.log_path(part_file_name(f"encoder_similarity/{_encoder}", _group)),
         cache: True
         priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:

@@ -25,28 +25,33 @@ rule wordnet:
         "../scripts/wordnet.py"
 
 
-rule features:
-    """TakeLab-style and the paper's pair features of every declared dataset (English sides; es-en
-    translated), in one job: loading the tagger and WordNet takes longer than most datasets."""
-    input:
-        pairs=[english_pairs_path(d) for d in ALL_DATASETS],
-        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
-        vectors=paths.vectors_path(FEATURE_SETTINGS["vectors"]),
-        wordnet=f"{WORDNET_DIR}/lexnames",
-    output:
-        [features_path(d) for d in ALL_DATASETS],
-    log:
-        paths.log_path("features/features"),
-    benchmark:
-        paths.benchmark_path("features/features")
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=3000,
-        runtime=attempt_minutes(60),
-    params:
-        settings=FEATURE_SETTINGS,
-        code=get_code_digest("features.py"),
-    script:
-        "../scripts/features.py"
+# TakeLab-style and the paper's pair features of every declared dataset (English sides; es-en translated):
+# one job per part (TABLE_JOB_PARTS), the sets fitted and chosen on (rule features) and each group of test
+# sets (features__<group>): loading the tagger and WordNet takes longer than most datasets.
+for _part, _sets in TABLE_JOB_PARTS.items():
+
+    rule:
+        name:
+            part_rule_name("features", _part)
+        input:
+            pairs=[english_pairs_path(d) for d in _sets],
+            tokens=[english_tokens_path(d) for d in _sets],
+            vectors=paths.vectors_path(FEATURE_SETTINGS["vectors"]),
+            wordnet=f"{WORDNET_DIR}/lexnames",
+        output:
+            [features_path(d) for d in _sets],
+        log:
+            paths.log_path(part_file_name("features/features", _part)),
+        benchmark:
+            paths.benchmark_path(part_file_name("features/features", _part))
+        conda:
+            ENV
+        threads: 1
+        resources:
+            mem_mb=3000,
+            runtime=attempt_minutes(60),
+        params:
+            settings=FEATURE_SETTINGS,
+            code=get_code_digest("features.py"),
+        script:
+            "../scripts/features.py"

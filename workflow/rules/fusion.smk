@@ -21,7 +21,7 @@ rule fusion_dev:
         mem_mb=4000,
         runtime=attempt_minutes(120),
     params:
-        splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
+        splits=get_split_params("dev_train", "dev_validate"),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
         code=get_code_digest("fusion_dev.py"),
@@ -30,13 +30,12 @@ rule fusion_dev:
 
 
 rule fusion_fit:
-    """Final fit on every gold pair of 2012-2015 with the dev-chosen hyperparameters (recorded in the run's
-    `chosen`, else its dev search's): the run's predictions on the test sets, the model as plain arrays, Gini
-    importances (table and plot)."""
+    """Final fit on the run's training split (the protocol's train sets) with the dev-chosen hyperparameters
+    (recorded in the run's `chosen`, else its dev search's): the model as plain arrays, Gini importances (table
+    and plot). It reads no test set, so a test set added refits nothing."""
     input:
-        unpack(get_fusion_inputs("train", "test")),
+        unpack(get_fusion_inputs("train")),
     output:
-        predictions=paths.fusion_path("{fusion_run}", "predictions.parquet"),
         model=paths.fusion_path("{fusion_run}", "model.npz"),
         importances=paths.fusion_path("{fusion_run}", "importances.parquet"),
         plot=paths.fusion_path("{fusion_run}", "importances.png"),
@@ -51,13 +50,37 @@ rule fusion_fit:
         mem_mb=3000,
         runtime=attempt_minutes(60),
     params:
-        splits=lambda wc: fusion_plan.split_params(get_fusion_splits(wc.fusion_run)),
+        splits=get_split_params("train"),
         features=lambda wc: fusion_plan.fusion_features(config, RUNS[wc.fusion_run]),
         settings=lambda wc: fusion_plan.fusion_settings(config, RUNS[wc.fusion_run]),
         chosen=lambda wc: RUNS[wc.fusion_run].chosen_settings(),
         code=get_code_digest("fusion_fit.py"),
     script:
         "../scripts/fusion_fit.py"
+
+
+rule fusion_predict:
+    """The fitted model's predictions on every test set (read by rule predict)."""
+    input:
+        unpack(get_fusion_inputs("test", dev=False)),
+        model=paths.fusion_path("{fusion_run}", "model.npz"),
+    output:
+        predictions=paths.fusion_path("{fusion_run}", "predictions.parquet"),
+    log:
+        paths.log_path("fusion/{fusion_run}/predict"),
+    benchmark:
+        paths.benchmark_path("fusion/{fusion_run}/predict")
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=attempt_minutes(10),
+    params:
+        splits=get_split_params("test"),
+        code=get_code_digest("fusion_predict.py"),
+    script:
+        "../scripts/fusion_predict.py"
 
 
 rule fusion_ablation:

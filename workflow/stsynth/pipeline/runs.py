@@ -13,7 +13,7 @@ stage                 table read per test set                         produced b
 ``paragram-per-set``  same, model ``synthetic-per-set-<year>-<name>``  paragram_similarity
 ``encoder``           ``resources/encoder/{encoder}/...``              encoder_similarity_<encoder>;
                                                                       stsynth.encoders.encoder
-``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_fit; stsynth.dcu2016.fusion
+``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_predict; stsynth.dcu2016.fusion
 ``head``              ``results/head/{run}/predictions.parquet``      head_fit; stsynth.sts2017.head
 ``external``          the run's ``predictions`` files                 predict; stsynth.results.predict
 ====================  ==============================================  ===========================

@@ -218,7 +218,10 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     before = {run: pd.read_parquet(work / f"results/scores/{run}.parquet") for run in ("encoder-sts", "fusion-tuned")}
     added = added_table(tmp_path / "koala.tsv", "koala", [pair for pair in TEST_PAIRS if pair[2] is not None])
     workspace.write_config({"extra_datasets": [added]})
-    assert "encoder_tune" not in planned_jobs(workspace.snakemake("-n", *targets))  # no model retrained
+    planned = planned_jobs(workspace.snakemake("-n", *targets))
+    # no model refitted, no table of another set written again: the added set's jobs are a part of their own
+    assert not {"encoder_tune", "paragram_train", "fusion_fit", "features", "paragram_similarity"} & set(planned)
+    assert planned["features__koala"] == 1 and planned["fusion_predict"] == 1
     workspace.snakemake(*targets)
     assert [str(path) for path, content in kept.items() if path.read_bytes() != content] == []
     for run, table in before.items():

@@ -12,11 +12,12 @@ from stsynth.sts2017.head import (
     TaiHead,
     chosen_settings,
     dev_search,
+    final_fit,
     fit,
-    fit_and_predict,
     head_loss,
     load,
     predict,
+    predict_test_sets,
     save,
     stack,
     target_distribution,
@@ -113,7 +114,8 @@ def test_dev_search_chooses_the_best_validation_row_and_the_fit_uses_it(tmp_path
     # a preset: nothing is chosen, its last epoch stands
     fixed = dev_search(train, validate, [points[0]], choose_epochs=False)
     assert fixed[fixed["chosen"]]["epoch"].iat[0] == 3
-    head, predictions, cosines = fit_and_predict(train, validate, settings)
+    head = final_fit(train, settings)
+    predictions, cosines = predict_test_sets(head, validate)
     assert list(predictions.columns) == ["year", "dataset", "line", "prediction"]
     assert len(predictions) == 80 and predictions["prediction"].between(0, 5).all()
     assert list(cosines["dataset"]) == ["2015/set0", "2015/set1", "ALL"]

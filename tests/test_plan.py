@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, project_config
-from stsynth.core.datasets import select
+from stsynth.core.datasets import Dataset, select
 from stsynth.dcu2016 import fusion_plan
 from stsynth.encoders import encoder
 from stsynth.pipeline import plan
@@ -66,6 +66,15 @@ def test_each_test_set_has_its_own_per_set_model():
     per_set = [name for name in MODELS if name.startswith(PER_SET_PREFIX)]
     assert len(per_set) == len(TEST)
     assert MODELS["synthetic-per-set-2016-news"]["pairs"] == ["synthetic-2016-news"]
+
+
+def test_a_per_set_rule_writes_the_fitted_sets_in_one_job_and_each_test_group_in_its_own():
+    added = Dataset(2017, "sts-test", "en", "test", format="stsb", input="stsbenchmark/sts-test.csv", group="sts-test")
+    parts = plan.table_job_parts([*DATASETS, added])
+    assert list(parts) == [None, "2016", "sts-test"]
+    assert parts[None] == [d for d in DATASETS if d.role != "test"] and parts["sts-test"] == [added]
+    assert [d.name for d in parts["2016"]] == list(TEST)  # en and es-en sets alike: one group
+    assert plan.table_job_parts(DATASETS) == {key: sets for key, sets in parts.items() if key != "sts-test"}
 
 
 def test_training_inputs_follow_the_model():

@@ -93,7 +93,12 @@ def test_a_model_setting_retrains_that_model_only(workspace):
     assert dry_run(workspace, target) == {}
     workspace.config["paragram"]["models"]["task-internal"]["delta"] = 0.4
     workspace.write_config()
-    assert dry_run(workspace, target) == {"paragram_train": 1, "paragram_similarity": 1, "predict": 1, "score_run": 1}
+    assert dry_run(workspace, target) == {
+        "paragram_train": 1,
+        "paragram_similarity__2016": 1,
+        "predict": 1,
+        "score_run": 1,
+    }
 
 
 @pytest.mark.workflow

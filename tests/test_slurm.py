@@ -35,7 +35,7 @@ SWITCH = "STSYNTH_SLURM_TEST"
 # Run -> rules whose jobs must go through Slurm (seen by the job comment the executor sets).
 RUNS = {
     "baseline": set(),  # predict and score_run are localrules: they run on the submitting node
-    "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity"},
+    "task-internal": {"gold_paraphrase_pairs", "vectors_glove_6b_50d", "paragram_train", "paragram_similarity__2016"},
 }
 # The localrules among the jobs of the runs above: never a Slurm job, always run (on this node).
 LOCAL = {"predict", "score_run"}

@@ -29,7 +29,7 @@ STUDY_RULES = {
     "seed_study",
     "studies_report",
 }
-HEADLINE_RULES = {"fusion_fit", "score_run", "compare_runs", "report", "paragram_export"}
+HEADLINE_RULES = {"fusion_fit", "fusion_predict", "score_run", "compare_runs", "report", "paragram_export"}
 
 
 def tiny_tuning(workspace, tmp_path):

@@ -238,6 +238,9 @@ def test_an_unknown_word_gets_the_vector_the_vocabulary_would_have_given_it(tiny
         dog_running.matrix, projection.apply(encode_words(["dog", "running"], tiny_encoder)), atol=1e-5
     )
     assert np.abs(dog_running.matrix[0] - dog_running.matrix[1]).max() > 1e-3
+    # sets whose every word the vocabulary has: empty tables of the vocabulary's dimension, no model opened
+    (empty,) = unknown_word_vectors(vocabulary, projection, [[]], tmp_path / "no-model-here", 256)
+    assert empty.words == [] and empty.matrix.shape == (0, 3)
     # without PCA the projection keeps every dimension as it is
     raw, identity = minilm_static(["cat", "the"], tiny_encoder, pca_components=0)
     np.testing.assert_array_equal(raw.matrix, encode_words(["cat", "the"], tiny_encoder))

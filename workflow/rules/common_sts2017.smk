@@ -2,9 +2,18 @@
 # sentence-vector tables of every dataset and the files of a head run's splits.
 
 
-def get_all_sets_vectors(kind):
-    """A source's sentence-vector tables of every declared dataset ({name}: the source's model)."""
-    return [paths.sentence_vectors_path(kind, "{name}", d) for d in ALL_DATASETS]
+def get_sets_vectors(kind, sets):
+    """A source's sentence-vector tables of these datasets ({name}: the source's model)."""
+    return [paths.sentence_vectors_path(kind, "{name}", d) for d in sets]
+
+
+def get_head_split_params(*split_names):
+    """Params function: the named splits of the wildcard's head run (a split it does not read is no param)."""
+    return lambda wc: {
+        name: entries
+        for name, entries in head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS).items()
+        if name in split_names
+    }
 
 
 def get_head_inputs(*split_names):

@@ -22,7 +22,7 @@ rule head_dev:
         mem_mb=3000,
         runtime=attempt_minutes(60),
     params:
-        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        splits=get_head_split_params("dev_train", "dev_validate"),
         settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
         code=get_code_digest("head_dev.py"),
     script:
@@ -30,15 +30,13 @@ rule head_dev:
 
 
 rule head_fit:
-    """The final fit on every training set with the dev-chosen settings: the run's predictions on the
-    test sets, the head as safetensors, and the plain cosine's scores of the same vectors on them."""
+    """The final fit on every training set with the dev-chosen settings: the head as safetensors. It reads no
+    test set, so a test set added refits nothing."""
     input:
-        unpack(get_head_inputs("train", "test")),
+        unpack(get_head_inputs("train")),
         dev=paths.head_path("{head_run}", "dev.parquet"),
     output:
-        predictions=paths.head_path("{head_run}", "predictions.parquet"),
         model=paths.head_path("{head_run}", "model.safetensors"),
-        cosine=paths.head_path("{head_run}", "test_cosine.parquet"),
     log:
         paths.log_path("head/{head_run}/fit"),
     benchmark:
@@ -50,9 +48,35 @@ rule head_fit:
         mem_mb=3000,
         runtime=attempt_minutes(30),
     params:
-        splits=lambda wc: head_plan.head_splits(config, RUNS[wc.head_run], ALL_DATASETS),
+        splits=get_head_split_params("train"),
         settings=lambda wc: head_plan.head_settings(config, RUNS[wc.head_run]),
         vectors=lambda wc: list(RUNS[wc.head_run].vectors),
         code=get_code_digest("head_fit.py"),
     script:
         "../scripts/head_fit.py"
+
+
+rule head_predict:
+    """The head's predictions on every test set (read by rule predict) and the plain cosine's scores of the
+    same vectors on them."""
+    input:
+        unpack(get_head_inputs("test")),
+        model=paths.head_path("{head_run}", "model.safetensors"),
+    output:
+        predictions=paths.head_path("{head_run}", "predictions.parquet"),
+        cosine=paths.head_path("{head_run}", "test_cosine.parquet"),
+    log:
+        paths.log_path("head/{head_run}/predict"),
+    benchmark:
+        paths.benchmark_path("head/{head_run}/predict")
+    conda:
+        ENV
+    threads: HEAD["threads"]
+    resources:
+        mem_mb=3000,
+        runtime=attempt_minutes(10),
+    params:
+        splits=get_head_split_params("test"),
+        code=get_code_digest("head_predict.py"),
+    script:
+        "../scripts/head_predict.py"

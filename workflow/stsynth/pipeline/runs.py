@@ -14,7 +14,7 @@ stage                 table read per test set                         produced b
 ``encoder``           ``resources/encoder/{encoder}/...``              encoder_similarity_<encoder>;
                                                                       stsynth.encoders.encoder
 ``fusion``            ``results/fusion/{run}/predictions.parquet``    fusion_predict; stsynth.dcu2016.fusion
-``head``              ``results/head/{run}/predictions.parquet``      head_fit; stsynth.sts2017.head
+``head``              ``results/head/{run}/predictions.parquet``      head_predict; stsynth.sts2017.head
 ``external``          the run's ``predictions`` files                 predict; stsynth.results.predict
 ====================  ==============================================  ===========================
 """

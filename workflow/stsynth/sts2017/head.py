@@ -208,7 +208,7 @@ def load(path: str | Path) -> tuple[TaiHead, dict]:
     return head.eval(), metadata
 
 
-# --- a head run: its splits, the dev search and the final fit (rules head_dev, head_fit) ----------
+# --- a head run: splits, dev search, final fit, predictions (head_dev, head_fit, head_predict) ---
 
 
 def load_split(entries: list[dict]) -> list[PairVectors]:
@@ -324,23 +324,27 @@ def chosen_settings(dev: "pd.DataFrame", points: list[dict]) -> dict:
     return {**points[int(row["point"].iat[0])], "epochs": int(row["epoch"].iat[0])}
 
 
-def fit_and_predict(train_sets: list[PairVectors], test_sets: list[PairVectors], settings: dict):
-    """The final fit: a head trained on every scored pair of the training sets, its predictions for every
-    line of the test sets and the plain cosine's Pearson on them.
+def final_fit(train_sets: list[PairVectors], settings: dict) -> TaiHead:
+    """The final fit: a head trained on every scored pair of the training sets."""
+    head, _ = fit(stack(train_sets), settings)
+    return head
+
+
+def predict_test_sets(head: TaiHead, test_sets: list[PairVectors]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The head's predictions for every line of the test sets and the plain cosine's Pearson on them.
 
     Predictions schema (``results/head/{run}/predictions.parquet``): ``year`` int16, ``dataset`` string,
     ``line`` int32, ``prediction`` float64 (0-5), row-aligned with each test set's pair table, sets in order.
     Cosine schema (``results/head/{run}/test_cosine.parquet``): ``dataset`` string (``year/name``, or
     ``ALL``), ``pairs`` int32, ``pearson`` float64.
     """
-    train = stack(train_sets)
+    dimension = head.product.weight.shape[1]
     for s in test_sets:
-        if s.v1.shape[1] != train.v1.shape[1]:
+        if s.v1.shape[1] != dimension:
             raise SentenceVectorError(
-                f"{s.name}: sentence vectors of dimension {s.v1.shape[1]}, but the training sets' "
-                f"have {train.v1.shape[1]}: the run's sources differ between its splits"
+                f"{s.name}: sentence vectors of dimension {s.v1.shape[1]}, but the head was trained on "
+                f"{dimension}: the run's sources differ between its splits"
             )
-    head, _ = fit(train, settings)
     rows = []
     for s in test_sets:
         year, name = s.name.split("/", 1)
@@ -351,4 +355,4 @@ def fit_and_predict(train_sets: list[PairVectors], test_sets: list[PairVectors],
     cosine = pd.DataFrame(
         correlations((s.name, cosines(s.v1, s.v2), s.gold) for s in test_sets), columns=["dataset", "pairs", "pearson"]
     ).astype({"dataset": "string", "pairs": "int32"})
-    return head, predictions, cosine
+    return predictions, cosine

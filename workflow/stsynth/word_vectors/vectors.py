@@ -323,7 +323,10 @@ def unknown_word_vectors(
             f"{vocabulary.dim}-d vectors: the two files come from different builds"
         )
     unknown = sorted({word for words in words_per_set for word in words})
-    vectors = projection.apply(encode_words(unknown, model_dir, batch_size))
+    if unknown:
+        vectors = projection.apply(encode_words(unknown, model_dir, batch_size))
+    else:  # sets whose every word the vocabulary has (its own): no model to load
+        vectors = np.zeros((0, projection.basis.shape[0]), dtype=np.float32)
     row = {word: i for i, word in enumerate(unknown)}
     log.info("%d words unknown to %s in %d sets, encoded", len(unknown), vocabulary.source, len(words_per_set))
     return [

@@ -329,12 +329,12 @@ ENCODER_TABLE_JOBS = fusion_plan.encoder_table_jobs(config, ALL_DATASETS)
 TABLE_JOB_PARTS = plan.table_job_parts(ALL_DATASETS)
 
 
-def part_rule_name(base, part):
+def get_part_rule_name(base, part):
     """A per-part rule's name: `base` for part None, `base__<group>` for a group of test sets, with every
     character but letters, digits and "_" as "_" (`snakemake --list-rules` lists them)."""
     return re.sub(r"[^A-Za-z0-9_]", "_", base if part is None else f"{base}__{part}")
 
 
-def part_file_name(name, part):
+def get_part_file_name(name, part):
     """A per-part job's log or benchmark name: `name`, or `name.<group>` for a group of test sets."""
     return name if part is None else f"{name}.{part}"

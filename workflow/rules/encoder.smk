@@ -110,7 +110,7 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
 
     rule:
         name:
-            part_rule_name(f"encoder_similarity_{_encoder}", _group)
+            get_part_rule_name(f"encoder_similarity_{_encoder}", _group)
         input:
             # a tuned encoder's folder, or a local one a rule makes (stsynth.encoders.encoder.job_inputs)
             encoder_folder=lambda wc, name=_encoder: get_encoder_folder(name),
@@ -121,7 +121,7 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
             # named (Snakemake's between-workflow cache names each cached file by its output's name)
             **{f"table{i}": encoder_path(_encoder, d) for i, (d, _) in enumerate(_sets)},
         log:
-            paths.log_path(part_file_name(f"encoder_similarity/{_encoder}", _group)),
+            paths.log_path(get_part_file_name(f"encoder_similarity/{_encoder}", _group)),
         cache: True
         priority: 0 if encoder.is_tuned(config, _encoder) else 10  # long zero-shot jobs: started early
         conda:

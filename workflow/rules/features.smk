@@ -32,7 +32,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
 
     rule:
         name:
-            part_rule_name("features", _part)
+            get_part_rule_name("features", _part)
         input:
             pairs=[english_pairs_path(d) for d in _sets],
             tokens=[english_tokens_path(d) for d in _sets],
@@ -41,9 +41,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             [features_path(d) for d in _sets],
         log:
-            paths.log_path(part_file_name("features/features", _part)),
+            paths.log_path(get_part_file_name("features/features", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("features/features", _part))
+            paths.benchmark_path(get_part_file_name("features/features", _part))
         conda:
             ENV
         threads: 1

@@ -34,7 +34,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
 
     rule:
         name:
-            part_rule_name("paragram_similarity", _part)
+            get_part_rule_name("paragram_similarity", _part)
         input:
             unpack(get_paragram_similarity_inputs(_sets)),
             model=model_path("{model}"),
@@ -42,9 +42,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             [similarity_path("{model}", d) for d in _sets],
         log:
-            paths.log_path(part_file_name("paragram/similarity/{model}", _part)),
+            paths.log_path(get_part_file_name("paragram/similarity/{model}", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("paragram/similarity/{model}", _part))
+            paths.benchmark_path(get_part_file_name("paragram/similarity/{model}", _part))
         conda:
             ENV
         threads: PARAGRAM["threads"]

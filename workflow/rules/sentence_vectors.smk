@@ -8,7 +8,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         """Mean word vector of every sentence of the part's datasets (English sides); with `unknown: encode`,
         each set's words the vectors lack added first (rules vectors_unknown_words*)."""
         name:
-            part_rule_name("sentence_vectors_mean", _part)
+            get_part_rule_name("sentence_vectors_mean", _part)
         input:
             vectors=paths.vectors_path("{name}"),
             tokens=[english_tokens_path(d) for d in _sets],
@@ -17,9 +17,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             get_sets_vectors("mean", _sets),
         log:
-            paths.log_path(part_file_name("sentence_vectors/mean/{name}", _part)),
+            paths.log_path(get_part_file_name("sentence_vectors/mean/{name}", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("sentence_vectors/mean/{name}", _part))
+            paths.benchmark_path(get_part_file_name("sentence_vectors/mean/{name}", _part))
         conda:
             ENV
         threads: 1
@@ -35,7 +35,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
     rule:
         """Mean event embedding of every sentence of the part's datasets."""
         name:
-            part_rule_name("sentence_vectors_events", _part)
+            get_part_rule_name("sentence_vectors_events", _part)
         input:
             vectors=paths.vectors_path("{name}"),
             events=[paths.events_path(d) for d in _sets],
@@ -43,9 +43,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             get_sets_vectors("events", _sets),
         log:
-            paths.log_path(part_file_name("sentence_vectors/events/{name}", _part)),
+            paths.log_path(get_part_file_name("sentence_vectors/events/{name}", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("sentence_vectors/events/{name}", _part))
+            paths.benchmark_path(get_part_file_name("sentence_vectors/events/{name}", _part))
         conda:
             ENV
         threads: 1
@@ -62,7 +62,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         """Paraphrase embeddings of every sentence of the part's datasets; with `unknown: encode`, each set's
         words the model lacks added first (rules vectors_unknown_words*)."""
         name:
-            part_rule_name("sentence_vectors_paraphrase_cnn", _part)
+            get_part_rule_name("sentence_vectors_paraphrase_cnn", _part)
         input:
             model=paths.pe_model_path("{name}"),
             vocabulary=paths.pe_model_path("{name}", ".vocab.parquet"),
@@ -74,9 +74,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             get_sets_vectors("paraphrase_cnn", _sets),
         log:
-            paths.log_path(part_file_name("sentence_vectors/paraphrase_cnn/{name}", _part)),
+            paths.log_path(get_part_file_name("sentence_vectors/paraphrase_cnn/{name}", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("sentence_vectors/paraphrase_cnn/{name}", _part))
+            paths.benchmark_path(get_part_file_name("sentence_vectors/paraphrase_cnn/{name}", _part))
         conda:
             ENV
         threads: PE["threads"]
@@ -92,16 +92,16 @@ for _part, _sets in TABLE_JOB_PARTS.items():
     rule:
         """An encoder's pooled, normalised embedding of every sentence of the part's datasets (frozen)."""
         name:
-            part_rule_name("sentence_vectors_encoder", _part)
+            get_part_rule_name("sentence_vectors_encoder", _part)
         input:
             encoder_folder=lambda wc: get_encoder_folder(wc.name),
             pairs=[english_pairs_path(d) for d in _sets],
         output:
             get_sets_vectors("encoder", _sets),
         log:
-            paths.log_path(part_file_name("sentence_vectors/encoder/{name}", _part)),
+            paths.log_path(get_part_file_name("sentence_vectors/encoder/{name}", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("sentence_vectors/encoder/{name}", _part))
+            paths.benchmark_path(get_part_file_name("sentence_vectors/encoder/{name}", _part))
         conda:
             ENV
         threads: ENCODER["threads"]

@@ -80,7 +80,7 @@ for _part, _sets in TABLE_JOB_PARTS.items():
 
     rule:
         name:
-            part_rule_name("vectors_unknown_words", _part)
+            get_part_rule_name("vectors_unknown_words", _part)
         input:
             vectors=paths.vectors_path(paths.ENCODABLE_SOURCE),
             projection=paths.projection_path(paths.ENCODABLE_SOURCE),
@@ -88,9 +88,9 @@ for _part, _sets in TABLE_JOB_PARTS.items():
         output:
             [paths.unknown_vectors_path(d) for d in _sets],
         log:
-            paths.log_path(part_file_name("vectors/minilm-static.unknown", _part)),
+            paths.log_path(get_part_file_name("vectors/minilm-static.unknown", _part)),
         benchmark:
-            paths.benchmark_path(part_file_name("vectors/minilm-static.unknown", _part))
+            paths.benchmark_path(get_part_file_name("vectors/minilm-static.unknown", _part))
         conda:
             ENV
         threads: config["vectors"]["threads"]

@@ -87,10 +87,12 @@ def jobs_done(output: str) -> int:
 
 def names_loop_rule(line: str, rule: str) -> bool:
     """Whether a line of a rule file names ``rule`` the way a rule made in a loop is named (`rule:`, then `name:`
-    with an f-string whose literal prefix the name starts with, or a quoted literal among names); the
-    conventions test finds such a rule's block by it too."""
+    with an f-string whose literal prefix the name starts with, a quoted literal among names, or a part's rule
+    `base__<group>` named `get_part_rule_name("base", ...)`); the conventions test finds such a rule's block by it
+    too."""
     prefix = re.search(r'f"(\w+)\{', line)
-    return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line
+    part = f'get_part_rule_name("{rule.split("__")[0]}",' in line
+    return bool(prefix and rule.startswith(prefix.group(1))) or f'"{rule}"' in line or part
 
 
 def rule_job_times(workdir: Path) -> list[tuple[str, str, int, float]]:

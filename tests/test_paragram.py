@@ -359,7 +359,7 @@ def test_the_default_vocabulary_is_inductive_and_encodes_the_test_words_it_meets
     assert test_only and test_only.isdisjoint(vocabulary.words) and test_only.isdisjoint(model)
     unknown = read_vectors(work / "resources/vectors/minilm-static.unknown/2016/tinytest.parquet")
     assert test_only <= set(unknown.words) and unknown.dim == vocabulary.dim == 8
-    log = (work / "logs/paragram/similarity/task-internal.log").read_text()
+    log = (work / "logs/paragram/similarity/task-internal.2016.log").read_text()  # the test part's job
     assert "tinytest.tokens.parquet: 9 pairs" in log and ", 0 unknown (0.00%)" in log
     similarity = pd.read_parquet(work / "resources/similarity/task-internal/2016/tinytest.parquet")
     assert np.isfinite(similarity["cosine"]).all()

@@ -55,6 +55,12 @@ class Dataset:
         return str(self.group if self.group is not None else self.year)
 
     @property
+    def job_part(self) -> str | None:
+        """Which job of a per-set rule writes its table: None, the one of the sets models are fitted and chosen
+        on; a test set's group name, that group's own job (a test set added is then a job of its own)."""
+        return self.group_name if self.role == "test" else None
+
+    @property
     def has_gold(self) -> bool:
         """False for a predict set: predictions are written, nothing is scored."""
         if self.format == "sts":

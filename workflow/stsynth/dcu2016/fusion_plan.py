@@ -232,12 +232,13 @@ def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[
 def encoder_table_jobs(
     config: dict, datasets: list[Dataset]
 ) -> dict[tuple[str, str | None], list[tuple[Dataset, bool]]]:
-    """(encoder, part) -> the (dataset, every line) of :func:`encoder_table_sets` one similarity job writes.
-    Part None: the sets read on their scored lines only, what models are fitted and chosen on; a group name:
-    that group's sets whose every line is read (test sets). A test set added beside a protocol is a job of
-    its own, so every other table, and every model fitted on them, is left as it is."""
+    """(encoder, part) -> the (dataset, every line) of :func:`encoder_table_sets` one similarity job writes, by
+    :attr:`~stsynth.core.datasets.Dataset.job_part` as every per-set rule: part None, the sets models are fitted
+    and chosen on (read on their scored lines); a group name, that group's test sets (every line). A test set
+    added beside a protocol is a job of its own, so every other table, and every model fitted on them, is left
+    as it is."""
     jobs: dict[tuple[str, str | None], list[tuple[Dataset, bool]]] = {}
     for encoder, sets in encoder_table_sets(config, datasets).items():
         for dataset, every_line in sets:
-            jobs.setdefault((encoder, dataset.group_name if every_line else None), []).append((dataset, every_line))
+            jobs.setdefault((encoder, dataset.job_part), []).append((dataset, every_line))
     return jobs

@@ -151,12 +151,13 @@ def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
 
 
 def table_job_parts(datasets: list[Dataset]) -> dict[str | None, list[Dataset]]:
-    """The sets one job of a per-set rule writes together: part None, every set that is not a test set (what
-    models are fitted and chosen on), then each group of test sets apart. A test set added beside a protocol
-    is a job of its own: it rewrites no other set's table, so no model fitted on those runs again."""
+    """The sets one job of a per-set rule writes together, by :attr:`Dataset.job_part`: part None, every set
+    that is not a test set (what models are fitted and chosen on), then each group of test sets apart. A test
+    set added beside a protocol is a job of its own: it rewrites no other set's table, so no model fitted on
+    those runs again."""
     parts: dict[str | None, list[Dataset]] = {}
     for dataset in datasets:
-        parts.setdefault(dataset.group_name if dataset.role == "test" else None, []).append(dataset)
+        parts.setdefault(dataset.job_part, []).append(dataset)
     return parts
 
 

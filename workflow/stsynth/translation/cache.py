@@ -141,7 +141,8 @@ def _open_wal(path: Path) -> sqlite3.Connection:
             db.commit()
             return db
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error) or time.monotonic() > deadline:
+            refused = "locked" in str(error) or "busy" in str(error)
+            if not refused or time.monotonic() > deadline:
                 db.close()
                 raise
             time.sleep(pause)

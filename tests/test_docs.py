@@ -474,3 +474,16 @@ def test_a_leaderboard_row_of_an_encoder_the_tree_has_not_evaluated_is_not_built
     assert doc_marks.render(fewer, "README.md", trees).differences == [
         "README.md:2: block eval-leaderboard: the build has rows the doc lacks: minilm"
     ]
+
+
+def test_the_headline_tables_mteb_column_is_the_sts16_main_score_the_build_writes(built_tree):
+    from stsynth.eval.mteb_results import run_task_scores
+
+    block = doc_blocks.headline_2016(doc_tree.Tree("all", built_tree))
+    assert block.splitlines()[0].split(" | ")[4] == "MTEB STS16"
+    for run in ("encoder", "fusion-tuned"):
+        scores = pd.read_parquet(built_tree / f"results/scores/{run}.parquet")
+        # what results/mteb/.../STS16.json records: the en group of exactly STS16's five sets, pooled
+        track, sts16 = run_task_scores(scores, [f"2016/{name}" for name in doc_tree.EN_SETS])
+        row = next(line for line in block.splitlines() if line.startswith(f"| `{run}` |"))
+        assert track == "en" and row.split(" | ")[4] == f"{sts16['main_score']:.4f}"

@@ -31,9 +31,14 @@ _inherited = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep
 os.environ.update(PYTHONPATH=os.pathsep.join([PACKAGE_SOURCE, *_inherited]))  # set, not read: no envvars entry
 sys.path.insert(0, PACKAGE_SOURCE)
 
-import yaml
-
-from stsynth.pipeline.overlays import ConfigOrigins, append_extras, merge_defaults, schema_problems, typed_command_line
+from stsynth.pipeline.overlays import (
+    ConfigOrigins,
+    append_extras,
+    merge_defaults,
+    read_schema,
+    schema_problems,
+    typed_command_line,
+)
 from stsynth.pipeline.protocol import ProtocolError, load_datasets
 
 # Where each key was set (the config files that give it, or --config), for the problems start-up names.
@@ -49,7 +54,7 @@ except ProtocolError as _error:
 # schema problem is named with its key and where it was set.
 append_extras(config)
 # The feature groups, their sets and the eval tasks: the schema's, with what the config adds (stsynth.pipeline.overlays).
-merge_defaults(config, yaml.safe_load(open(f"{CHECKOUT}/workflow/schemas/config.schema.yaml")))
+merge_defaults(config, read_schema(f"{CHECKOUT}/workflow/schemas/config.schema.yaml"))
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
 except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks

@@ -3,6 +3,8 @@ moves with a changed statement, not with a comment, a docstring or a reformattin
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 
 import pytest
@@ -61,3 +63,46 @@ def test_the_script_itself_does(package):
     _, script = package
     before = code.code_digest(script)
     assert digest_after(script, "from stsynth.core.a import f\n\nprint(f() * 2)\n", script) != before
+
+
+def memo_of(script):
+    return code._memo_file(script.resolve())
+
+
+def test_a_later_start_reads_the_digest_from_the_memo_of_the_files_bytes(package):
+    _, script = package
+    before = code.code_digest(script)
+    entry = json.loads(memo_of(script).read_text())
+    assert entry["digest"] == before and len(entry["files"]) == 4  # the script, stsynth.core, a and b
+    memo_of(script).write_text(json.dumps({**entry, "digest": "remembered"}))
+    code._parsed.cache_clear()
+    assert code.code_digest(script) == "remembered"  # served without parsing
+
+
+def test_a_file_with_other_bytes_is_parsed_again_whatever_its_mtime(package):
+    root, script = package
+    before = code.code_digest(script)
+    b = root / "core" / "b.py"
+    status = b.stat()
+    b.write_text("def g():\n    return 9\n")  # the same size
+    os.utime(b, ns=(status.st_atime_ns, status.st_mtime_ns))
+    code._parsed.cache_clear()
+    assert code.code_digest(script) != before
+    assert json.loads(memo_of(script).read_text())["digest"] == code.code_digest(script)
+
+
+def test_a_module_file_that_appears_where_a_name_was_an_attribute_is_followed(package):
+    root, script = package
+    (root / "core" / "a.py").write_text("from stsynth.core import d\n\n\ndef f():\n    return 1\n")
+    code._parsed.cache_clear()
+    before = code.code_digest(script)  # stsynth.core.d: an attribute (of the package), no file
+    (root / "core" / "d.py").write_text("X = 1\n")
+    code._parsed.cache_clear()
+    assert code.code_digest(script) != before
+
+
+def test_a_package_folder_that_cannot_be_written_to_is_not_memoised(package, monkeypatch):
+    root, script = package
+    monkeypatch.setattr(code, "MEMO_FOLDER", "not-a-folder/memo")
+    (root / "not-a-folder").write_text("a file, so no folder can be made under it")
+    assert code.code_digest(script) == digest_after(script, script.read_text(), script)

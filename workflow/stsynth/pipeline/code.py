@@ -4,6 +4,12 @@ its between-workflow cache key see a script's text but not the modules it import
 module would rerun nothing and a cached output (its key chains the keys of every job upstream) could be stale.
 What is hashed is each module's syntax tree without its docstrings: a comment, a docstring or a reformatting
 changes no job; a changed statement does.
+
+Parsing the ~140 modules is about a third of a second on every Snakemake start (and every cluster job's), so a
+script's digest is remembered between invocations (:data:`MEMO_FOLDER`, beside the package's bytecode, as Python
+keeps its own) with the SHA-256 of every file it was computed from and the module paths it found absent: it is
+served only while each of those files has the same bytes and each absent path is still absent, so the memo
+never changes a digest; deleting it costs time only.
 """
 
 from __future__ import annotations
@@ -11,6 +17,10 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
+import os
+import sys
+import tempfile
 from pathlib import Path
 
 PACKAGE = "stsynth"
@@ -53,38 +63,117 @@ def _imported_modules(tree: ast.AST, module: str | None) -> set[str]:
 ROOT = Path(__file__).resolve().parents[1]  # the stsynth package folder
 
 
+def _stat_key(path: Path) -> tuple[int, ...]:
+    """What a file's in-process caches are keyed by besides its path: a file rewritten meanwhile is read again."""
+    status = path.stat()
+    return status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino
+
+
+def _module_candidates(name: str) -> tuple[Path, ...]:
+    """The files a dotted stsynth module name may live in, in the order Python looks."""
+    parts = name.split(".")[1:]
+    return (ROOT.joinpath(*parts).with_suffix(".py"), ROOT.joinpath(*parts, "__init__.py")) if parts else ()
+
+
 def _module_file(name: str) -> Path | None:
     """The file of a dotted stsynth module name, found without importing it (None: an attribute, not a module)."""
-    parts = name.split(".")[1:]
-    for path in (ROOT.joinpath(*parts).with_suffix(".py"), ROOT.joinpath(*parts, "__init__.py")):
-        if parts and path.is_file():
-            return path
-    return None
+    return next((path for path in _module_candidates(name) if path.is_file()), None)
 
 
 @functools.cache
-def _parsed(path: Path, name: str | None) -> tuple[str, frozenset[str]]:
-    """A module's syntax tree without docstrings, dumped, and the stsynth modules it imports."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return ast.dump(_without_docstrings(tree)), frozenset(_imported_modules(tree, name))
+def _parsed(path: Path, name: str | None, stat_key: tuple[int, ...]) -> tuple[str, frozenset[str], str]:
+    """A module's syntax tree without docstrings, dumped, the stsynth modules it imports, and the SHA-256 of the
+    bytes both came from (one read)."""
+    data = path.read_bytes()
+    tree = ast.parse(data.decode("utf-8"))
+    return (
+        ast.dump(_without_docstrings(tree)),
+        frozenset(_imported_modules(tree, name)),
+        hashlib.sha256(data).hexdigest(),
+    )
 
 
-def _module_closure(script: Path) -> dict[str, str]:
-    """Every stsynth module the script reaches -> its dumped syntax tree."""
+def _module_closure(script: Path) -> tuple[dict[str, str], dict[str, str], set[Path]]:
+    """Every stsynth module the script reaches -> its dumped syntax tree; each file read -> the SHA-256 of its
+    bytes; the paths found absent."""
     seen: dict[str, str] = {}
+    files: dict[str, str] = {}
+    absent: set[Path] = set()
     todo: list[tuple[str | None, Path]] = [(None, script)]
     while todo:
         name, path = todo.pop()
         if (name or "<script>") in seen:
             continue
-        seen[name or "<script>"], imported = _parsed(path, name)
-        todo += [(module, file) for module in imported if (file := _module_file(module)) is not None]
-    return seen
+        seen[name or "<script>"], imported, files[str(path)] = _parsed(path, name, _stat_key(path))
+        for module in imported:
+            if (file := _module_file(module)) is not None:
+                todo.append((module, file))
+            else:
+                absent.update(_module_candidates(module))
+    return seen, files, absent
+
+
+# One small file per script, under the package's __pycache__ and named, as bytecode is, by the interpreter that
+# parsed it (ast.dump's text is the interpreter's).
+MEMO_FOLDER = f"__pycache__/code-digests.{sys.implementation.cache_tag}"
+
+
+@functools.cache
+def _file_sha256(path: Path, stat_key: tuple[int, ...]) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _bytes_digest(path: Path) -> str:
+    return _file_sha256(path, _stat_key(path))
+
+
+def _memo_file(script: Path) -> Path:
+    return ROOT / MEMO_FOLDER / f"{hashlib.sha256(str(script).encode()).hexdigest()[:32]}.json"
+
+
+def _remembered(script: Path) -> str | None:
+    """The script's remembered digest, if every file it came from has the same bytes and every absent path is
+    still absent."""
+    try:
+        entry = json.loads(_memo_file(script).read_text())
+        if entry["script"] == str(script) and all(
+            _bytes_digest(Path(path)) == sha for path, sha in entry["files"].items()
+        ):
+            return None if any(Path(path).exists() for path in entry["absent"]) else entry["digest"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return None
+
+
+def _remember(script: Path, entry: dict) -> None:
+    """Write one script's entry, atomically (two Snakemake starts at once); a package folder that cannot be
+    written to is not memoised."""
+    try:
+        _memo_file(script).parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=_memo_file(script).parent, suffix=".tmp")
+        with os.fdopen(handle, "w") as out:
+            json.dump(entry, out)
+        os.replace(temporary, _memo_file(script))
+    except OSError:
+        pass
 
 
 def code_digest(script: str | Path) -> str:
     """SHA-256 over the script's and its stsynth modules' syntax (module docstring)."""
+    script = Path(script).resolve()
+    if (remembered := _remembered(script)) is not None:
+        return remembered
+    trees, files, absent = _module_closure(script)
     digest = hashlib.sha256()
-    for name, tree in sorted(_module_closure(Path(script).resolve()).items()):
+    for name, tree in sorted(trees.items()):
         digest.update(f"{name}\0{tree}\0".encode())
+    _remember(
+        script,
+        {
+            "script": str(script),
+            "digest": digest.hexdigest(),
+            "files": files,
+            "absent": sorted(map(str, absent)),
+        },
+    )
     return digest.hexdigest()

@@ -197,6 +197,16 @@ def origins_named(message: str, origins: ConfigOrigins) -> str:
     )
 
 
+# libyaml's parser where PyYAML has it: the same safe subset and values, about fifteen times faster on the 50 KB
+# schema, which every Snakemake start (every cluster job's too) reads. A user's files keep PyYAML's default parser.
+_SCHEMA_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_schema(path: str | Path) -> dict:
+    """The config schema (the checkout's own file)."""
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_SCHEMA_LOADER)
+
+
 def key_name(path: list) -> str:
     """A key path as the problems name it: ``datasets[3].role``."""
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
@@ -209,7 +219,7 @@ def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigin
     one pass reports them all."""
     import jsonschema
 
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = read_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
@@ -281,7 +291,7 @@ def declared_config(files, overrides: dict | None = None, schema: str | Path = S
     update_config(config, overrides or {})
     load_datasets(config, CHECKOUT)
     append_extras(config)
-    merge_defaults(config, yaml.safe_load(Path(schema).read_text()))
+    merge_defaults(config, read_schema(schema))
     validate(config, str(schema))
     return config
 

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..core.corpus import sha256_of
+
 PACKAGE = "stsynth"
 
 
@@ -118,9 +120,7 @@ def _module_closure(script: Path) -> tuple[dict[str, str], dict[str, str], set[P
 MEMO_FOLDER = f"__pycache__/code-digests.{sys.implementation.cache_tag}"
 
 
-@functools.cache
-def _file_sha256(path: Path, stat_key: tuple[int, ...]) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+_file_sha256 = functools.cache(lambda path, stat_key: sha256_of(path))  # once per process per (path, stat)
 
 
 def _bytes_digest(path: Path) -> str:
@@ -148,12 +148,13 @@ def _remembered(script: Path) -> str | None:
 def _remember(script: Path, entry: dict) -> None:
     """Write one script's entry, atomically (two Snakemake starts at once); a package folder that cannot be
     written to is not memoised."""
+    memo = _memo_file(script)
     try:
-        _memo_file(script).parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=_memo_file(script).parent, suffix=".tmp")
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=memo.parent, suffix=".tmp")
         with os.fdopen(handle, "w") as out:
             json.dump(entry, out)
-        os.replace(temporary, _memo_file(script))
+        os.replace(temporary, memo)
     except OSError:
         pass
 

@@ -487,3 +487,22 @@ def test_the_headline_tables_mteb_column_is_the_sts16_main_score_the_build_write
         track, sts16 = run_task_scores(scores, [f"2016/{name}" for name in doc_tree.EN_SETS])
         row = next(line for line in block.splitlines() if line.startswith(f"| `{run}` |"))
         assert track == "en" and row.split(" | ")[4] == f"{sts16['main_score']:.4f}"
+
+
+def test_the_published_small_models_stand_beside_our_runs_on_mtebs_sts16(built_tree):
+    """MTEB's published STS16 figures (published_figures.yaml, mteb_small_models; × 100 in the external files) beside
+    our runs' own, highest first, in results.md's block; the README's headline table ends with the same figures."""
+    tree = doc_tree.Tree("all", built_tree)
+    rows = [line.split(" | ") for line in doc_blocks.mteb_small_models(tree).splitlines()[2:]]
+    scores = [float(row[2]) for row in rows]
+    assert scores == sorted(scores, reverse=True)
+    by_name = {row[0].strip("| `"): row for row in rows}
+    assert by_name["infgrad/stella-base-en-v2"][1:3] == ["109.5M", "0.8635"]  # printed 86.35414445951125
+    assert by_name["sentence-transformers/all-mpnet-base-v2"][2] == "0.8003"  # printed 0.8003011315645663
+    for run in doc_blocks.MTEB_SMALL_MODELS_RUNS:
+        assert by_name[run][2] == f"{doc_blocks.mteb_sts16(tree, run):.4f}" and by_name[run][4] == "this build |"
+    headline = doc_blocks.headline_2016(tree).splitlines()
+    published = [line.split(" | ") for line in headline[-len(PUBLISHED["mteb_small_models"]["models"]) :]]
+    assert [(row[0].strip("| "), row[4]) for row in published] == [
+        (row[0].strip("| "), row[2]) for row in rows if "`" not in row[0]
+    ]

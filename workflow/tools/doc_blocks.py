@@ -201,7 +201,7 @@ def headline_mpnet(tree: Tree) -> str:
 # Our best runs on MTEB's STS16 beside the published small models (published_figures.yaml, mteb_small_models):
 # run -> what it learned STS from
 MTEB_SMALL_MODELS_RUNS = {
-    "fusion-tuned": "STS 2012–2015 gold, and the test sentences' round trips",
+    "fusion-tuned": "STS 2012–2015 gold, and the test sentences' round trips (Apertium for Google Translate)",
     "encoder-sts": "STS 2012–2015 gold",
     "encoder": "its authors' training data only (zero-shot)",
 }

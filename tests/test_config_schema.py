@@ -137,3 +137,24 @@ def test_every_seed_of_the_schema_is_the_one_definition_from_zero_and_the_suffix
     assert schema["$defs"]["seed"]["minimum"] == 0
     for seed in (0, 1, 7, 2**31):
         assert seed_model(seed_name("minilm-sts", seed)) == ("minilm-sts", seed)
+
+
+def test_the_shipped_yaml_reads_the_same_through_libyaml_and_a_refusal_says_what_pyyaml_says():
+    """stsynth.core.yaml_text: every config, overlay, decisions file and the schema give yaml.safe_load's values; a
+    text libyaml refuses is refused with PyYAML's own message."""
+    from stsynth.core import yaml_text
+
+    files = [
+        REPO / "config.yaml",
+        *sorted((REPO / "config").rglob("*.yaml")),
+        REPO / "workflow/schemas/config.schema.yaml",
+    ]
+    assert len(files) > 10
+    for path in files:
+        assert yaml_text.safe_load(path.read_text()) == yaml.safe_load(path.read_text()), path
+    bad = "runs:\n  a: [1, 2\n  b: 3\n"
+    with pytest.raises(yaml.YAMLError) as theirs:
+        yaml.safe_load(bad)
+    with pytest.raises(yaml.YAMLError) as ours:
+        yaml_text.safe_load(bad)
+    assert str(ours.value) == str(theirs.value) and "line 3, column 4" in str(ours.value)

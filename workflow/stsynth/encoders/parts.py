@@ -26,6 +26,7 @@ import zlib
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path, PurePosixPath
 
+from ..core import yaml_text
 from ..core.corpus import unsafe_relpath
 from .encoder import check_model_folder, check_pinned_files
 
@@ -108,8 +109,6 @@ def assemble(parts: list[Path], target: Path, pinned: dict[str, str], where: str
 
 
 def main(argv: list[str] | None = None) -> None:
-    import yaml
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--config", required=True, help="config file whose encoder.models.<encoder> has path and sha256"
@@ -118,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("packages", nargs="+", help="the part packages, in order")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    entry = yaml.safe_load(Path(args.config).read_text())["encoder"]["models"][args.encoder]
+    entry = yaml_text.safe_load(Path(args.config).read_text())["encoder"]["models"][args.encoder]
     where = f"{args.config}: encoder.models.{args.encoder}"
     if not entry.get("path"):
         raise SystemExit(f"{where}: no path to assemble into")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import yaml
 
+from ..core import yaml_text
 from .checks import ConfigError
 
 EXTRA = "extra_"
@@ -70,7 +71,7 @@ def typed_command_line(config: dict, command_line: dict) -> None:
             return [typed(item) for item in value]
         if isinstance(value, str):
             try:
-                read = yaml.safe_load(value)
+                read = yaml_text.safe_load(value)
             except yaml.YAMLError:
                 return value
             return read if read is None or isinstance(read, (bool, int, float, str)) else value
@@ -139,7 +140,7 @@ class ConfigOrigins:
                 continue
             seen.add(resolved)
             try:
-                self.files.append((str(path), yaml.safe_load(Path(path).read_text()) or {}))
+                self.files.append((str(path), yaml_text.safe_load(Path(path).read_text()) or {}))
             except (OSError, yaml.YAMLError):
                 continue
         self.command_line = dict(command_line or {})
@@ -183,7 +184,7 @@ class ConfigOrigins:
             return path, len(value)
         listed = Path(value) if Path(value).is_absolute() else CHECKOUT / value
         try:
-            return str(listed), len(yaml.safe_load(listed.read_text()) or [])
+            return str(listed), len(yaml_text.safe_load(listed.read_text()) or [])
         except (OSError, yaml.YAMLError):
             return str(listed), 0
 
@@ -197,14 +198,9 @@ def origins_named(message: str, origins: ConfigOrigins) -> str:
     )
 
 
-# libyaml's parser where PyYAML has it: the same safe subset and values, about fifteen times faster on the 50 KB
-# schema, which every Snakemake start (every cluster job's too) reads. A user's files keep PyYAML's default parser.
-_SCHEMA_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def read_schema(path: str | Path) -> dict:
     """The config schema (the checkout's own file)."""
-    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_SCHEMA_LOADER)
+    return yaml_text.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
 def key_name(path: list) -> str:
@@ -234,8 +230,9 @@ def schema_problems(config: dict, schema_path: str | Path, origins: ConfigOrigin
     return problems
 
 
-class _KeyRecordingLoader(yaml.SafeLoader):
-    """A SafeLoader that notes every mapping key given twice (YAML loaders keep the last one silently)."""
+class _KeyRecordingLoader(yaml_text.SAFE_LOADER):
+    """A safe loader that notes every mapping key given twice (YAML loaders keep the last one silently); libyaml's,
+    since Snakemake has read these files already and refused a bad one."""
 
     def __init__(self, stream, name: str):
         super().__init__(stream)
@@ -287,7 +284,7 @@ def declared_config(files, overrides: dict | None = None, schema: str | Path = S
 
     config: dict = {}
     for path in files:
-        update_config(config, yaml.safe_load(Path(path).read_text()) or {})
+        update_config(config, yaml_text.safe_load(Path(path).read_text()) or {})
     update_config(config, overrides or {})
     load_datasets(config, CHECKOUT)
     append_extras(config)

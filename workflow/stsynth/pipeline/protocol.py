@@ -28,8 +28,7 @@ import copy
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from ..core import yaml_text
 from ..core.datasets import with_year
 from ..core.paths import PUBLISHED_FIGURES
 
@@ -113,7 +112,7 @@ def load_datasets(config: dict, checkout: str | Path) -> None:
         path = Path(config["datasets"])
         path = path if path.is_absolute() else Path(checkout) / path
         try:
-            entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+            entries = yaml_text.safe_load(path.read_text(encoding="utf-8"))
         except OSError as error:
             raise ProtocolError(f"datasets: {config['datasets']}: {error.strerror}") from None
         if not isinstance(entries, list):
@@ -134,7 +133,7 @@ def read_decisions(path: str | Path) -> dict:
     path = Path(path)
     if not path.exists():
         return {}
-    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("runs", {})
+    return (yaml_text.safe_load(path.read_text(encoding="utf-8")) or {}).get("runs", {})
 
 
 def protocol_problems(config: dict) -> list[str]:
@@ -246,7 +245,7 @@ def resolve(config: dict, checkout: str | Path) -> None:
     if config["vectors"]["minilm-static"]["vocabulary"] == "dev-training":
         config["vectors"]["minilm-static"]["vocabulary"] = protocol.dev_train
     resolve_runs(config, read_decisions(decisions_path(config, protocol, checkout)))
-    table1_test = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())["sts2017_table1"]["test_set"]
+    table1_test = yaml_text.safe_load(Path(PUBLISHED_FIGURES).read_text())["sts2017_table1"]["test_set"]
     if not any(d["role"] == "test" and matches(d, protocol.test) and matches(d, [table1_test]) for d in datasets):
         config["report"]["paper_table1"] = {}  # the paper's Table 1 stands beside ours on its own test set only
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from ..core import yaml_text
 from ..core.correlations import AGGREGATES
 from ..core.paths import PUBLISHED_FIGURES, REPORT_PARTS
 from ..core.scoring import p_value_cell
 from ..core.tables import markdown_rows
 from .report_plan import STUDIES_COMMAND
 
-PUBLISHED = yaml.safe_load(Path(PUBLISHED_FIGURES).read_text())
+PUBLISHED = yaml_text.safe_load(Path(PUBLISHED_FIGURES).read_text())
 PAPER_EN_ALL = PUBLISHED["paper"]["en_all"]
 PAPER_ES_EN_ALL = PUBLISHED["paper"]["es_en_all"]
 BEST_2016_EN = PUBLISHED["task_2016"]["best_en"]

@@ -96,3 +96,32 @@ def test_each_library_reads_the_variable_the_pins_set():
         }
     )
     assert lowered == {"aten": "DEFAULT", "numpy_x86_v3": False, "openblas": ["Sandybridge"]}
+
+
+@pytest.mark.subprocess
+def test_use_threads_pins_torch_imported_before_or_after_it_and_imports_it_for_no_job():
+    """A job that never uses torch does not import it; one that imports it later gets the same pools as one that
+    imported it first (what test_slurm compares exactly: the same floats)."""
+    probe = """
+import json, sys
+from stsynth.core.threads import use_threads
+{first}
+use_threads(1)
+imported = "torch" in sys.modules
+import torch
+from threadpoolctl import threadpool_info
+pools = sorted({{(pool["internal_api"], pool["num_threads"]) for pool in threadpool_info()}})
+print(json.dumps([imported, torch.get_num_threads(), pools]))
+"""
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", probe.format(first=first)], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for first in ("", "import torch")
+    ]
+    (later_imported, later_threads, later_pools), (first_imported, first_threads, first_pools) = runs
+    assert not later_imported and first_imported
+    assert later_threads == first_threads == 1 and later_pools == first_pools
+    assert all(threads == 1 for _, threads in later_pools)

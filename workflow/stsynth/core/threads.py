@@ -83,11 +83,21 @@ def pin_kernels(kernels: str, environ=os.environ) -> str:
     return note
 
 
+# The pools' own variables, read when a library is loaded: they pin the libraries a job loads after use_threads.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
 def use_threads(count: int) -> None:
-    import torch
+    """Run the job's BLAS, OpenMP and torch pools on ``count`` threads: those loaded now through threadpoolctl and
+    torch's own setting, and those a later import loads through their variables (torch reads OMP_NUM_THREADS at
+    its import), so that a job that never uses torch does not import it (two to three seconds a job)."""
+    import sys
+
     from threadpoolctl import threadpool_limits
 
-    torch.set_num_threads(count)
+    os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(count)))
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(count)
     threadpool_limits(limits=count)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 from pathlib import Path
 
 # Each library's own switch, set to the AVX2/FMA family (x86-64-v3). On a CPU of that family these are
@@ -91,8 +92,6 @@ def use_threads(count: int) -> None:
     """Run the job's BLAS, OpenMP and torch pools on ``count`` threads: those loaded now through threadpoolctl and
     torch's own setting, and those a later import loads through their variables (torch reads OMP_NUM_THREADS at
     its import), so that a job that never uses torch does not import it (two to three seconds a job)."""
-    import sys
-
     from threadpoolctl import threadpool_limits
 
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, str(count)))

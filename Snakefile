@@ -58,12 +58,13 @@ merge_defaults(config, read_schema(f"{CHECKOUT}/workflow/schemas/config.schema.y
 try:
     validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
 except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks
+    from stsynth.core.wording import counted
     from stsynth.pipeline.config_checks import early_problems
 
     _problems = schema_problems(
         config, f"{CHECKOUT}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS, early_problems(config)
     )
-    raise WorkflowError(f"{len(_problems)} config problem(s):\n  " + "\n  ".join(_problems)) from None
+    raise WorkflowError(f"{counted(len(_problems), 'config problem')}:\n  " + "\n  ".join(_problems)) from None
 
 
 # The stages in data-flow order: each rule file only reads what the files above it write.

@@ -195,9 +195,7 @@ def test_every_problem_is_listed_at_once():
 
     message = problems(two)
     assert (
-        "2 problem(s)" in message
-        and "runs.synthetic.model" in message
-        and "fusion.dev_table.paragram_models" in message
+        "2 problems" in message and "runs.synthetic.model" in message and "fusion.dev_table.paragram_models" in message
     )
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from stsynth.core.datasets import Dataset, InputFormatError
 from stsynth.core.pairs import blank_counts, pair_table
+from stsynth.core.wording import counted
 
 EN16 = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4)
 
@@ -64,7 +65,7 @@ def test_line_count_mismatch(tmp_path):
 
 def test_scored_count_checked_against_config(tmp_path):
     dataset = Dataset(2016, "toy", "en", "test", "in.txt", "gs.txt", fields=4, scored=2)
-    with pytest.raises(InputFormatError, match="1 scored pairs, config.yaml expects 2"):
+    with pytest.raises(InputFormatError, match="1 scored pair, config.yaml expects 2"):
         write(tmp_path, b"a\tb\tc\td\na\tb\tc\td\n", b"1\n\n", dataset)
 
 
@@ -83,3 +84,13 @@ def test_blank_sentences_are_kept_counted_and_logged(tmp_path, caplog):
     assert blank_counts(table) == {"blank_s1": 2, "blank_s2": 2, "blank_scored": 2}
     assert "2 lines whose s1 is empty or only white space" in caplog.text and "lines 2, 4" in caplog.text
     assert "2 lines whose s2 is empty or only white space" in caplog.text and "lines 1, 4" in caplog.text
+
+
+def test_a_count_agrees_with_its_noun(tmp_path, caplog):
+    assert (counted(1, "line"), counted(0, "line"), counted(2, "line")) == ("1 line", "0 lines", "2 lines")
+    assert counted(3, "repeated key") == "3 repeated keys" and counted(1, "repeated key") == "1 repeated key"
+    with caplog.at_level(logging.INFO):
+        write(tmp_path, "a b\t\tx\ty\nc d\te f\tx\ty\n".encode(), b"1.0\n2.0\n")
+    assert "1 line whose s1 is empty" not in caplog.text  # s1 is given on both lines
+    assert "1 line whose s2 is empty or only white space (kept: each still gets a prediction): line 1" in caplog.text
+    assert "read 2 lines, 2 scored" in caplog.text

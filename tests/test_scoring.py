@@ -93,7 +93,7 @@ def test_undefined_pearson_is_nan_never_zero_and_all_says_what_it_left_out(tmp_p
     assert rows.loc["ALL", "pearson"] == pytest.approx(rows.loc["fine", "pearson"])  # flat is left out
     assert rows.loc["ALL", "pairs"] == 3 and rows.loc["ALL", "undefined"] == 1
     markdown = scores_markdown(scores)
-    assert "| flat | 3 | n/a |" in markdown and "ALL leaves out 1 dataset(s)" in markdown
+    assert "| flat | 3 | n/a |" in markdown and "ALL leaves out 1 dataset whose" in markdown
 
 
 def test_correlations_are_per_dataset_then_pair_weighted_over_the_defined_ones():

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 
 from .datasets import FORMATS, Dataset, InputFormatError
+from .wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -415,18 +416,18 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
     scored = sum(g is not None for g in gold)
     where = gold_path or input_path
     if dataset.scored is not None and scored != dataset.scored:
-        raise InputFormatError(f"{where}: {scored} scored pairs, config.yaml expects {dataset.scored}")
+        raise InputFormatError(f"{where}: {counted(scored, 'scored pair')}, config.yaml expects {dataset.scored}")
     if dataset.has_gold and not scored:
         raise InputFormatError(
             f"{where}: no scored pair; a dataset without scores is declared without "
             "`gold` (sts) or without a `score` column (table, parquet, jsonl)"
         )
     log.info(
-        "%s/%s (%s): read %d lines, %d scored, %d unscored%s",
+        "%s/%s (%s): read %s, %d scored, %d unscored%s",
         dataset.year,
         dataset.name,
         dataset.format,
-        len(sentences),
+        counted(len(sentences), "line"),
         scored,
         len(sentences) - scored,
         "" if dataset.has_gold else " (a predict set: no gold)",
@@ -437,10 +438,11 @@ def pair_table(dataset: Dataset, input_path: str | Path, gold_path: str | Path |
         blank = [number for number, pair in enumerate(sentences, start=1) if is_blank(pair[side])]
         if blank:
             log.warning(
-                "%s: %d lines whose s%d is empty or only white space (kept: each still gets a prediction), lines %s",
+                "%s: %s whose s%d is empty or only white space (kept: each still gets a prediction): %s %s",
                 input_path,
-                len(blank),
+                counted(len(blank), "line"),
                 side + 1,
+                "line" if len(blank) == 1 else "lines",
                 ", ".join(map(str, blank[:20])) + (", ..." if len(blank) > 20 else ""),
             )
     table = pd.DataFrame(

@@ -49,6 +49,7 @@ from .datasets import InputFormatError
 from .pairs import PLAIN_DECIMAL
 from .progress import Progress
 from .tables import markdown_rows
+from .wording import counted
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +229,7 @@ def scores_markdown(scores: pd.DataFrame, confidence: float = 0.95, untranslated
         )
         if row.dataset == AGGREGATES[0] and row.undefined:
             notes.append(
-                f"- {row.track} {row.group} ALL leaves out {row.undefined} dataset(s) whose Pearson is "
+                f"- {row.track} {row.group} ALL leaves out {counted(row.undefined, 'dataset')} whose Pearson is "
                 "undefined (constant predictions or gold): the means and their pairs are over the others."
             )
     table = markdown_rows(

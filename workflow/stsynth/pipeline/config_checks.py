@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..core.pairs import named_twice
 from ..core.paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
+from ..core.wording import counted
 from .checks import Checks, ConfigError
 from .config_checks_2017 import check_head, check_paraphrase_cnn, check_sentence_vectors, sts2017_leak_problems
 from .plan import layered_settings
@@ -347,5 +348,5 @@ def check_config(
     origins = origins or (lambda key: "")
     if checks.problems:
         problems = [f"{problem}{origins(problem.split(':', 1)[0])}" for problem in checks.problems]
-        raise ConfigError(f"config: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+        raise ConfigError(f"config: {counted(len(problems), 'problem')}:\n  " + "\n  ".join(problems))
     return [f"config: {note}{origins(note.split(':', 1)[0])}" for note in checks.notes]

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..core.corpus import CORPUS_COPIES, ManifestEntry, fetched_digest, sha256_of
 from ..core.paths import corpus_copy, corpus_fetch_log
+from ..core.wording import counted
 
 # Invocations that plan no job and read no output: a stale lock or metadata must be removable while an
 # input is refused. Snakemake tells a Snakefile nothing about its invocation, so its command line is read.
@@ -167,5 +168,5 @@ def check_inputs(
     )
     if problems:
         raise InputCheckError(
-            f"{len(problems)} input(s) refused; nothing runs until they are fixed:\n  " + "\n  ".join(problems)
+            f"{counted(len(problems), 'input')} refused; nothing runs until they are fixed:\n  " + "\n  ".join(problems)
         )

@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 
 from ..core import yaml_text
+from ..core.wording import counted
 from .checks import ConfigError
 
 EXTRA = "extra_"
@@ -269,7 +270,7 @@ def check_unique_keys(paths) -> None:
             loader.dispose()
         problems += [message for _, message in sorted(loader.repeated)]
     if problems:
-        raise ConfigError(f"{len(problems)} repeated key(s):\n  " + "\n  ".join(problems))
+        raise ConfigError(f"{counted(len(problems), 'repeated key')}:\n  " + "\n  ".join(problems))
 
 
 def declared_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:

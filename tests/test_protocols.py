@@ -5,6 +5,7 @@ set added beside a protocol is read by no model and moves no ALL of the protocol
 import copy
 
 import pytest
+import yaml
 
 from conftest import REPO, declared_project_config, project_config
 from stsynth.pipeline.protocol import Protocol, ProtocolError, protocol_problems, resolve
@@ -173,6 +174,41 @@ def test_a_twin_is_never_declared_by_hand_and_an_added_set_keeps_out_of_the_prot
         "paragram.models.task-internal-dev: the dev-protocol twin of task-internal is derived" in p for p in problems
     )
     assert any("2016/extra, added beside protocol semeval2016, names its group 2016" in p for p in problems)
+
+
+def test_an_added_set_named_like_another_set_in_play_is_refused_naming_both_entries(tmp_path):
+    from stsynth.pipeline.overlays import ConfigOrigins, append_extras, origins_named
+
+    config = declared_project_config()
+    overlay = tmp_path / "mine.yaml"
+    added = [
+        {"name": "headlines", "role": "test", "track": "en", "path": "x.tsv", "fields": 2},  # 2016/headlines is
+        {"name": "koala", "role": "test", "track": "en", "path": "k1.tsv", "fields": 2},  # two added sets, one name
+        {"name": "koala", "role": "test", "track": "en", "path": "k2.tsv", "fields": 2},
+        {"name": "wombat", "role": "test", "track": "en", "path": "w.tsv", "fields": 2},  # a name of its own
+    ]
+    overlay.write_text(yaml.safe_dump({"extra_datasets": added}))
+    config["extra_datasets"] = added
+    append_extras(config)
+    first = len(config["datasets"]) - 4
+    protocol_2016 = [i for i, d in enumerate(config["datasets"]) if d.get("year") == 2016 and d["name"] == "headlines"]
+    problems = protocol_problems(config)
+    clashes = [p for p in problems if "is also the name of" in p]
+    assert len(clashes) == 3, problems
+    assert clashes[0].startswith(f"datasets[{first}]: 'headlines', added beside protocol semeval2016, is also the name")
+    assert f"datasets[{protocol_2016[0]}] (2016/headlines)" in clashes[0]
+    assert (
+        f"datasets[{first + 1}]: 'koala'" in clashes[1]
+        and f"datasets[{first + 2}] (added with role: test)" in clashes[1]
+    )
+    assert f"datasets[{first + 2}]: 'koala'" in clashes[2] and f"datasets[{first + 1}] (added" in clashes[2]
+    assert not any("wombat" in p for p in problems)
+    with pytest.raises(ProtocolError) as refused:
+        resolve(copy.deepcopy(config), REPO)
+    origins = ConfigOrigins([REPO / "config.yaml", overlay])
+    message = origins_named(str(refused.value), origins)
+    assert "config: 3 problems:" in message
+    assert f"datasets[{first}]: 'headlines'" in message and f"(set in {overlay})" in message
 
 
 def test_an_unknown_protocol_is_named():

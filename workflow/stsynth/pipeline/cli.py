@@ -191,6 +191,53 @@ def snakemake_command(
     return [*command, "--cores", cores, TARGETS[target].snakemake, *extra]
 
 
+CONFIG_FILE_OPTIONS = ("--configfile", "--configfiles")  # Snakemake's options that take config files
+
+
+def config_files_named(overlays: list[str], extra: list[str]) -> list[tuple[str, str]]:
+    """(how it was named, the file) of every config file the command line names: ``--overlay`` (make's
+    ``OVERLAYS=``), and ``--configfile`` among the arguments for Snakemake, each word up to the next option."""
+    named = [("overlay", overlay) for overlay in overlays]
+    option = None
+    for word in extra:
+        if word.startswith("-"):
+            option, _, value = word.partition("=")
+            option = option if option in CONFIG_FILE_OPTIONS else None
+            if option and value:
+                named.append((option, value))
+        elif option:
+            named.append((option, word))
+    return named
+
+
+def config_file_problem(path: str | Path) -> str | None:
+    """Why a config file cannot be an overlay (missing, unreadable, not YAML, no mapping of config keys), in
+    words, or None: said here in one line, before Snakemake starts and answers with a traceback."""
+    import yaml
+
+    from ..core import yaml_text
+
+    location = Path(path).resolve()
+    try:
+        text = location.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return f"no such file ({location})"
+    except IsADirectoryError:
+        return f"is a folder, not a file ({location})"
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot be read ({getattr(error, 'strerror', None) or error}; {location})"
+    try:
+        data = yaml_text.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        return f"is not YAML ({where}{getattr(error, 'problem', None) or error}; {location})"
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"a {type(data).__name__}"
+        return f"holds no mapping of config keys (it is {what}; {location})"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     extra = argv[argv.index("--") + 1 :] if "--" in argv else []
@@ -212,6 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.model and options.target != "eval":
         parser.error("-m/--model is for stsynth eval")
+    for how, path in config_files_named(options.overlay, extra):
+        if problem := config_file_problem(path):
+            print(f"stsynth: {how} {path}: {problem}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="stsynth-") as folder:  # the models' overlay lives while Snakemake runs
         command = snakemake_command(
             options.target,

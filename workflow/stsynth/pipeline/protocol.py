@@ -31,6 +31,7 @@ from pathlib import Path
 from ..core import yaml_text
 from ..core.datasets import with_year
 from ..core.paths import PUBLISHED_FIGURES
+from ..core.wording import counted
 
 TWIN_SUFFIX = "-dev"
 GOLD_TABLE_DEFAULT = {"task-internal": {}}  # paraphrase_pairs.tables when the config names none
@@ -174,6 +175,7 @@ def protocol_problems(config: dict) -> list[str]:
                 f"datasets: {key_of(entry)}, added beside protocol {name}, names its group {entry['group']!r}: the "
                 "ALL rows of the protocol's own sets would move; give it a group of its own (default: its name)"
             )
+    problems += name_clashes(datasets, seen, name)
     for model, entry in config["encoder"]["tuning"]["models"].items():
         if entry.get("protocol", name) not in config["protocols"]:
             problems.append(
@@ -186,6 +188,32 @@ def protocol_problems(config: dict) -> list[str]:
                 problems.append(
                     f"{section}.{model}: the dev-protocol twin of {model[: -len(TWIN_SUFFIX)]} is derived "
                     "from the protocol (stsynth.pipeline.protocol); give the model another name"
+                )
+    return problems
+
+
+def name_clashes(datasets: list[dict], in_protocol: dict, protocol: str) -> list[str]:
+    """A set added beside the protocol (``role: test``) whose name another set in play has: the protocol's own
+    sets name theirs by year (2013/headlines, 2016/headlines), but an added set is shown by its name alone in the
+    score tables, the comparisons and the report, so two sets there would read as one. Refused, naming both
+    entries, rather than renamed: the user's name stays the name every table shows."""
+    by_name: dict[str, list[int]] = {}
+    for index, entry in enumerate(datasets):
+        if entry.get("role") == "test" or key_of(entry) in in_protocol:
+            by_name.setdefault(entry["name"], []).append(index)
+
+    def named(other: int) -> str:
+        entry = datasets[other]
+        return f"datasets[{other}] ({'added with role: test' if entry.get('role') == 'test' else key_of(entry)})"
+
+    problems = []
+    for set_name, indexes in by_name.items():
+        for index in indexes:
+            if len(indexes) > 1 and datasets[index].get("role") == "test":
+                others = ", ".join(named(other) for other in indexes if other != index)
+                problems.append(
+                    f"datasets[{index}]: {set_name!r}, added beside protocol {protocol}, is also the name of "
+                    f"{others}: a table that shows both could not tell them apart; give the added set a name of its own"
                 )
     return problems
 
@@ -219,7 +247,7 @@ def resolve(config: dict, checkout: str | Path) -> None:
     """The declared config turned into what the stages read, in place (module docstring). Run once, after the
     schema's validation filled the defaults and the datasets have their years; refuses a bad protocol."""
     if problems := protocol_problems(config):
-        raise ProtocolError(f"config: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+        raise ProtocolError(f"config: {counted(len(problems), 'problem')}:\n  " + "\n  ".join(problems))
     protocol = Protocol.from_config(config)
     config["datasets"] = datasets = dataset_roles(protocol, config["datasets"])
     twins = Twins(config, protocol, datasets)

@@ -15,6 +15,7 @@ import doc_blocks
 import doc_blocks_dcu
 import doc_marks
 import doc_tree
+from stsynth.core.correlations import AGGREGATES
 from stsynth.results.report_sections import PUBLISHED
 
 REPO = Path(__file__).resolve().parent.parent
@@ -257,12 +258,13 @@ def test_the_mpnet_2017_block_lists_track_5_for_each_run_and_a_missing_run_is_no
     rng = np.random.default_rng(3)
     root = tmp_path / "sts2017"
     (root / "results/scores").mkdir(parents=True)
+    track5 = lambda run: score_table(run, rng).assign(group="2017", year=2017)  # the 2017 protocol's test group
     for run in doc_blocks_beyond.MPNET_RUNS_2017[:-1]:
-        score_table(run, rng).to_parquet(root / f"results/scores/{run}.parquet")
+        track5(run).to_parquet(root / f"results/scores/{run}.parquet")
     tree = doc_tree.trees_of({"sts2017": root})["sts2017"]
     with pytest.raises(doc_tree.NotBuilt, match="fusion-mpnet"):  # `make sts2017` alone: the block stays as it is
         doc_blocks_beyond.mpnet_2017(tree)
-    score_table("fusion-mpnet", rng).to_parquet(root / "results/scores/fusion-mpnet.parquet")
+    track5("fusion-mpnet").to_parquet(root / "results/scores/fusion-mpnet.parquet")
     pairs = doc_blocks_beyond.MPNET_PAIRS_2017
     comparisons = [
         {
@@ -300,6 +302,60 @@ def test_an_overlays_runs_in_a_shared_table_leave_the_protocols_blocks_as_they_a
     pd.concat([table, added]).to_parquet(path)
     assert doc_blocks.comparisons_2016(doc_tree.trees_of({"all": built_tree})["all"]) == plain
     assert "fusion-mpnet" not in plain and "`encoder` −" in plain
+
+
+def add_test_sets(tree: Path, names: list[str]) -> None:
+    """Rows for sets added beside the protocol (``role: test``, each its own group, as a build scores them) in every
+    scores table and the comparisons table of a built tree, with other figures than the protocol's own."""
+    for path in (tree / "results/scores").glob("*.parquet"):
+        table = pd.read_parquet(path)
+        own = table[(table["group"] == "2016") & (table["track"] == "en")]
+        added = []
+        for name in names:
+            rows = own if "dataset" not in own else own[own["dataset"].isin(["headlines", *AGGREGATES])]
+            rows = rows.assign(group=name, year=0, pearson=0.1234, difference=0.0)
+            if "dataset" in rows:
+                rows = rows.assign(dataset=rows["dataset"].replace("headlines", name))
+            added.append(rows)
+        pd.concat([table, *added], ignore_index=True).to_parquet(path)
+
+
+@pytest.mark.subprocess
+def test_sets_added_beside_the_protocol_leave_every_block_and_figure_as_it_was(built_tree, tmp_path):
+    """A tree with three test sets added (``role: test``): every block reads the protocol's own rows (its test
+    groups), so the docs written from it are those written before, and the check passes."""
+    checkout = tmp_path / "checkout"
+    (checkout / "docs").mkdir(parents=True)
+    for name in doc_tree.DOC_FILES:
+        shutil.copy(REPO / name, checkout / name)
+    assert docs_command(checkout, built_tree).returncode == 0
+    before = {name: (checkout / name).read_text() for name in doc_tree.DOC_FILES}
+    add_test_sets(built_tree, ["koala", "wombat", "quokka"])
+    comparisons = pd.read_parquet(built_tree / "results/scores/comparisons.parquet")
+    assert len(comparisons[(comparisons["run"] == "fusion") & (comparisons["against"] == "task-internal")]) == 4 + 3 * 2
+    checked = docs_command(checkout, built_tree, "--check")
+    assert checked.returncode == 0, checked.stderr
+    assert " 0 differ" in checked.stdout
+    assert docs_command(checkout, built_tree).returncode == 0
+    assert {name: (checkout / name).read_text() for name in doc_tree.DOC_FILES} == before
+
+
+def test_a_block_that_cannot_be_rendered_is_named_with_why_and_the_others_are_checked(built_tree, monkeypatch):
+    tree = doc_tree.trees_of({name: built_tree / "nothing-built" for name in doc_tree.TREES} | {"all": built_tree})
+    text = (REPO / "README.md").read_text()
+    fine = doc_marks.render(text, "README.md", tree)
+
+    def broken(tree):
+        raise TypeError("unsupported format string passed to Series.__format__")
+
+    monkeypatch.setitem(doc_blocks.BLOCKS, "headline-2016", ("all", broken))
+    outcome = doc_marks.render(text, "README.md", tree)
+    line = text[: text.index("<!-- generated: headline-2016")].count("\n") + 1
+    assert (
+        f"README.md:{line}: block headline-2016: cannot be rendered from this build: TypeError: "
+        "unsupported format string passed to Series.__format__"
+    ) in outcome.differences
+    assert outcome.checked == fine.checked - 1 and outcome.checked > 0  # every other mark still rendered
 
 
 SEED_BLOCK = """<!-- generated: seed-study-2016 (make docs writes it from the build; make check-docs checks it) -->

@@ -310,7 +310,7 @@ def per_set_2016_encoders(tree: Tree) -> str:
 
 
 def comparisons_2016(tree: Tree) -> str:
-    table = tree.table(scores_path("comparisons"))
+    table = tree.protocol_rows(tree.table(scores_path("comparisons")))
     runs = tree.protocol_runs()
     table = table[table["run"].isin(runs) & table["against"].isin(runs)]
     rows = []

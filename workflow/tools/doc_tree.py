@@ -59,14 +59,30 @@ class Tree:
         """The config the tree's protocol is built with, resolved (the schema's defaults filled): its own
         config.yaml (a checkout's `make all`), else that of the checkout this code is in (a tree built elsewhere
         with `--directory`), under the protocol's overlay; then ``overlays`` over it."""
+        if not overlays and "config" in self._cache:
+            return self._cache["config"]
         path = self.root / "config.yaml"
         protocol = [CHECKOUT_CONFIG.parent / overlay for overlay in OVERLAYS.get(self.name, [])]
-        return resolved_config([path if path.exists() else CHECKOUT_CONFIG, *protocol, *overlays])
+        config = resolved_config([path if path.exists() else CHECKOUT_CONFIG, *protocol, *overlays])
+        if not overlays:
+            self._cache["config"] = config
+        return config
 
     def protocol_runs(self) -> set[str]:
         """The runs of the protocol's own config: a block that lists every row of a shared table lists these, so
         an overlay that adds runs to the same tree (`make mpnet`, `make sts2017-cross`, ...) leaves it as it is."""
         return set(self.config()["runs"])
+
+    def protocol_groups(self) -> set[str]:
+        """The groups of the protocol's own test sets: the rows a block reads from a scores or comparisons table,
+        so a set added beside the protocol (``role: test``, scored in a group of its own) leaves every block as
+        it is, whatever overlay added it."""
+        datasets = self.config()["datasets"]
+        return {str(d.get("group", d["year"])) for d in datasets if d["role"] == "test" and not d.get("added")}
+
+    def protocol_rows(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The rows of a scores or comparisons table that are the protocol's own test groups'."""
+        return table[table["group"].astype(str).isin(self.protocol_groups())] if "group" in table else table
 
     def machine(self) -> str:
         """The CPU the tree was built on, as its report's provenance names it (results/report.md)."""
@@ -82,14 +98,14 @@ class Tree:
         return self.table(scores_path(run))
 
     def score(self, run: str, track: str, dataset: str) -> pd.Series:
-        table = self.scores(run)
+        table = self.protocol_rows(self.scores(run))
         rows = table[(table["track"] == track) & (table["dataset"] == dataset)]
         if len(rows) != 1:
             raise NotInBuild(f"{self.root}/{scores_path(run)} has {len(rows)} rows for {track} {dataset}")
         return rows.iloc[0]
 
     def comparison(self, run: str, against: str, track: str, metric: str = "pearson") -> pd.Series:
-        table = self.table(scores_path("comparisons"))
+        table = self.protocol_rows(self.table(scores_path("comparisons")))
         rows = table[
             (table["run"] == run)
             & (table["against"] == against)

@@ -194,16 +194,9 @@ def snakemake_cores() -> int:
     return max(1, len(os.sched_getaffinity(0)) // workers)  # the cores the workflow caps --cores at
 
 
-def run_snakemake(
-    workdir: Path,
-    *args: str,
-    check: bool = True,
-    env: dict | None = None,
-    timeout: float = 900,
-    configfiles: list[Path] | None = None,
-) -> subprocess.CompletedProcess:
-    """The real Snakefile in ``workdir`` on its config.yaml (or on ``configfiles``, stacked as make stacks overlays)."""
-    command = [
+def snakemake_command(workdir: Path, *args: str, configfiles: list[Path] | None = None) -> list[str]:
+    """The command line :func:`run_snakemake` runs."""
+    return [
         sys.executable,
         "-m",
         "snakemake",
@@ -217,6 +210,18 @@ def run_snakemake(
         str(snakemake_cores()),
         *args,
     ]
+
+
+def run_snakemake(
+    workdir: Path,
+    *args: str,
+    check: bool = True,
+    env: dict | None = None,
+    timeout: float = 900,
+    configfiles: list[Path] | None = None,
+) -> subprocess.CompletedProcess:
+    """The real Snakefile in ``workdir`` on its config.yaml (or on ``configfiles``, stacked as make stacks overlays)."""
+    command = snakemake_command(workdir, *args, configfiles=configfiles)
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})})
     if check and result.returncode != 0:
         raise AssertionError(

@@ -88,6 +88,47 @@ def test_a_damaged_or_foreign_entry_is_set_aside_and_never_read(tmp_path, caplog
     assert np.array_equal(store.get(["e", "f"])[0], np.full((2, 3), 7))
 
 
+WRITER = """
+import sys, numpy as np
+from stsynth.encoders.embedding_store import EmbeddingStore
+store = EmbeddingStore(sys.argv[1], "k", {})
+for i in range(10_000):  # until killed: each unit's embeddings a few MB, so the kill lands inside a write
+    store.put([f"u{i}-{j}" for j in range(4)], np.full((4, 400_000), i, dtype=np.float32))
+    print(i, flush=True)
+"""
+
+
+@pytest.mark.subprocess
+def test_a_job_killed_while_it_writes_an_entry_leaves_none_half_written(tmp_path):
+    """A process killed (SIGKILL: no clean-up of its own) in the middle of writing entries: every entry under its
+    own name reads back whole, and what it was writing is a temporary file that a reader never takes."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    for _ in range(3):  # three entries written whole
+        writer.stdout.readline()
+    deadline = time.monotonic() + 30
+    while not list((tmp_path / "k").glob("*.tmp")):  # the fourth on its way: killed inside its write
+        assert time.monotonic() < deadline and writer.poll() is None
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=30)
+    assert len(list((tmp_path / "k").glob("*.tmp"))) == 1  # what a killed writer leaves: a temporary file
+    store = EmbeddingStore(tmp_path, "k", {})
+    whole = sorted((tmp_path / "k").glob("*.embeddings.parquet"))
+    assert len(whole) >= 3
+    for i in range(len(whole) + 1):
+        unit = [f"u{i}-{j}" for j in range(4)]
+        held = store.get(unit)
+        if i < len(whole):
+            assert held is not None and np.array_equal(held[0], np.full((4, 400_000), i, dtype=np.float32))
+        else:  # the unit the kill cut short: not in the store, so encoded again
+            assert held is None and not store.has(unit)
+    assert not list((tmp_path / "k").glob("*.unreadable"))
+
+
 def test_a_table_from_the_store_has_the_bytes_of_a_cold_encoding(tiny_model, tmp_path):
     store = EmbeddingStore(tmp_path, "k", {})
     cold = cosine_table(PAIRS, tiny_model, batch_size=2)

@@ -1,13 +1,21 @@
 """Fine-tuning the encoder (stsynth.encoders.tuning) on a tiny BERT the tests build: pairs, batches,
 the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
 
+import copy
+import os
 import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import TEST_PAIRS, TINY_FUSION_GRID, added_table
+from conftest import TEST_PAIRS, TINY_FUSION_GRID, Workspace, added_table, make_workspace, snakemake_command
 from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.encoders.encoder import cosine_table, load_encoder
 from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
@@ -130,11 +138,23 @@ def test_an_unknown_loss_is_named(tiny_model):
         make_loss(load_encoder(tiny_model), "triplet")
 
 
-@pytest.mark.workflow
-def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
-    """The real Snakefile on the tiny corpus: a tuned encoder run, its dev check, and a fusion run whose
-    training rows read the tuned encoder out of fold (2 fold models per protocol)."""
-    tiny = str(save_tiny_model(tmp_path / "tiny-bert"))
+TUNED_TARGETS = [
+    "results/scores/encoder-sts.parquet",
+    "results/scores/fusion-tuned.parquet",
+    "results/encoder_tuning/dev_check.md",
+    "results/fusion/fusion-tuned/ablation.parquet",
+]
+PROGRESS_EVERY_STEP = {"STSYNTH_PROGRESS_SECONDS": "0"}  # a progress line per step
+
+
+@pytest.fixture(scope="module")
+def tuned_build(tmp_path_factory) -> Workspace:
+    """The real Snakefile on the tiny corpus, built once for this file's end-to-end tests, which read it and
+    change only copies of it: a tuned encoder run, its dev check, and a fusion run whose training rows read the
+    tuned encoder out of fold (2 fold models per protocol)."""
+    root = tmp_path_factory.mktemp("tuned")
+    workspace = make_workspace(root)
+    tiny = str(save_tiny_model(root / "tiny-bert"))
     fast = {"epochs": 2, "batch_size": 4, "learning_rate": 1.0e-3}
     workspace.write_config(
         {
@@ -149,7 +169,7 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
                     "models": {"minilm-sts": {}},
                 },
             },
-            "decisions": str(tmp_path / "none.yaml"),  # no recorded choice: the fusion's dev search runs
+            "decisions": str(root / "none.yaml"),  # no recorded choice: the fusion's dev search runs
             "fusion": {
                 "encoder_folds": 2,
                 "grid": TINY_FUSION_GRID,
@@ -163,14 +183,20 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
         }
     )
     workspace.write_config()
-    targets = [
-        "results/scores/encoder-sts.parquet",
-        "results/scores/fusion-tuned.parquet",
-        "results/encoder_tuning/dev_check.md",
-        "results/fusion/fusion-tuned/ablation.parquet",
-    ]
-    workspace.snakemake(*targets, env={"STSYNTH_PROGRESS_SECONDS": "0"})  # a progress line per step
-    work = workspace.path
+    workspace.snakemake(*TUNED_TARGETS, env=PROGRESS_EVERY_STEP)
+    return workspace
+
+
+def copy_of(build: Workspace, folder: Path) -> Workspace:
+    """A copy of a shared build's working directory (its config's paths are absolute: they still hold), for a
+    test that changes the tree."""
+    shutil.copytree(build.path, folder, symlinks=True)
+    return Workspace(folder, build.mirror, build.manifest, copy.deepcopy(build.config))
+
+
+@pytest.mark.workflow
+def test_tuned_encoder_runs_and_fusion_end_to_end(tuned_build, tmp_path):
+    targets, work = TUNED_TARGETS, tuned_build.path
     # every long job says how far it is: done/total, rate, time left (stsynth.core.progress)
     tuning_log = (work / "logs/encoder_tune/minilm-sts.log").read_text()
     assert re.search(
@@ -210,9 +236,11 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
     assert scores["pearson"].notna().all()
     ablation = pd.read_parquet(work / "results/fusion/fusion-tuned/ablation.parquet")
     assert {"none", "encoder", "ngrams", "encoder in-sample"} == set(ablation["removed"])
-    assert "Nothing to be done" in workspace.snakemake(*targets).stderr
+    assert "Nothing to be done" in tuned_build.snakemake(*targets).stderr
     # a test set added beside the protocol (role: test) is predicted and scored in a group of its own, and every
-    # file of the other sets stays as it was, byte for byte: no model reads it
+    # file of the other sets stays as it was, byte for byte: no model reads it (on a copy: the build is shared)
+    workspace = copy_of(tuned_build, tmp_path / "added")
+    work = workspace.path
     kept = {path: path.read_bytes() for path in (work / "results/predictions").rglob("*.txt")}
     kept |= {path: path.read_bytes() for path in (work / "resources/models").rglob("*") if path.is_file()}
     before = {run: pd.read_parquet(work / f"results/scores/{run}.parquet") for run in ("encoder-sts", "fusion-tuned")}
@@ -229,3 +257,97 @@ def test_tuned_encoder_runs_and_fusion_end_to_end(workspace, tmp_path):
         assert set(after["group"]) == set(table["group"]) | {"koala"}
         pd.testing.assert_frame_equal(after[after["group"] != "koala"].reset_index(drop=True), table)
     assert (work / "results/predictions/fusion-tuned/0/koala.txt").is_file()
+
+
+def stopped_by(
+    workspace: Workspace, sent: signal.Signals, to_group: bool, when: Callable[[], bool], log: Path
+) -> subprocess.Popen:
+    """The build's own command started, and stopped with ``sent`` once ``when()`` holds (polled every 20 ms): to
+    the whole process group as a terminal's Ctrl-C sends SIGINT, or to Snakemake alone as ``kill`` sends SIGTERM."""
+    with log.open("w") as output:
+        build = subprocess.Popen(
+            snakemake_command(workspace.path, *TUNED_TARGETS),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **PROGRESS_EVERY_STEP},
+            start_new_session=True,  # its own process group: Ctrl-C's reaches Snakemake and its jobs, not pytest
+        )
+        deadline = time.monotonic() + 600
+        while not when():
+            assert build.poll() is None, f"the build ended before it was stopped:\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, "the job to stop never started"
+            time.sleep(0.02)
+        if to_group:
+            os.killpg(build.pid, sent)
+        else:
+            build.send_signal(sent)
+        build.wait(timeout=300)
+    try:  # nothing of the stopped build goes on writing once Snakemake has exited
+        os.killpg(build.pid, 0)
+        pytest.fail(f"processes of the stopped build still run after {sent.name}:\n{log.read_text()[-3000:]}")
+    except ProcessLookupError:
+        pass
+    return build
+
+
+def tree_files(root: Path) -> dict[str, Path]:
+    """Every file a build wrote under results/ and resources/, by its path in the tree."""
+    return {
+        str(path.relative_to(root)): path
+        for folder in ("results", "resources")
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+RUNS_OF_THE_TUNED_ENCODER = [
+    f"results/{kind}/{run}{end}"
+    for run in ("encoder-sts", "fusion-tuned")
+    for kind, end in (("predictions", ""), ("scores", ".parquet"))
+]
+TIMINGS = ["seconds"]  # the only columns a rerun may change: how long an epoch took
+
+
+@pytest.mark.workflow
+@pytest.mark.training
+def test_a_build_stopped_by_sigint_or_sigterm_mid_job_resumes_to_the_same_bytes(tuned_build, tmp_path):
+    """On a copy of the shared build with the tuned encoder gone: stopped by Ctrl-C (SIGINT to the process group:
+    Snakemake kills its jobs) while the encoder_tune job runs (its inputs read, the start model opening), started
+    again with the same command and stopped by SIGTERM (to Snakemake: it lets the running jobs end and starts no
+    other) while the tuned encoder's similarity job runs, then started once more, the build finishes, and every
+    output equals the uninterrupted build's, byte for byte but the epochs' timings; no process of a stopped build
+    outlives it."""
+    workspace = copy_of(tuned_build, tmp_path / "stopped")
+    work = workspace.path
+    # the tuned encoder and what reads it (Snakemake rebuilds a missing file only where a target needs it)
+    for output in ["resources/models/minilm-sts", "resources/encoder/minilm-sts", *RUNS_OF_THE_TUNED_ENCODER]:
+        shutil.rmtree(work / output) if (work / output).is_dir() else (work / output).unlink()
+    tune_log, similarity_log = (
+        work / "logs/encoder_tune/minilm-sts.log",
+        work / "logs/encoder_similarity/minilm-sts.log",
+    )
+    tune_log.unlink()
+    similarity_log.unlink()
+    tuning = lambda: tune_log.exists() and "settings: " in tune_log.read_text()
+    first = stopped_by(workspace, signal.SIGINT, True, tuning, tmp_path / "first.log")
+    assert first.returncode != 0
+    assert not (work / "resources/models/minilm-sts").exists(), "the stopped job's output is left"
+    encoding = lambda: similarity_log.exists() and similarity_log.stat().st_size > 0
+    second = stopped_by(workspace, signal.SIGTERM, False, encoding, tmp_path / "second.log")
+    assert second.returncode != 0
+    assert (work / "resources/models/minilm-sts/model.safetensors").is_file()  # the job the first stop cut short
+    # SIGTERM is Snakemake's graceful stop: the running jobs end, whole, and no other starts
+    assert "Will exit after finishing currently running jobs" in (tmp_path / "second.log").read_text()
+    assert (work / "resources/encoder/minilm-sts/2016/tinytest.parquet").is_file()
+    assert not (work / "results/scores/encoder-sts.parquet").exists()
+    workspace.snakemake(*TUNED_TARGETS, env=PROGRESS_EVERY_STEP)
+    assert "Nothing to be done" in workspace.snakemake(*TUNED_TARGETS).stderr
+    built, resumed = tree_files(tuned_build.path), tree_files(work)
+    assert sorted(resumed) == sorted(built)
+    differ = [name for name, path in resumed.items() if path.read_bytes() != built[name].read_bytes()]
+    for name in differ:
+        assert name.endswith(".epochs.parquet"), f"{name} differs from the uninterrupted build's"
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(resumed[name]).drop(columns=TIMINGS), pd.read_parquet(built[name]).drop(columns=TIMINGS)
+        )
+    assert differ == ["resources/models/minilm-sts.epochs.parquet"]  # the one job run again that logs its timing

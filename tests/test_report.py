@@ -12,6 +12,7 @@ import pytest
 
 from conftest import REPO, project_config
 from stsynth.core.scoring import write_predictions
+from stsynth.pipeline.protocol import protocol_words
 from stsynth.results.provenance import logged_times, stage_times, wall_time_section
 from stsynth.results.report import build_report
 from stsynth.results.report_plan import plan_files, report_plan, seeds
@@ -71,6 +72,7 @@ def study(tmp_path):
             predictions[run].append(str(path))
     plan = {
         "part": "results",
+        "protocol": protocol_words(project_config()),
         "studies": ["Gold-threshold sweep", "Feature-group ablation of the fusion runs"],
         "runs": ["baseline", "task-internal", "fusion"],
         "scores": {
@@ -326,6 +328,10 @@ def test_every_section_from_documented_schemas(study):
         and "| synthetic-dev | 2015_images | 0.8428 | 0.7944 |" in markdown
     )
     assert "## Fine-tuned encoders on the dev protocol (2015)" in markdown
+    assert (
+        "Table 1 analog: dev protocol on the 2015 sets (Pearson r)\n\nTrained on 2012–2014 only, scored on the "
+        "2015 sets (2016 never chooses anything)" in markdown
+    )
     assert "| minilm-sts-dev | 2015_images | 0.8100 | 0.8600 |" in markdown
     assert "## Cross-lingual scores by translation of s1" in markdown
     assert "2 blank sentences in all" in markdown and "| 2016/answer-answer | 3 | 2 | 1 | 1 | 1 |" in markdown
@@ -585,3 +591,40 @@ def test_the_baselines_spanish_english_figures_say_the_spanish_side_was_not_tran
     test_sets.append({"year": 2016, "dataset": "multisource", "track": "es-en", "pairs": "q"})
     report = scores_section({"baseline": scores}, {}, test_sets, ["baseline"])
     assert "| **baseline** (s1 untranslated) |" in report
+
+
+@pytest.mark.parametrize(
+    "overlays, protocol, words",
+    [
+        ((), None, {"name": "semeval2016", "train": "2012–2014", "dev": "2015", "test": "2016"}),
+        (
+            ("config/sts2017.yaml",),
+            None,
+            {"name": "semeval2017", "train": "2012–2015", "dev": "2016", "test": "2017/track5"},
+        ),
+        ((), "stsb", {"name": "stsb", "train": "sts-train", "dev": "sts-dev", "test": "sts-test"}),
+    ],
+)
+def test_the_studies_titles_name_the_sets_of_the_protocol_in_force(overlays, protocol, words):
+    from stsynth.results.study_sections import ablation_section, dev_table_section, encoder_dev_check_section
+
+    config = project_config(*overlays)
+    if protocol:
+        config["protocol"] = protocol
+    named = protocol_words(config)
+    assert {key: named[key] for key in words} == words
+    table = pd.DataFrame({"system": ["x"], "pearson_ALL": [0.5]})
+    dev_table = dev_table_section(table, named)
+    assert f"dev protocol on the {words['dev']} sets" in dev_table and f"Trained on {words['train']} only" in dev_table
+    assert f"({words['test']} never chooses anything)" in dev_table
+    assert f"test = {words['test']} per track" in ablation_section({}, named)
+    epochs = pd.DataFrame({"model": ["m", "m"], "dev": ["d", "d"], "epoch": [0, 1], "pearson": [0.1, 0.2]})
+    assert f"dev protocol ({words['dev']})" in encoder_dev_check_section(epochs, named)
+
+
+def test_a_protocol_part_is_written_as_a_range_of_years_or_as_named():
+    from stsynth.pipeline.protocol import sets_in_words
+
+    assert sets_in_words([2012, 2013, 2014]) == "2012–2014"
+    assert sets_in_words([2012, 2014, 2015, "koala-dev"]) == "2012, 2014–2015, koala-dev"
+    assert sets_in_words(["2017/track5"]) == "2017/track5" and sets_in_words([]) == ""

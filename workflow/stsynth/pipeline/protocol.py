@@ -87,6 +87,30 @@ class Protocol:
         return {"train": self.train, "dev": self.dev, "test": self.test}
 
 
+def sets_in_words(selection) -> str:
+    """A part of a protocol as a title names it: a run of consecutive years as a range (``2012–2014``), anything
+    else as given (``2015``, ``koala-dev``, ``2016, 2017/track5``)."""
+    values, words = list(selection), []
+    while values:
+        first = last = values.pop(0)
+        while isinstance(last, int) and values and values[0] == last + 1:
+            last = values.pop(0)
+        words.append(f"{first}–{last}" if last != first else str(first))
+    return ", ".join(words)
+
+
+def protocol_words(config: dict) -> dict[str, str]:
+    """The protocol in force as the reports' titles name it: its name, the sets the dev-protocol twins learn from
+    (``train``), those that choose (``dev``) and those tested once (``test``)."""
+    protocol = Protocol.from_config(config)
+    return {
+        "name": protocol.name,
+        "train": sets_in_words(protocol.dev_train),
+        "dev": sets_in_words(protocol.dev),
+        "test": sets_in_words(protocol.test),
+    }
+
+
 def twin_name(model: str) -> str:
     """A model's dev-protocol twin: ``<model>-dev``."""
     return f"{model}{TWIN_SUFFIX}"

@@ -129,7 +129,7 @@ def build_report(
     if plan["input_sets"]:
         sections.append(input_checks_section(input_counts(plan["input_sets"])))
     if plan["dev_table"]:
-        sections.append(dev_table_section(pd.read_parquet(plan["dev_table"])))
+        sections.append(dev_table_section(pd.read_parquet(plan["dev_table"]), plan["protocol"]))
     if plan["fusion_dev"] or plan["fusion_recorded"]:
         dev = {run: pd.read_parquet(p) for run, p in plan["fusion_dev"].items()}
         sections.append(fusion_dev_section(dev, plan["fusion_recorded"]))
@@ -143,14 +143,16 @@ def build_report(
             plot_importances(table, file, f"{run}: feature importances")
         sections.append(importance_section(tables, settings["top_features"], links))
     if plan["ablation"]:
-        sections.append(ablation_section({run: pd.read_parquet(p) for run, p in plan["ablation"].items()}))
+        sections.append(
+            ablation_section({run: pd.read_parquet(p) for run, p in plan["ablation"].items()}, plan["protocol"])
+        )
     if plan["unknown_words"]:
         sections.append(unknown_words_section({m: pd.read_parquet(p) for m, p in plan["unknown_words"].items()}))
     if plan["threshold_sweep"]:
         table = pd.read_parquet(plan["threshold_sweep"])
         file, link = plot("threshold-sweep")
         plot_sweep(table, file, threshold)
-        sections.append(sweep_section(table, link))
+        sections.append(sweep_section(table, link, plan["protocol"]))
     if plan["epochs"]:
         epochs = {model: pd.read_parquet(p) for model, p in plan["epochs"].items()}
         file, link = plot("training-curves")
@@ -161,9 +163,9 @@ def build_report(
     if plan["language"]:
         sections.append(language_section(pd.read_parquet(plan["language"])))
     if plan["dev_check"]:
-        sections.append(dev_check_section(pd.read_parquet(plan["dev_check"])))
+        sections.append(dev_check_section(pd.read_parquet(plan["dev_check"]), plan["protocol"]))
     if plan["encoder_dev_check"]:
-        sections.append(encoder_dev_check_section(pd.read_parquet(plan["encoder_dev_check"])))
+        sections.append(encoder_dev_check_section(pd.read_parquet(plan["encoder_dev_check"]), plan["protocol"]))
     if plan["mt_comparison"]:
         sections.append(mt_comparison_section(pd.read_parquet(plan["mt_comparison"])))
     if plan["seed_study"]:

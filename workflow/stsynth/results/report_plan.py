@@ -21,6 +21,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..pipeline.plan import optional_rules
+from ..pipeline.protocol import protocol_words
 from ..pipeline.runs import COMPARISONS, headline_runs, run_comparisons, runs_of, study_runs
 
 STUDIES_COMMAND = "make studies"
@@ -49,6 +50,7 @@ def report_plan(
     runs = headline_runs(config) if results else study_runs(config)
     plan = {
         "part": part,
+        "protocol": protocol_words(config),  # the studies' titles name its sets
         "runs": runs,
         "scores": {run: scores_path(run) for run in runs},
         "test_sets": test_sets,

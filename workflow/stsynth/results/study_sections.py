@@ -14,11 +14,12 @@ from .report_sections import plain_table
 from .seed_study import spread_markdown
 
 
-def dev_table_section(table: pd.DataFrame) -> str:
+def dev_table_section(table: pd.DataFrame, protocol: dict) -> str:
     columns = [c for c in table.columns if c.startswith("pearson_")]
     return (
-        "## Table 1 analog: dev protocol on the 2015 sets (Pearson r)\n\nTrained on 2012–2014 only, "
-        "scored on the 2015 sets (2016 never chooses anything).\n\n"
+        f"## Table 1 analog: dev protocol on the {protocol['dev']} sets (Pearson r)\n\nTrained on "
+        f"{protocol['train']} only, scored on the {protocol['dev']} sets ({protocol['test']} never chooses "
+        "anything).\n\n"
         + markdown_rows(
             ["system", *[c.removeprefix("pearson_") for c in columns]],
             [[row["system"], *[row[c] for c in columns]] for _, row in table.iterrows()],
@@ -26,10 +27,10 @@ def dev_table_section(table: pd.DataFrame) -> str:
     )
 
 
-def ablation_section(ablation: dict[str, pd.DataFrame]) -> str:
+def ablation_section(ablation: dict[str, pd.DataFrame], protocol: dict) -> str:
     parts = [
         "## Feature-group ablation of the fusion regressor\n\nEach group removed in turn (`none`: all "
-        "features); dev = 2015 sets under the dev protocol, test = 2016 per track.\n"
+        f"features); dev = {protocol['dev']} sets under the dev protocol, test = {protocol['test']} per track.\n"
     ]
     for run, table in ablation.items():
         scores = [c for c in table.columns if c not in ("removed", "features")]
@@ -46,10 +47,10 @@ def ablation_section(ablation: dict[str, pd.DataFrame]) -> str:
     return "\n".join(parts)
 
 
-def sweep_section(table: pd.DataFrame, plot: str) -> str:
+def sweep_section(table: pd.DataFrame, plot: str, protocol: dict) -> str:
     dev = [c for c in table.columns if c.startswith("dev_")]
     return (
-        f"## Gold-threshold sweep (dev protocol)\n\nTraining pairs = 2012–2014 gold pairs with gold ≥ t; "
+        f"## Gold-threshold sweep (dev protocol)\n\nTraining pairs = {protocol['train']} gold pairs with gold ≥ t; "
         f"Pearson on the dev sets.\n\n![threshold sweep]({plot})\n\n"
         + markdown_rows(
             ["threshold", "pairs", *[c.removeprefix("dev_") for c in dev]],
@@ -72,12 +73,15 @@ def sources_section(table: pd.DataFrame) -> str:
 
 
 def dev_check_section(
-    table: pd.DataFrame,
-    title: str = "Synthetic pairs on the dev protocol (paper's check: 2015 images)",
-    about: str = "Models trained on 2012-2014 gold pairs, without and with the synthetic pairs of the dev set named",
-    path: str = study_file("dev_check"),
+    table: pd.DataFrame, protocol: dict, title: str | None = None, about: str | None = None, path: str | None = None
 ) -> str:
-    """Dev Pearson untuned and after the last epoch (the full per-epoch table: ``path``)."""
+    """Dev Pearson untuned and after the last epoch (the full per-epoch table: ``path``); by default the paragram
+    models' check of the synthetic pairs."""
+    title = title or f"Synthetic pairs on the dev protocol ({protocol['dev']} sets)"
+    about = about or (
+        f"Models trained on {protocol['train']} gold pairs, without and with the synthetic pairs of the dev set named"
+    )
+    path = path or study_file("dev_check")
     last = table.groupby("model", sort=False)["epoch"].transform("max")
     kept = table[(table["epoch"] == 0) | (table["epoch"] == last)].assign(
         column=lambda t: np.where(t["epoch"] == 0, "untuned", "last epoch")
@@ -90,12 +94,13 @@ def dev_check_section(
     )
 
 
-def encoder_dev_check_section(table: pd.DataFrame) -> str:
+def encoder_dev_check_section(table: pd.DataFrame, protocol: dict) -> str:
     return dev_check_section(
         table,
-        "Fine-tuned encoders on the dev protocol (2015)",
-        "all-MiniLM-L6-v2 fine-tuned on 2012-2014 (gold scores, task-internal pairs, + the 2015 round trips); "
-        "'untuned' is the model each starts from",
+        protocol,
+        f"Fine-tuned encoders on the dev protocol ({protocol['dev']})",
+        f"Encoders fine-tuned on {protocol['train']} (gold scores, task-internal pairs, + the {protocol['dev']} "
+        "round trips); 'untuned' is the model each starts from",
         study_file("encoder_dev_check"),
     )
 

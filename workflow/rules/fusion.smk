@@ -183,7 +183,7 @@ if RECORDED_FUSIONS:
             runtime=attempt_minutes(10),
         params:
             recorded={run: RUNS[run].chosen_settings() for run in RECORDED_FUSIONS},
-            protocol=config["protocol"],
+            protocol=config["protocols"][config["protocol"]].get("decisions", config["protocol"]),  # whose file
             code=get_code_digest("fusion_decisions.py"),
         script:
             "../scripts/fusion_decisions.py"

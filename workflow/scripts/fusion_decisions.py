@@ -28,7 +28,7 @@ Path(snakemake.output.decisions).write_text(
     f"# What the dev searches of protocol {protocol} chose (make studies); `make decisions` copies this file over\n"
     f"# config/decisions/{protocol}.yaml, which `all` reads.\n"
     + yaml.safe_dump(
-        {"runs": {run: chosen_parameters(table) for run, table in dev.items()}},
+        {"protocol": protocol, "runs": {run: chosen_parameters(table) for run, table in dev.items()}},
         sort_keys=False,
         default_flow_style=None,
     )

@@ -86,6 +86,11 @@ def test_the_project_config_is_clean():
             "encoder.tuning.models.minilm-task-internal: loss 'mnrl' trains on pairs, which it does not give",
         ),
         (
+            lambda c: c["encoder"]["tuning"]["models"]["minilm-task-internal"].update(frozen_layers=3),
+            "encoder.tuning.models.minilm-task-internal.frozen_layers: trains above stored states with a cosent or "
+            "cosine loss only, not 'mnrl'",
+        ),
+        (
             lambda c: c["paragram"]["models"]["task-internal"].update(vectors="fasttext"),
             "paragram.models.task-internal.vectors: 'fasttext'",
         ),

@@ -32,15 +32,8 @@ def save_tiny_model(folder, **config_changes):
     vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
     tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True, strip_accents=False)
     torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=5 + len(WORDS),
-        hidden_size=16,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-        **config_changes,
-    )
+    shape = {"hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 32}
+    config = BertConfig(vocab_size=5 + len(WORDS), max_position_embeddings=64, **{**shape, **config_changes})
     BertModel(config).eval().save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder

@@ -5,6 +5,7 @@ from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
 from stsynth.encoders.cross import CROSS_LOSSES, load_cross_encoder
 from stsynth.encoders.encoder import job_folder, open_job_encoder, opened_identity
+from stsynth.encoders.lower_layers import layer_store
 from stsynth.encoders.tuning import train, training_pairs
 
 log = log_to(snakemake.log[0])
@@ -28,7 +29,7 @@ if settings["loss"] in CROSS_LOSSES:  # the start encoder's transformer under a 
         folder, snakemake.params.max_length, resolve_device(snakemake.config["device"]), True, settings["seed"]
     )
 else:
-    model, _, _ = open_job_encoder(
+    model, folder, identity = open_job_encoder(
         start_entry,
         snakemake.input.encoder_folder,
         snakemake.params.model,
@@ -39,7 +40,12 @@ dev_sets = [
     ((int(table["year"].iat[0]), str(table["dataset"].iat[0])), table)
     for table in (pd.read_parquet(path) for path in snakemake.input.dev)
 ]
-epochs = train(model, pairs, settings, dev_sets)
+# frozen_layers: the start model's states after layer k, kept by content beside the embedding store
+frozen = settings.get("frozen_layers", 0)
+states_store = (
+    layer_store(snakemake.config, identity, frozen, model.max_seq_length, {"start": str(folder)}) if frozen else None
+)
+epochs = train(model, pairs, settings, dev_sets, states_store)
 model.save(snakemake.output.model)
 epochs.to_parquet(snakemake.output.epochs, index=False)
 log.info("epochs:\n%s", epochs.to_string(index=False))

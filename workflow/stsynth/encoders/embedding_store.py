@@ -152,11 +152,7 @@ class EmbeddingStore:
         import pyarrow as pa
 
         self.folder.mkdir(parents=True, exist_ok=True)
-        description = self.folder / "encoder.json"
-        if not description.exists():
-            self._write(
-                description, lambda path: path.write_text(json.dumps(self.description, indent=2, sort_keys=True) + "\n")
-            )
+        self._describe()
         keys = pa.array([sentence_key(s) for s in unit])
         matrix = np.ascontiguousarray(embeddings, dtype=np.float32)
         self._write_table(
@@ -167,13 +163,36 @@ class EmbeddingStore:
             },
         )
         if states is not None:
-            dimension = matrix.shape[1] if not states else states[0].shape[1]
-            rows = pa.FixedSizeListArray.from_arrays(
-                pa.array(np.concatenate([s.reshape(-1) for s in states]).astype(np.float32)), dimension
-            )
-            offsets = pa.array(np.cumsum([0, *(len(s) for s in states)]), type=pa.int32())
-            self._write_table(
-                self._path(unit, "tokens"), {"sentence": keys, "states": pa.ListArray.from_arrays(offsets, rows)}
+            self._write_states(self._path(unit, "tokens"), keys, states, matrix.shape[1])
+
+    def get_states(self, unit: list[str]) -> list[np.ndarray] | None:
+        """A unit's hidden states after a lower layer (stsynth.encoders.lower_layers), one [pieces, hidden] array
+        per sentence, or None when the store lacks them."""
+        return self._read(self._path(unit, "layer"), unit, "states")
+
+    def put_states(self, unit: list[str], states: list[np.ndarray]) -> None:
+        """Keep a unit's hidden states after a lower layer (``{unit}.layer.parquet``, the token states' schema)."""
+        import pyarrow as pa
+
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._describe()
+        self._write_states(self._path(unit, "layer"), pa.array([sentence_key(s) for s in unit]), states, 0)
+
+    def _write_states(self, path: Path, keys, states: list[np.ndarray], dimension: int) -> None:
+        import pyarrow as pa
+
+        dimension = states[0].shape[1] if states else dimension
+        rows = pa.FixedSizeListArray.from_arrays(
+            pa.array(np.concatenate([s.reshape(-1) for s in states]).astype(np.float32)), dimension
+        )
+        offsets = pa.array(np.cumsum([0, *(len(s) for s in states)]), type=pa.int32())
+        self._write_table(path, {"sentence": keys, "states": pa.ListArray.from_arrays(offsets, rows)})
+
+    def _describe(self) -> None:
+        description = self.folder / "encoder.json"
+        if not description.exists():
+            self._write(
+                description, lambda path: path.write_text(json.dumps(self.description, indent=2, sort_keys=True) + "\n")
             )
 
     def _write_table(self, path: Path, columns: dict) -> None:

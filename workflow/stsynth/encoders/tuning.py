@@ -108,12 +108,14 @@ def batches(pairs: pd.DataFrame, batch_size: int, seed: int, epoch: int, distinc
 
 
 def dev_scores(
-    model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int = 64, cross: bool = False
+    model, dev_sets: list[tuple[str, pd.DataFrame]], batch_size: int = 64, cross: bool = False, lower=None
 ) -> dict[str, float]:
     """``dev_<year>_<name>`` and ``dev_ALL``: Pearson of 5 x cosine (a ``cross``-encoder: 5 x its score) on the
     scored pairs of each ((year, name), pair table), and the official ALL over them
-    (stsynth.core.correlations.correlations)."""
+    (stsynth.core.correlations.correlations). ``lower``: (k, states): the embeddings from the stored states after
+    layer k (stsynth.encoders.lower_layers)."""
     from .encoder import embed
+    from .lower_layers import embed_from_layer
 
     sets = []
     total = sum(int(pairs["gold"].notna().sum()) for _, pairs in dev_sets)
@@ -124,7 +126,11 @@ def dev_scores(
             if cross:
                 predictions = 5 * cross_scores(model, s1, s2, batch_size)
             else:
-                vectors = embed(s1 + s2, model, batch_size)
+                vectors = (
+                    embed_from_layer(model, lower[0], s1 + s2, lower[1], batch_size)
+                    if lower
+                    else embed(s1 + s2, model, batch_size)
+                )
                 predictions = predictions_from_cosines(unit_cosines(vectors[:n], vectors[n:]))
             sets.append((f"{year}_{name}", predictions, scored["gold"].to_numpy()))
             progress.advance(n)
@@ -132,23 +138,41 @@ def dev_scores(
 
 
 def train(
-    model, pairs: pd.DataFrame, settings: dict, dev_sets: list[tuple[tuple[int, str], pd.DataFrame]] = ()
+    model,
+    pairs: pd.DataFrame,
+    settings: dict,
+    dev_sets: list[tuple[tuple[int, str], pd.DataFrame]] = (),
+    states_store=None,
 ) -> pd.DataFrame:
     """Fine-tune ``model`` in place on ``pairs`` (:func:`training_pairs`); the epochs table (epoch 0:
-    the dev scores before tuning)."""
+    the dev scores before tuning). ``frozen_layers: k`` > 0: the embeddings and lower k layers frozen, every
+    sentence's states after layer k computed once (read from ``states_store`` where it holds them) and only the
+    layers above run (stsynth.encoders.lower_layers)."""
     import torch
     from sentence_transformers.util import batch_to_device
     from transformers import get_linear_schedule_with_warmup
 
+    from .lower_layers import batch_of, freeze_lower, from_layer, lower_states, sentence_units
+
     torch.manual_seed(settings["seed"])
     loss_function = make_loss(model, settings["loss"])
     cross = settings["loss"] in CROSS_LOSSES
+    frozen, lower = settings.get("frozen_layers", 0), None
+    if frozen:
+        if settings["loss"] not in ("cosent", "cosine"):
+            raise ValueError(f"frozen_layers: {frozen} with loss {settings['loss']!r}: only cosent and cosine")
+        freeze_lower(model, frozen)
+        tables = [table for _, table in pairs.groupby(["year", "dataset"], sort=False)]
+        units = sentence_units([*tables, *(dev[dev["gold"].notna()] for _, dev in dev_sets)])
+        with Progress(log, f"states after layer {frozen}", sum(map(len, units)), "sentences") as progress:
+            lower = (frozen, lower_states(model, units, frozen, states_store, progress))
     plan = [
         batches(pairs, settings["batch_size"], settings["seed"], epoch, settings["loss"] == "mnrl")
         for epoch in range(settings["epochs"])
     ]
     steps = sum(len(epoch) for epoch in plan)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=settings["learning_rate"], weight_decay=0.0)
+    trained = [parameter for parameter in model.parameters() if parameter.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=settings["learning_rate"], weight_decay=0.0)
     schedule = get_linear_schedule_with_warmup(optimizer, math.ceil(settings["warmup"] * steps), max(steps, 1))
     s1, s2 = pairs["s1"].tolist(), pairs["s2"].tolist()
     labels = torch.tensor(pairs["label"].to_numpy(), dtype=torch.float32)
@@ -160,7 +184,7 @@ def train(
             "seconds": 0.0,
             "pairs": len(pairs),
             "batches": 0,
-            **(dev_scores(model, dev_sets, cross=cross) if dev_sets else {}),
+            **(dev_scores(model, dev_sets, cross=cross, lower=lower) if dev_sets else {}),
         }
     ]
     progress = Progress(log, f"fine-tuning ({settings['loss']}, {len(pairs)} pairs)", steps, "steps")
@@ -169,10 +193,15 @@ def train(
         start, losses = time.perf_counter(), []
         for batch in epoch_batches:
             texts = ([s1[i] for i in batch], [s2[i] for i in batch])
-            # a cross-encoder's loss reads the pairs' texts; a bi-encoder's, each side's features
-            inputs = list(texts) if cross else [batch_to_device(model.preprocess(t), model.device) for t in texts]
-            loss = loss_function(inputs, labels[batch].to(model.device))
-            loss.backward()
+            if lower:  # the layers above k, from each side's stored states
+                with from_layer(model, frozen):
+                    inputs = [batch_of([lower[1][text] for text in side], model.device) for side in texts]
+                    loss = loss_function(inputs, labels[batch].to(model.device))
+                    loss.backward()
+            else:  # a cross-encoder's loss reads the pairs' texts; a bi-encoder's, each side's features
+                inputs = list(texts) if cross else [batch_to_device(model.preprocess(t), model.device) for t in texts]
+                loss = loss_function(inputs, labels[batch].to(model.device))
+                loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             schedule.step()
@@ -188,7 +217,7 @@ def train(
                 "seconds": seconds,
                 "pairs": len(pairs),
                 "batches": len(epoch_batches),
-                **(dev_scores(model, dev_sets, cross=cross) if dev_sets else {}),
+                **(dev_scores(model, dev_sets, cross=cross, lower=lower) if dev_sets else {}),
             }
         )
         log.info(

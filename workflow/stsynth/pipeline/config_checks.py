@@ -172,6 +172,10 @@ def check_encoder(c: Checks) -> None:
         source = "pairs" if loss == "mnrl" else "gold_years"  # every other loss is graded
         if not entry.get(source, defaults.get(source)):
             c.problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
+        if entry.get("frozen_layers", defaults.get("frozen_layers", 0)) and loss not in ("cosent", "cosine"):
+            c.problems.append(
+                f"{where}.frozen_layers: trains above stored states with a cosent or cosine loss only, not {loss!r}"
+            )
     c.problems += start_cycles(c.tuned)
     for i, model in enumerate(tuning.get("dev_check", [])):
         c.need(f"encoder.tuning.dev_check[{i}]", model, list(c.tuned), "a model in encoder.tuning.models")

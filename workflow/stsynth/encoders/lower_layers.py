@@ -1,0 +1,192 @@
+"""Fine-tuning over the lower layers computed once: a tuned encoder's ``frozen_layers: k``.
+
+With ``k`` > 0 the embeddings and the lower ``k`` transformer layers stay as the start model has them, so the
+hidden states after layer ``k`` of a sentence are those of the start model, whatever the training does above.
+They are computed once per sentence (:func:`lower_states`: the embeddings and layers ``0 .. k-1`` run once, in
+eval mode, no gradient), kept by content in the embedding store's folder (:func:`layer_store`: the start model's
+identity, ``k``, the word-piece limit and the sentences), and every training step and dev score runs only the
+layers above ``k`` from them (:func:`from_layer`). Most of a step's forward is in the layers below ``k``, so the
+step costs a fraction of a full one (docs/benchmarks.md).
+
+:func:`from_layer` runs the model's own code: the embeddings module is replaced by one that hands over the
+stored states and the layer list is cut to the layers above ``k``, so the attention mask is prepared as the
+model prepares it and a model with a relative position bias (MPNet) computes it per batch, from the padded
+length, as in a full forward; padded positions hold zeros, which the mask keeps out of every real token's
+attention. The embedding it gives equals a full forward's to float rounding (tests/test_lower_layers.py).
+Architectures: those whose transformer keeps its layers in ``encoder.layer`` and its embeddings in
+``embeddings`` (BERT, MPNet, RoBERTa and their kin); another is refused by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .embedding_store import EmbeddingStore, encoder_key, store_folder
+
+if TYPE_CHECKING:
+    import torch
+
+log = logging.getLogger(__name__)
+
+STATES_BATCH = 32  # sentences per forward through the lower layers (sorted by length within a unit)
+
+
+def transformer_parts(model):
+    """(the Hugging Face model, its list of layers) of a sentence-transformers model's first module."""
+    module = model[0]
+    transformer = getattr(module, "auto_model", None) or getattr(module, "model", None)
+    encoder = getattr(transformer, "encoder", None)
+    layers = getattr(encoder, "layer", None)
+    if transformer is None or layers is None or not hasattr(transformer, "embeddings"):
+        raise ValueError(
+            f"frozen_layers: a {type(transformer).__name__} keeps no encoder.layer list and embeddings module "
+            "(BERT, MPNet and RoBERTa-like models do); tune it with frozen_layers: 0"
+        )
+    return transformer, layers
+
+
+def freeze_lower(model, k: int) -> list[str]:
+    """Freeze the embeddings and the lower ``k`` layers in place; the names of the parameters frozen."""
+    transformer, layers = transformer_parts(model)
+    if not 0 < k < len(layers):
+        raise ValueError(f"frozen_layers: {k} for a model of {len(layers)} layers (0 < k < {len(layers)})")
+    frozen = []
+    for prefix, module in [("embeddings", transformer.embeddings), *((f"layer.{i}", layers[i]) for i in range(k))]:
+        for name, parameter in module.named_parameters():
+            parameter.requires_grad_(False)
+            frozen.append(f"{prefix}.{name}")
+    return frozen
+
+
+def _stored_states_module():
+    import torch
+
+    class StoredStates(torch.nn.Module):
+        """Stands in for the embeddings module inside :func:`from_layer`: the states a batch's features carry
+        (``inputs_embeds``) are the input of the first layer above ``k``."""
+
+        def forward(self, input_ids=None, position_ids=None, token_type_ids=None, inputs_embeds=None, **kwargs):
+            return inputs_embeds
+
+    return StoredStates()
+
+
+@contextlib.contextmanager
+def from_layer(model, k: int):
+    """Within it, ``model`` runs from the hidden states after layer ``k``: its features are :func:`batch_of`'s
+    (the states as ``inputs_embeds``, zeros where the attention mask is 0), its output the usual one
+    (``sentence_embedding`` among it); on leaving, the model is whole again."""
+    import torch
+
+    transformer, layers = transformer_parts(model)
+    embeddings = transformer.embeddings
+    transformer.embeddings, transformer.encoder.layer = _stored_states_module(), torch.nn.ModuleList(list(layers)[k:])
+    try:
+        yield
+    finally:
+        transformer.embeddings, transformer.encoder.layer = embeddings, layers
+
+
+def batch_of(states: list[np.ndarray], device) -> dict[str, torch.Tensor]:
+    """The features of a batch for a model :func:`from_layer`: sentences' stored states padded with zeros to the
+    longest (``inputs_embeds``), and their attention mask."""
+    import torch
+
+    longest, hidden = max(len(s) for s in states), states[0].shape[1]
+    padded = np.zeros((len(states), longest, hidden), dtype=np.float32)
+    mask = np.zeros((len(states), longest), dtype=np.int64)
+    for row, sentence in enumerate(states):
+        padded[row, : len(sentence)] = sentence
+        mask[row, : len(sentence)] = 1
+    return {"inputs_embeds": torch.from_numpy(padded).to(device), "attention_mask": torch.from_numpy(mask).to(device)}
+
+
+def embed_from_layer(model, k: int, sentences: list[str], states: dict, batch_size: int = 64) -> np.ndarray:
+    """The embeddings of ``sentences`` from their stored states (:func:`lower_states`), as
+    stsynth.encoders.encoder.embed gives them from a full forward: L2-normalised float32, in input order."""
+    import torch
+
+    order = sorted(range(len(sentences)), key=lambda i: -len(states[sentences[i]]))
+    out = np.zeros((len(sentences), 0), dtype=np.float32)
+    training = model.training
+    model.eval()
+    try:
+        with torch.no_grad(), from_layer(model, k):
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
+                vectors = model(batch_of([states[sentences[i]] for i in rows], model.device))["sentence_embedding"]
+                if out.shape[1] == 0:
+                    out = np.zeros((len(sentences), vectors.shape[1]), dtype=np.float32)
+                out[rows] = vectors.float().cpu().numpy()
+    finally:
+        model.train(training)
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def sentence_units(tables) -> list[list[str]]:
+    """The units a job's sentences are computed in: per pair table (a training set, a dev set), its distinct
+    sentences (every s1, then every s2), so two jobs that read a set share its states."""
+    return [unit for unit in (list(dict.fromkeys([*map(str, t["s1"]), *map(str, t["s2"])])) for t in tables) if unit]
+
+
+def _compute(model, unit: list[str], k: int) -> list[np.ndarray]:
+    """The states after layer ``k`` of a unit's sentences: the embeddings and lower layers run in eval mode, in
+    batches of :data:`STATES_BATCH` sorted by length (a fixed plan per unit, so its floats are the same in every
+    job), each sentence cut to its own word pieces."""
+    import torch
+
+    transformer, layers = transformer_parts(model)
+    order = sorted(range(len(unit)), key=lambda i: -len(unit[i]))
+    out: list[np.ndarray | None] = [None] * len(unit)
+    training = model.training
+    model.eval()
+    transformer.encoder.layer = torch.nn.ModuleList(list(layers)[:k])
+    try:
+        with torch.no_grad():
+            for start in range(0, len(order), STATES_BATCH):
+                rows = order[start : start + STATES_BATCH]
+                features = model.preprocess([unit[i] for i in rows])
+                mask = features["attention_mask"].to(model.device)
+                states = transformer(
+                    **{key: value.to(model.device) for key, value in features.items() if key in TOKEN_FEATURES}
+                ).last_hidden_state
+                for row, i in enumerate(rows):
+                    out[i] = states[row, : int(mask[row].sum())].float().cpu().numpy()
+    finally:
+        transformer.encoder.layer = layers
+        model.train(training)
+    return out
+
+
+TOKEN_FEATURES = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def layer_store(config: dict, identity: str, k: int, max_length: int, description: dict) -> EmbeddingStore:
+    """Where the states after layer ``k`` of a start model are kept: the embedding store's folder, under a key of
+    its own (the model's identity, ``k``, the word-piece limit)."""
+    key = encoder_key(identity, {"layer_states": k, "max_length": max_length})
+    return EmbeddingStore(store_folder(config), key, {**description, "layer_states": k, "max_length": max_length})
+
+
+def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | None, progress=None) -> dict:
+    """sentence -> its states after layer ``k`` ([word pieces, hidden] float32), for every sentence of ``units``:
+    read from ``store`` where it holds the unit, else computed (:func:`_compute`) and kept there."""
+    states, computed, read = {}, 0, 0
+    for unit in units:
+        held = store.get_states(unit) if store is not None else None
+        if held is None:
+            held = _compute(model, unit, k)
+            if store is not None:
+                store.put_states(unit, held)
+            computed += len(unit)
+        else:
+            read += len(unit)
+        states.update(zip(unit, held))
+        if progress is not None:
+            progress.advance(len(unit))
+    log.info("states after layer %d: %d sentences computed, %d read from the store", k, computed, read)
+    return states

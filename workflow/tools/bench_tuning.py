@@ -75,10 +75,10 @@ def lower_layers_check(model, sample: pd.DataFrame, k: int, name: str):
 
     from stsynth.encoders.embedding_store import EmbeddingStore
     from stsynth.encoders.encoder import embed
-    from stsynth.encoders.lower_layers import embed_from_layer, lower_states, sentence_units
+    from stsynth.encoders.lower_layers import embed_from_layer, lower_states, training_units
 
-    units = sentence_units([sample])
-    sentences = units[0]
+    units = training_units(sample)  # the units train() reads: its timed steps find every state in the store
+    sentences = [sentence for unit in units for sentence in unit]
     store = EmbeddingStore(Path(tempfile.mkdtemp(prefix="bench-tuning-")), f"layer{k}", {})
     start = time.perf_counter()
     states = lower_states(model, units, k, store)

@@ -190,3 +190,10 @@ def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | 
             progress.advance(len(unit))
     log.info("states after layer %d: %d sentences computed, %d read from the store", k, computed, read)
     return states
+
+
+def training_units(pairs, dev_sets=()) -> list[list[str]]:
+    """The units of a tuning job: one per training set of its pairs (year, dataset), then one per dev set (its
+    scored pairs)."""
+    tables = [table for _, table in pairs.groupby(["year", "dataset"], sort=False)]
+    return sentence_units([*tables, *(dev[dev["gold"].notna()] for _, dev in dev_sets)])

@@ -152,7 +152,7 @@ def train(
     from sentence_transformers.util import batch_to_device
     from transformers import get_linear_schedule_with_warmup
 
-    from .lower_layers import batch_of, freeze_lower, from_layer, lower_states, sentence_units
+    from .lower_layers import batch_of, freeze_lower, from_layer, lower_states, training_units
 
     torch.manual_seed(settings["seed"])
     loss_function = make_loss(model, settings["loss"])
@@ -162,8 +162,7 @@ def train(
         if settings["loss"] not in ("cosent", "cosine"):
             raise ValueError(f"frozen_layers: {frozen} with loss {settings['loss']!r}: only cosent and cosine")
         freeze_lower(model, frozen)
-        tables = [table for _, table in pairs.groupby(["year", "dataset"], sort=False)]
-        units = sentence_units([*tables, *(dev[dev["gold"].notna()] for _, dev in dev_sets)])
+        units = training_units(pairs, dev_sets)
         with Progress(log, f"states after layer {frozen}", sum(map(len, units)), "sentences") as progress:
             lower = (frozen, lower_states(model, units, frozen, states_store, progress))
     plan = [

@@ -140,6 +140,7 @@ def test_an_unknown_loss_is_named(tiny_model):
 
 TUNED_TARGETS = [
     "results/scores/encoder-sts.parquet",
+    "results/scores/encoder-frozen.parquet",
     "results/scores/fusion-tuned.parquet",
     "results/encoder_tuning/dev_check.md",
     "results/fusion/fusion-tuned/ablation.parquet",
@@ -166,7 +167,7 @@ def tuned_build(tmp_path_factory) -> Workspace:
                     "defaults": fast,
                     "dev_check": ["minilm-sts"],  # its twin minilm-sts-dev (the tiny protocol's 2012 -> 2015)
                     "grid": {},
-                    "models": {"minilm-sts": {}},
+                    "models": {"minilm-sts": {}, "minilm-frozen": {"frozen_layers": 1}},
                 },
             },
             "decisions": str(root / "none.yaml"),  # no recorded choice: the fusion's dev search runs
@@ -179,12 +180,38 @@ def tuned_build(tmp_path_factory) -> Workspace:
     workspace.keep_runs(
         {
             "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},
+            "encoder-frozen": {"stage": "encoder", "model": "minilm-frozen"},
             "fusion-tuned": {"stage": "fusion", "groups": ["ngrams", "encoder"], "encoder": "minilm-sts"},
         }
     )
     workspace.write_config()
     workspace.snakemake(*TUNED_TARGETS, env=PROGRESS_EVERY_STEP)
     return workspace
+
+
+@pytest.mark.workflow
+def test_a_model_tuned_above_frozen_layers_keeps_them_and_its_states_by_content(tuned_build):
+    """frozen_layers: 1 through the Snakefile: the tuned model's embeddings and layer 0 are the start model's, its
+    layer 1 moved; the states after layer 0 were computed once and kept in the store's folder."""
+    work = tuned_build.path
+    start = load_encoder(tuned_build.config["encoder"]["models"]["tiny"]["path"])[0].auto_model.state_dict()
+    tuned = load_encoder(work / "resources/models/minilm-frozen")[0].auto_model.state_dict()
+    lower = [name for name in start if name.startswith(("embeddings.", "encoder.layer.0."))]
+    upper = [name for name in start if name.startswith("encoder.layer.1.")]
+    assert lower and all(torch_equal(start[name], tuned[name]) for name in lower)
+    assert upper and not all(torch_equal(start[name], tuned[name]) for name in upper)
+    log = (work / "logs/encoder_tune/minilm-frozen.log").read_text()
+    assert re.search(r"states after layer 1: \d+ sentences computed, 0 read from the store", log), log
+    kept = list((work / "resources/embeddings").glob("*/*.layer.parquet"))
+    assert len(kept) == 2  # a unit per training set: the final model learns from tinytrain and tinydev, no dev set
+    scores = pd.read_parquet(work / "results/scores/encoder-frozen.parquet")
+    assert scores["pearson"].notna().all()
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a, b))
 
 
 def copy_of(build: Workspace, folder: Path) -> Workspace:

@@ -111,12 +111,18 @@ def test_tuning_above_layer_k_leaves_the_frozen_layers_as_they_were_and_moves_th
     assert store.get_states(units[0]) is not None
 
 
-def test_the_states_are_kept_by_the_start_models_identity_k_and_word_piece_limit(tmp_path):
+def test_the_states_are_kept_by_the_start_models_identity_k_and_what_shapes_them(tmp_path):
     config = {"encoder": {"embedding_store": str(tmp_path)}}
     keys = {
-        layer_store(config, identity, k, limit, {}).folder.name
-        for identity, k, limit in [("a", 2, 128), ("b", 2, 128), ("a", 3, 128), ("a", 2, 64)]
+        layer_store(config, identity, k, shaping, {}).folder.name
+        for identity, k, shaping in [
+            ("a", 2, {"max_length": 128}),
+            ("b", 2, {"max_length": 128}),  # another start model
+            ("a", 3, {"max_length": 128}),  # another k
+            ("a", 2, {"max_length": 64}),  # another word-piece limit
+            ("a", 2, {"max_length": 128, "dtype": "float16"}),  # another dtype
+        ]
     }
-    assert len(keys) == 4 and layer_store(config, "a", 2, 128, {}).folder.name in keys
+    assert len(keys) == 5 and layer_store(config, "a", 2, {"max_length": 128}, {}).folder.name in keys
     with pytest.raises(ValueError, match=r"frozen_layers: 4 for a model of 4 layers \(0 < k < 4\)"):
         freeze_lower(load_encoder(save_tiny_model(tmp_path / "m", num_hidden_layers=4)), 4)

@@ -4,7 +4,7 @@ from stsynth.core.device import resolve_device
 from stsynth.core.logs import log_to
 from stsynth.core.threads import use_threads
 from stsynth.encoders.cross import CROSS_LOSSES, load_cross_encoder
-from stsynth.encoders.encoder import job_folder, open_job_encoder, opened_identity
+from stsynth.encoders.encoder import embedding_settings, job_folder, open_job_encoder, opened_identity
 from stsynth.encoders.lower_layers import layer_store
 from stsynth.encoders.tuning import train, training_pairs
 
@@ -43,7 +43,9 @@ dev_sets = [
 # frozen_layers: the start model's states after layer k, kept by content beside the embedding store
 frozen = settings.get("frozen_layers", 0)
 states_store = (
-    layer_store(snakemake.config, identity, frozen, model.max_seq_length, {"start": str(folder)}) if frozen else None
+    layer_store(snakemake.config, identity, frozen, embedding_settings(start_entry, model), {"start": str(folder)})
+    if frozen
+    else None
 )
 epochs = train(model, pairs, settings, dev_sets, states_store)
 model.save(snakemake.output.model)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATES_BATCH = 32  # sentences per forward through the lower layers (sorted by length within a unit)
+TOKEN_FEATURES = ("input_ids", "attention_mask", "token_type_ids")  # what the lower layers read of a batch
 
 
 def transformer_parts(model):
@@ -162,14 +163,12 @@ def _compute(model, unit: list[str], k: int) -> list[np.ndarray]:
     return out
 
 
-TOKEN_FEATURES = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def layer_store(config: dict, identity: str, k: int, max_length: int, description: dict) -> EmbeddingStore:
+def layer_store(config: dict, identity: str, k: int, shaping: dict, description: dict) -> EmbeddingStore:
     """Where the states after layer ``k`` of a start model are kept: the embedding store's folder, under a key of
-    its own (the model's identity, ``k``, the word-piece limit)."""
-    key = encoder_key(identity, {"layer_states": k, "max_length": max_length})
-    return EmbeddingStore(store_folder(config), key, {**description, "layer_states": k, "max_length": max_length})
+    its own: the model's identity, ``k`` and what shapes its states as it shapes an embedding (``shaping``:
+    stsynth.encoders.encoder.embedding_settings, the word-piece limit and the dtype among them)."""
+    settings = {**shaping, "layer_states": k}
+    return EmbeddingStore(store_folder(config), encoder_key(identity, settings), {**description, **settings})
 
 
 def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | None, progress=None) -> dict:

@@ -134,10 +134,10 @@ def sentence_units(tables) -> list[list[str]]:
     return [unit for unit in (list(dict.fromkeys([*map(str, t["s1"]), *map(str, t["s2"])])) for t in tables) if unit]
 
 
-def _compute(model, unit: list[str], k: int) -> list[np.ndarray]:
+def _compute(model, unit: list[str], k: int, progress=None) -> list[np.ndarray]:
     """The states after layer ``k`` of a unit's sentences: the embeddings and lower layers run in eval mode, in
     batches of :data:`STATES_BATCH` sorted by length (a fixed plan per unit, so its floats are the same in every
-    job), each sentence cut to its own word pieces."""
+    job), each sentence cut to its own word pieces; ``progress`` advances by each batch's sentences."""
     import torch
 
     transformer, layers = transformer_parts(model)
@@ -157,6 +157,8 @@ def _compute(model, unit: list[str], k: int) -> list[np.ndarray]:
                 ).last_hidden_state
                 for row, i in enumerate(rows):
                     out[i] = states[row, : int(mask[row].sum())].float().cpu().numpy()
+                if progress is not None:
+                    progress.advance(len(rows))
     finally:
         transformer.encoder.layer = layers
         model.train(training)
@@ -178,15 +180,15 @@ def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | 
     for unit in units:
         held = store.get_states(unit) if store is not None else None
         if held is None:
-            held = _compute(model, unit, k)
+            held = _compute(model, unit, k, progress)
             if store is not None:
                 store.put_states(unit, held)
             computed += len(unit)
         else:
             read += len(unit)
+            if progress is not None:
+                progress.advance(len(unit))
         states.update(zip(unit, held))
-        if progress is not None:
-            progress.advance(len(unit))
     log.info("states after layer %d: %d sentences computed, %d read from the store", k, computed, read)
     return states
 

@@ -23,11 +23,13 @@ Layout: ``{store}/{key}/`` holds ``encoder.json`` (what the key was made of, for
 ``embedding`` fixed-size list of float32: the model's pooled output, before any normalisation) and, where a
 job needs token states (token-level F1), ``{unit}.tokens.parquet`` (``sentence``; ``states``: list of
 fixed-size lists of float32, the unit-normalised last-layer states of the sentence's word pieces, special
-tokens left out). Files are written whole (a temporary name, then a rename), so a job killed half-way leaves
-at worst a temporary file, which readers ignore; two jobs that encode the same unit at once write the same
-bytes. A file that cannot be read, or whose sentences are not its unit's, is set aside as
-``{file}.unreadable`` with a warning naming it, and its unit is encoded again. The store is no declared input
-or output of any rule (like the translation cache): deleting it costs time, never a result.
+tokens left out), and under a key of its own a tuned encoder's ``{unit}.layer.parquet``: the start model's
+hidden states after a lower layer (stsynth.encoders.lower_layers; the token states' schema). Files are written
+whole (a temporary name, then a rename), so a job killed half-way leaves at worst a temporary file, which
+readers ignore; two jobs that encode the same unit at once write the same bytes. A file that cannot be read,
+or whose sentences are not its unit's, is set aside as ``{file}.unreadable`` with a warning naming it, and its
+unit is encoded again. The store is no declared input or output of any rule (like the translation cache):
+deleting it costs time, never a result.
 
 Where it is: the environment variable ``STSYNTH_EMBEDDING_STORE`` (the ``stsynth`` command, so every Makefile
 target, sets it beside Snakemake's between-workflow cache: every target of a checkout shares one), else config

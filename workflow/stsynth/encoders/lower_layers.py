@@ -4,7 +4,7 @@ With ``k`` > 0 the embeddings and the lower ``k`` transformer layers stay as the
 hidden states after layer ``k`` of a sentence are those of the start model, whatever the training does above.
 They are computed once per sentence (:func:`lower_states`: the embeddings and layers ``0 .. k-1`` run once, in
 eval mode, no gradient), kept by content in the embedding store's folder (:func:`layer_store`: the start model's
-identity, ``k``, the word-piece limit and the sentences), and every training step and dev score runs only the
+identity, ``k``, what shapes its embeddings, and the sentences), and every training step and dev score runs only the
 layers above ``k`` from them (:func:`from_layer`). Most of a step's forward is in the layers below ``k``, so the
 step costs a fraction of a full one (docs/benchmarks.md).
 

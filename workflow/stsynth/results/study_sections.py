@@ -122,7 +122,7 @@ def mt_comparison_section(table: pd.DataFrame) -> str:
 
 
 def decisions_section(table: pd.DataFrame) -> str:
-    """Each recorded fusion setting against the dev search's choice (stsynth.dcu2016.fusion_studies.decision_check)."""
+    """Each recorded fusion setting against the dev search's choice (the fusion studies' decision_check)."""
     differ = sorted(set(table.loc[~table["same"], "run"]))
     verdict = (
         "Every recorded setting is still the dev search's choice."

@@ -88,7 +88,30 @@ def test_the_project_config_is_clean():
         (
             lambda c: c["encoder"]["tuning"]["models"]["minilm-task-internal"].update(frozen_layers=3),
             "encoder.tuning.models.minilm-task-internal.frozen_layers: trains above stored states with a cosent or "
-            "cosine loss only, not 'mnrl'",
+            "angle or cosine loss only, not 'mnrl'",
+        ),
+        (
+            lambda c: c["runs"]["fusion-tuned"].update(more_encoders=["minilm", "nope"]),
+            "runs.fusion-tuned.more_encoders[1]: 'nope'",
+        ),
+        (
+            lambda c: c["runs"]["fusion-tuned"].update(more_encoders=["minilm-sts"]),
+            "runs.fusion-tuned.more_encoders[0]: 'minilm-sts' is the run's own encoder already",
+        ),
+        (
+            lambda c: c["runs"]["fusion"].update(more_encoders=["minilm"]),
+            "runs.fusion.more_encoders: the run's groups hold no encoder feature (encoder, encoder_token_f1) to join",
+        ),
+        (
+            lambda c: c["runs"]["encoder-sts"].update(more_encoders=["minilm"]),
+            "runs.encoder-sts.more_encoders: only a fusion run reads more encoders (this one is stage encoder)",
+        ),
+        (
+            lambda c: (
+                c["runs"]["fusion-encoder"].update(more_encoders=["minilm-sts"]),
+                c["fusion"].update(encoder_folds=2),
+            ),
+            "runs.fusion-encoder.more_encoders[0]: a tuned encoder among more_encoders is read in-sample",
         ),
         (
             lambda c: c["paragram"]["models"]["task-internal"].update(vectors="fasttext"),

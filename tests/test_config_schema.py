@@ -68,7 +68,7 @@ def test_misspelt_key_is_named(project_config, path, rename_to, expected):
         (
             ("encoder", "tuning", "models", "minilm-sts", "loss"),
             "triplet",
-            "'triplet' is not one of ['cosent', 'cosine', 'cross-bce', 'cross-mse', 'mnrl']",
+            "'triplet' is not one of ['cosent', 'angle', 'cosine', 'cross-bce', 'cross-mse', 'mnrl']",
         ),
         (("encoder", "tuning", "defaults", "batch_size"), 1, "1 is less than the minimum of 2"),
     ],

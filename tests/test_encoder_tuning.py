@@ -103,7 +103,7 @@ def test_mnrl_batches_never_hold_a_sentence_twice():
 
 
 @pytest.mark.training
-@pytest.mark.parametrize("loss", ["cosent", "cosine", "mnrl"])
+@pytest.mark.parametrize("loss", ["cosent", "angle", "cosine", "mnrl"])
 def test_training_lowers_the_loss_and_scores_the_dev_sets_every_epoch(tiny_model, loss):
     model = load_encoder(tiny_model)
     before = cosine_table(GOLD, model)["encoder"].to_numpy()
@@ -134,7 +134,9 @@ def test_a_tuned_model_is_a_sentence_transformers_folder_without_pickles(tiny_mo
 
 
 def test_an_unknown_loss_is_named(tiny_model):
-    with pytest.raises(ValueError, match="loss .triplet. is not one of cosent, cosine, cross-bce, cross-mse, mnrl"):
+    with pytest.raises(
+        ValueError, match="loss .triplet. is not one of cosent, angle, cosine, cross-bce, cross-mse, mnrl"
+    ):
         make_loss(load_encoder(tiny_model), "triplet")
 
 
@@ -192,7 +194,8 @@ def tuned_build(tmp_path_factory) -> Workspace:
 @pytest.mark.workflow
 def test_a_model_tuned_above_frozen_layers_keeps_them_and_its_states_by_content(tuned_build):
     """frozen_layers: 1 through the Snakefile: the tuned model's embeddings and layer 0 are the start model's, its
-    layer 1 moved; the states after layer 0 were computed once and kept in the store's folder."""
+    layer 1 moved; the states after layer 0 were computed once and kept in the store's folder, and its similarity
+    job runs from them."""
     work = tuned_build.path
     start = load_encoder(tuned_build.config["encoder"]["models"]["tiny"]["path"])[0].auto_model.state_dict()
     tuned = load_encoder(work / "resources/models/minilm-frozen")[0].auto_model.state_dict()
@@ -202,8 +205,18 @@ def test_a_model_tuned_above_frozen_layers_keeps_them_and_its_states_by_content(
     assert upper and not all(torch_equal(start[name], tuned[name]) for name in upper)
     log = (work / "logs/encoder_tune/minilm-frozen.log").read_text()
     assert re.search(r"states after layer 1: \d+ sentences computed, 0 read from the store", log), log
-    kept = list((work / "resources/embeddings").glob("*/*.layer.parquet"))
-    assert len(kept) == 2  # a unit per training set: the final model learns from tinytrain and tinydev, no dev set
+    kept = {path.parent for path in (work / "resources/embeddings").glob("*/*.layer.parquet")}
+    assert len(kept) == 1  # one key: the start model's states after layer 1
+    # its similarity tables run layer 1 only, from the states (the test sets' computed and kept beside the
+    # training sets'), and equal a full forward's
+    similarity_log = (work / "logs/encoder_similarity/minilm-frozen.2016.log").read_text()
+    assert re.search(r"states after layer 1: [1-9]\d* sentences computed", similarity_log), similarity_log
+    assert len(list(next(iter(kept)).glob("*.layer.parquet"))) > 2
+    pairs = pd.read_parquet(work / "resources/pairs/2016/tinytest.parquet")
+    table = pd.read_parquet(work / "resources/encoder/minilm-frozen/2016/tinytest.parquet")
+    full = cosine_table(pairs, load_encoder(work / "resources/models/minilm-frozen"))
+    for column in ("encoder", "encoder_token_f1"):
+        np.testing.assert_allclose(table[column], full[column], atol=1e-6)
     scores = pd.read_parquet(work / "results/scores/encoder-frozen.parquet")
     assert scores["pearson"].notna().all()
 

@@ -341,3 +341,62 @@ def test_the_dev_table_keeps_paragram_and_encoder_columns_out_of_the_features_on
     misaligned = {"pm": cosines["pm"].iloc[::-1].reset_index(drop=True)}
     with pytest.raises(ValueError, match="similarity tables of pm"):
         fusion_studies.dev_table(train, validate, features, ["paragram_pm"], params, 1, misaligned)
+
+
+def test_a_fusion_run_reads_more_encoders_as_columns_of_their_own(tmp_path):
+    """more_encoders: each more encoder's similarities are columns <column>@<encoder> beside the run's own encoder
+    columns, in its split entries (the final model's table on the final protocol, the twin's on the dev one), in
+    the encoder group (importances, ablation), and a null line of theirs is refused naming their table."""
+    from conftest import project_config
+    from stsynth.dcu2016 import fusion_plan
+    from stsynth.pipeline.plan import datasets_of
+    from stsynth.pipeline.runs import runs_of
+
+    config = project_config("config/mpnet.yaml", "config/mpnet-tuned.yaml")
+    run = runs_of(config)["fusion-both-tuned"]
+    assert run.encoder == ("minilm-sts", "minilm-sts-dev") and run.more_encoders == (("mpnet-sts", "mpnet-sts-dev"),)
+    features = fusion_plan.fusion_features(config, run)
+    assert features[-4:] == ["encoder", "encoder_token_f1", "encoder@mpnet-sts", "encoder_token_f1@mpnet-sts"]
+    assert fusion_plan.fusion_settings(config, run)["groups"]["encoder"] == features[-4:]
+    assert fusion_plan.fusion_settings(config, runs_of(config)["fusion-tuned"]) is config["fusion"]  # unchanged
+    splits = fusion_plan.fusion_splits(config, run, datasets_of(config))
+    assert all(entry.more_encoders[0][1].startswith("resources/encoder/mpnet-sts/") for entry in splits["train"])
+    assert all(
+        entry.more_encoders[0][1].startswith("resources/encoder/mpnet-sts-dev/") for entry in splits["dev_validate"]
+    )
+    tables = fusion_plan.encoder_table_sets(config, datasets_of(config))
+    assert {d.year for d, _ in tables["mpnet-sts"]} == {2012, 2013, 2014, 2015, 2016}
+    assert {d.year for d, _ in tables["mpnet-sts-dev"]} == {2012, 2013, 2014, 2015}  # the dev search's splits
+
+    pairs = pd.DataFrame(
+        {
+            "year": [2015] * 2,
+            "dataset": ["d"] * 2,
+            "track": ["en"] * 2,
+            "line": [1, 2],
+            "s1": ["a"] * 2,
+            "s2": ["b"] * 2,
+            "gold": [1.0, 3.0],
+        }
+    )
+    pairs.to_parquet(tmp_path / "pairs.parquet")
+    keys = pairs[["year", "dataset", "line"]]
+    keys.assign(f=[0.1, 0.2]).to_parquet(tmp_path / "features.parquet")
+    keys.assign(encoder=[0.5, 0.7], encoder_token_f1=[0.4, 0.6]).to_parquet(tmp_path / "own.parquet")
+    keys.assign(encoder=[0.8, 0.9], encoder_token_f1=[0.3, None]).to_parquet(tmp_path / "more.parquet")
+    entry = fusion_plan.SplitEntry(
+        2015,
+        "d",
+        str(tmp_path / "pairs.parquet"),
+        str(tmp_path / "features.parquet"),
+        (str(tmp_path / "own.parquet"),),
+        more_encoders=(("mpnet-sts", str(tmp_path / "more.parquet")),),
+    )
+    assert fusion_plan.SplitEntry.from_param(entry.as_param()) == entry
+    assert str(tmp_path / "more.parquet") in entry.files()
+    with pytest.raises(ValueError, match=r"line 2 has no encoder_token_f1@mpnet-sts value in .*more\.parquet"):
+        Fu.load_split([entry])
+    keys.assign(encoder=[0.8, 0.9], encoder_token_f1=[0.3, 0.2]).to_parquet(tmp_path / "more.parquet")
+    frame = Fu.load_split([entry])
+    assert frame["encoder"].tolist() == [0.5, 0.7] and frame["encoder@mpnet-sts"].tolist() == [0.8, 0.9]
+    assert frame["encoder_token_f1@mpnet-sts"].tolist() == [0.3, 0.2]

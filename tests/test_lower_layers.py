@@ -9,9 +9,10 @@ import pytest
 import torch
 
 from stsynth.encoders.embedding_store import EmbeddingStore
-from stsynth.encoders.encoder import embed, load_encoder
+from stsynth.encoders.encoder import embed, encode_units, load_encoder
 from stsynth.encoders.lower_layers import (
     embed_from_layer,
+    encode_units_from_layer,
     freeze_lower,
     layer_store,
     lower_states,
@@ -72,6 +73,26 @@ def test_a_forward_from_the_stored_states_after_layer_k_is_a_full_forward(four_l
     assert np.array_equal(embed(SENTENCES, model, batch_size=4), full)
 
 
+def test_a_similarity_jobs_units_from_the_stored_states_are_a_full_forwards_with_their_token_states(
+    four_layers, tmp_path
+):
+    """A tuned model's similarity tables from layer k: embeddings and token states (special tokens left out) as
+    encode_units gives them from every layer; a unit the store holds is read, not computed."""
+    model, k = load_encoder(four_layers), 2
+    units = [SENTENCES[:4], SENTENCES[4:]]
+    full = encode_units(model, units, batch_size=4, tokens=True)
+    store = EmbeddingStore(tmp_path / "store", "key", {})
+    lower_states(model, units[:1], k, store)  # the tuning job kept the first unit's states
+    from_states = encode_units_from_layer(model, k, units, store)
+    assert from_states.row == full.row
+    assert np.abs(from_states.raw - full.raw).max() < TOLERANCE
+    assert np.abs(from_states.vectors - full.vectors).max() < TOLERANCE
+    assert [s.shape for s in from_states.states] == [s.shape for s in full.states]
+    assert max(np.abs(a - b).max() for a, b in zip(from_states.states, full.states) if a.size) < TOLERANCE
+    assert all(store.get_states(unit) is not None for unit in units)  # the second unit's states are kept too
+    assert len(transformer_parts(model)[1]) == 4
+
+
 GOLD = pd.DataFrame(
     {
         "year": [2012] * 6,
@@ -85,11 +106,12 @@ GOLD = pd.DataFrame(
 
 
 @pytest.mark.training
-def test_tuning_above_layer_k_leaves_the_frozen_layers_as_they_were_and_moves_the_rest(four_layers, tmp_path):
+@pytest.mark.parametrize("loss", ["cosine", "angle"])
+def test_tuning_above_layer_k_leaves_the_frozen_layers_as_they_were_and_moves_the_rest(four_layers, loss, tmp_path):
     model = load_encoder(four_layers)
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
     settings = {
-        "loss": "cosine",
+        "loss": loss,
         "epochs": 2,
         "learning_rate": 1e-2,
         "batch_size": 3,

@@ -315,6 +315,19 @@ def get_tuned_encoder_settings(name):
     return plan.tuned_encoder_settings(config, name)
 
 
+def get_layer_start(name):
+    """A similarity job's `from_layer` param: for an encoder tuned above frozen layers (`frozen_layers: k`,
+    the torch backend), k and its start encoder (entry and files), whose states after layer k its tuning kept in
+    the store and the job reads (stsynth.encoders.lower_layers); None for every other encoder (no param)."""
+    if not encoder.is_tuned(config, name) or ENCODER["backend"] != "torch":
+        return None
+    settings = get_tuned_encoder_settings(name)
+    if not settings.get("frozen_layers"):
+        return None
+    start = settings["start"]
+    return {"frozen_layers": settings["frozen_layers"], "start": encoder.job_entry(config, start), "name": start}
+
+
 # A tuned encoder's name, or its fold model's (<name>.fold<i>of<k>).
 TUNED_ENCODER_NAMES = with_fold_models(_alternatives(config["encoder"]["tuning"]["models"]))
 

@@ -112,6 +112,12 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
         name:
             get_part_rule_name(f"encoder_similarity_{_encoder}", _group)
         input:
+            # tuned above frozen layers: the start encoder's folder, whose states after layer k it reads
+            **(
+                {"start_folder": lambda wc, name=_encoder: get_encoder_folder(get_layer_start(name)["name"])}
+                if get_layer_start(_encoder)
+                else {}
+            ),
             # a tuned encoder's folder, or a local one a rule makes (stsynth.encoders.encoder.job_inputs)
             encoder_folder=lambda wc, name=_encoder: get_encoder_folder(name),
             pairs=[english_pairs_path(d) for d, _ in _sets],
@@ -132,6 +138,16 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
             mem_mb=2000,
             runtime=attempt_minutes(60),
         params:
+            **(
+                {
+                    "from_layer": lambda wc, name=_encoder: {
+                        **get_layer_start(name),
+                        "model": get_model_identity(get_layer_start(name)["name"]),
+                    }
+                }
+                if get_layer_start(_encoder)
+                else {}
+            ),
             encoder=encoder.job_entry(config, _encoder),
             # a named encoder's files (a change reruns the job; stsynth.core.digests)
             model=lambda wc, name=_encoder: get_model_identity(name),
@@ -139,6 +155,7 @@ for (_encoder, _group), _sets in ENCODER_TABLE_JOBS.items():
             # per set: every line (a test set), or only the scored lines (nothing reads the others)
             every_line=[every_line for _, every_line in _sets],
             backend=ENCODER["backend"],
+            # tuned above frozen layers (stsynth.encoders.lower_layers): k, the start encoder and its files
             code=get_code_digest("encoder_similarity.py"),
         script:
             "../scripts/encoder_similarity.py"

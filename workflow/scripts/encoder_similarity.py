@@ -8,7 +8,17 @@ from stsynth.core.progress import Progress
 from stsynth.core.threads import use_threads
 from stsynth.encoders.cross import cross_table, is_cross_encoder
 from stsynth.encoders.embedding_store import encoding_units
-from stsynth.encoders.encoder import batch_size, encode_units, open_job_encoder, open_store, units_cosine_table
+from stsynth.encoders.encoder import (
+    batch_size,
+    embedding_settings,
+    encode_units,
+    job_folder,
+    open_job_encoder,
+    open_store,
+    opened_identity,
+    units_cosine_table,
+)
+from stsynth.encoders.lower_layers import encode_units_from_layer, layer_store
 
 log = log_to(snakemake.log[0])
 use_threads(snakemake.threads)
@@ -21,6 +31,16 @@ if snakemake.params.backend != "torch":  # the exported transformer runs the for
 
     use_onnx(model, snakemake.input.onnx[0], snakemake.threads)
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
+from_layer = snakemake.params.get("from_layer")
+if from_layer is not None:  # the start model's states after layer k, where its tuning kept them
+    start_folder = job_folder(from_layer["start"], snakemake.input.start_folder)
+    states = layer_store(
+        snakemake.config,
+        opened_identity(start_folder, from_layer["model"]),
+        from_layer["frozen_layers"],
+        embedding_settings(from_layer["start"], model),
+        {"start": str(start_folder)},
+    )
 every_line = snakemake.params.every_line
 batch = batch_size(encoder, settings["batch_size"])
 
@@ -36,13 +56,22 @@ def score_pairs():
             log.info("%s: %d pairs scored", pairs_path, int(encoded_lines(pairs, every).sum()))
 
 
+def encode(units, store, progress):
+    """A model tuned above frozen layer k runs only the layers above k, from its start model's states after layer k
+    (its tuning kept those of its sets; stsynth.encoders.lower_layers); any other, every layer."""
+    if from_layer is None:
+        return encode_units(model, units, batch, store, tokens=True, progress=progress)
+    return encode_units_from_layer(model, from_layer["frozen_layers"], units, states, progress)
+
+
 def encode_sentences():
     """A sentence encoder's embeddings: from the store where it holds them (stsynth.encoders.embedding_store)."""
     store = open_store(snakemake.config, encoder, model, identity, folder, snakemake.params.backend)
     units = [encoding_units(pairs, every) for pairs, every in zip(tables, every_line)]
     every_unit = [unit for set_units in units for unit in set_units]
     total = sum(map(len, every_unit))
-    work = store.lacking(every_unit, tokens=True) if store is not None else total
+    # from frozen layers: each sentence's states (read or computed), then the layers above
+    work = store.lacking(every_unit, tokens=True) if store is not None else total * (2 if from_layer else 1)
     log.info(
         "embedding store: %s; %d of %d sentences to encode",
         store.folder if store is not None else "none (a tuned encoder)",
@@ -55,7 +84,7 @@ def encode_sentences():
             snakemake.input.pairs, tables, every_line, units, snakemake.output, strict=True
         ):
             start = time.perf_counter()
-            sentences = encode_units(model, set_units, batch, store, tokens=True, progress=progress)
+            sentences = encode(set_units, store, progress)
             units_cosine_table(pairs, sentences, every).to_parquet(output, index=False)
             encoded, stored = encoded + sentences.encoded, stored + sentences.stored
             log.info(

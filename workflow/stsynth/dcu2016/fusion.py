@@ -345,17 +345,29 @@ def similarity_columns(
     }
 
 
+def encoder_column(name: str) -> bool:
+    """An encoder's similarity column: one of :data:`ENCODER_FEATURES`, or a more encoder's ``<column>@<encoder>``."""
+    return name.split("@", 1)[0] in ENCODER_FEATURES
+
+
+def tables_of(entry, column: str) -> list[str]:
+    """The similarity tables an encoder column of a split entry comes from."""
+    if "@" not in column:
+        return list(entry.encoder)
+    return [path for name, path in entry.more_encoders if column.endswith(f"@{name}")]
+
+
 def check_encoded(frame: pd.DataFrame, entry, unwritten: frozenset[str] = frozenset()) -> None:
     """Every row a split reads has its encoder similarities (a training or dev set's table holds its
     scored lines only, stsynth.encoders.encoder.cosine_table): a null one is an error, never a silent gap.
     ``unwritten``: columns null on every line of the encoder's table, which that encoder does not write (a
     cross-encoder's ``encoder_token_f1``, stsynth.encoders.cross); its feature group does not list them."""
-    for column in (c for c in ENCODER_FEATURES if c in frame.columns and c not in unwritten):
+    for column in (c for c in frame.columns if encoder_column(c) and c not in unwritten):
         missing = frame["line"][frame[column].isna()]
         if len(missing):
             raise ValueError(
                 f"{entry.year}/{entry.dataset}: line {int(missing.iat[0])} has no {column} value in "
-                f"{', '.join(entry.encoder)} ({len(missing)} such lines), though this split reads it"
+                f"{', '.join(tables_of(entry, column))} ({len(missing)} such lines), though this split reads it"
             )
 
 
@@ -380,7 +392,9 @@ def load_split(split: list, declared=None, folds_column: str = "cosine") -> pd.D
         columns = {}
         if entry.encoder:
             columns.update(similarity_columns(pairs, list(entry.encoder)))
-        unwritten = frozenset(name for name in ENCODER_FEATURES if name in columns and np.isnan(columns[name]).all())
+        for name, path in entry.more_encoders:  # a run's more encoders: each column as <column>@<encoder>
+            columns.update(similarity_columns(pairs, [path], {c: f"{c}@{name}" for c in ENCODER_FEATURES}))
+        unwritten = frozenset(name for name in columns if encoder_column(name) and np.isnan(columns[name]).all())
         for name, paths in entry.paragram:
             columns[name] = similarity_columns(pairs, list(paths), {folds_column: name})[name]
         frame = dataset_frame(pairs, features, columns)

@@ -19,8 +19,18 @@ from ..pipeline.runs import Run, runs_of
 
 
 def fusion_features(config: dict, run: Run) -> list[str]:
-    """Feature names of a fusion run, in group order."""
-    return [name for group in run.groups for name in config["fusion"]["groups"][group]]
+    """Feature names of a fusion run, in group order, then those of its more encoders
+    (:func:`more_encoder_features`)."""
+    names = [name for group in run.groups for name in config["fusion"]["groups"][group]]
+    return [*names, *(name for feature in names for name in more_encoder_features(run).get(feature, []))]
+
+
+def more_encoder_features(run: Run) -> dict[str, list[str]]:
+    """An encoder feature (``encoder``, ``encoder_token_f1``) -> the same column of each of the run's more encoders,
+    named ``<column>@<final encoder>`` (one name for both protocols: the dev search and the fit read one list)."""
+    from ..encoders.encoder import ENCODER_FEATURES
+
+    return {column: [f"{column}@{final}" for final, _ in run.more_encoders] for column in ENCODER_FEATURES}
 
 
 FOLD_SOURCES = ("paragram", "encoder")  # what a fusion run may read out of fold, by name
@@ -66,9 +76,16 @@ class SplitEntry:
     encoder: tuple[str, ...] = ()
     paragram: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (feature, tables), in feature order
     scored_only: bool = False
+    more_encoders: tuple[tuple[str, str], ...] = ()  # (the name its columns carry, its table): a run's more encoders
 
     def files(self) -> list[str]:
-        return [self.pairs, self.features, *self.encoder, *(path for _, paths in self.paragram for path in paths)]
+        return [
+            self.pairs,
+            self.features,
+            *self.encoder,
+            *(path for _, path in self.more_encoders),
+            *(path for _, paths in self.paragram for path in paths),
+        ]
 
     def as_param(self) -> dict:
         return {
@@ -79,6 +96,7 @@ class SplitEntry:
             "encoder": list(self.encoder),
             "paragram": {feature: list(paths) for feature, paths in self.paragram},
             "scored_only": self.scored_only,
+            **({"more_encoders": [list(pair) for pair in self.more_encoders]} if self.more_encoders else {}),
         }
 
     @classmethod
@@ -91,6 +109,7 @@ class SplitEntry:
             tuple(entry["encoder"]),
             tuple((feature, tuple(paths)) for feature, paths in entry["paragram"].items()),
             entry["scored_only"],
+            tuple(tuple(pair) for pair in entry.get("more_encoders", ())),
         )
 
 
@@ -112,6 +131,7 @@ def fusion_split(
     names = fusion_features(config, run)
     folds = fusion["folds"] if out_of_fold and in_sample != "paragram" else 0
     encoders = fusion_encoders(config, run, protocol, out_of_fold, in_sample)
+    more = [(final, dev) for final, dev in run.more_encoders] if uses_encoder(config, run) else []
     split = []
     for d in datasets:
         paragram = []
@@ -135,14 +155,24 @@ def fusion_split(
                 tuple(encoder_path(encoder, d) for encoder in encoders),
                 tuple(paragram),
                 scored_only,
+                tuple((final, encoder_path(final if protocol == "final" else dev, d)) for final, dev in more),
             )
         )
     return split
 
 
 def fusion_settings(config: dict, run: Run) -> dict:
-    """config ``fusion`` as a run's jobs read it: a seed-study run's ``seed`` is its own."""
-    return {**config["fusion"], "seed": run.seed} if run.seed is not None else config["fusion"]
+    """config ``fusion`` as a run's jobs read it: a seed-study run's ``seed`` is its own; a run's more encoders'
+    columns in the groups of the columns they repeat (importances and the ablation read them)."""
+    settings = {**config["fusion"], "seed": run.seed} if run.seed is not None else config["fusion"]
+    if not run.more_encoders:
+        return settings
+    more = more_encoder_features(run)
+    groups = {
+        group: [*names, *(name for feature in names for name in more.get(feature, []))]
+        for group, names in settings["groups"].items()
+    }
+    return {**settings, "groups": groups}
 
 
 def split_params(splits: dict[str, list[SplitEntry]]) -> dict[str, list[dict]]:
@@ -226,6 +256,9 @@ def encoder_table_sets(config: dict, datasets: list[Dataset]) -> dict[str, list[
                 for name, (sets, protocol, out_of_fold) in fusion_split_sets(config, datasets, in_sample).items():
                     for encoder in fusion_encoders(config, run, protocol, out_of_fold, in_sample):
                         read(encoder, sets, name in EVERY_LINE_SPLITS)
+                    if uses_encoder(config, run):  # its more encoders: in-sample (config check)
+                        for pair in run.more_encoders:
+                            read(pair[0 if protocol == "final" else 1], sets, name in EVERY_LINE_SPLITS)
     return {encoder: [(datasets[i], lines[i]) for i in sorted(lines)] for encoder, lines in wanted.items()}
 
 

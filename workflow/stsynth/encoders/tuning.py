@@ -3,8 +3,9 @@
 A tuned model (config ``encoder.tuning.models``) starts from the zero-shot encoder, or from another
 tuned model (``start``), and is trained with one sentence-transformers loss:
 
-- ``cosent`` (CoSENTLoss) or ``cosine`` (CosineSimilarityLoss): graded scores. Every scored pair of
-  the ``gold_years`` sets, label gold / 5.
+- ``cosent`` (CoSENTLoss), ``angle`` (AnglELoss: CoSENT's ranking on the angle difference in complex space,
+  Li & Li 2024) or ``cosine`` (CosineSimilarityLoss): graded scores. Every scored pair of the ``gold_years``
+  sets, label gold / 5.
 - ``cross-bce``, ``cross-mse``: the same graded pairs, read by a cross-encoder (stsynth.encoders.cross).
 - ``mnrl`` (MultipleNegativesRankingLoss, both directions): the paraphrase pair tables ``pairs``
   (task-internal: gold >= threshold; synthetic: a sentence and its round trip), no score used. Each
@@ -44,13 +45,15 @@ from .cross import CROSS_LOSSES, cross_scores, make_cross_loss
 
 log = logging.getLogger(__name__)
 
-GRADED_LOSSES = ("cosent", "cosine", *CROSS_LOSSES)
+SENTENCE_GRADED_LOSSES = ("cosent", "angle", "cosine")  # a bi-encoder's graded losses: frozen_layers takes these
+GRADED_LOSSES = (*SENTENCE_GRADED_LOSSES, *CROSS_LOSSES)
 LOSSES = (*GRADED_LOSSES, "mnrl")
 CHUNK_BATCHES = 50  # batches per length-sorted chunk
 
 
 def make_loss(model, name: str):
     from sentence_transformers.sentence_transformer.losses import (
+        AnglELoss,
         CoSENTLoss,
         CosineSimilarityLoss,
         MultipleNegativesRankingLoss,
@@ -60,6 +63,8 @@ def make_loss(model, name: str):
         return make_cross_loss(model, name)
     if name == "cosent":
         return CoSENTLoss(model)
+    if name == "angle":
+        return AnglELoss(model)
     if name == "cosine":
         return CosineSimilarityLoss(model)
     if name == "mnrl":
@@ -159,8 +164,10 @@ def train(
     cross = settings["loss"] in CROSS_LOSSES
     frozen, lower = settings.get("frozen_layers", 0), None
     if frozen:
-        if settings["loss"] not in ("cosent", "cosine"):
-            raise ValueError(f"frozen_layers: {frozen} with loss {settings['loss']!r}: only cosent and cosine")
+        if settings["loss"] not in SENTENCE_GRADED_LOSSES:
+            raise ValueError(
+                f"frozen_layers: {frozen} with loss {settings['loss']!r}: only {', '.join(SENTENCE_GRADED_LOSSES)}"
+            )
         freeze_lower(model, frozen)
         units = training_units(pairs, dev_sets)
         with Progress(log, f"states after layer {frozen}", sum(map(len, units)), "sentences") as progress:

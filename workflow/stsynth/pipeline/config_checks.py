@@ -17,6 +17,7 @@ from typing import Callable
 from ..core.pairs import named_twice
 from ..core.paths import ENCODABLE_SOURCE, ENCODABLE_SOURCES
 from ..core.wording import counted
+from ..encoders.tuning import SENTENCE_GRADED_LOSSES
 from .checks import Checks, ConfigError
 from .config_checks_2017 import check_head, check_paraphrase_cnn, check_sentence_vectors, sts2017_leak_problems
 from .plan import layered_settings
@@ -143,6 +144,41 @@ def check_runs(c: Checks) -> None:
         elif isinstance(entry.get("encoder"), dict):
             for protocol in ("final", "dev"):
                 c.need_encoder(f"runs.{run}.encoder.{protocol}", entry["encoder"][protocol])
+        check_more_encoders(c, run, entry)
+
+
+def check_more_encoders(c: Checks, run: str, entry: dict) -> None:
+    """A fusion run's more encoders: known encoders, not its own encoder again, beside an encoder feature, and
+    read in-sample (a tuned one is not read out of fold: fusion.encoder_folds 0)."""
+    more = entry.get("more_encoders", [])
+    if not more:
+        return
+    key = f"runs.{run}.more_encoders"
+    if entry.get("stage") != "fusion":
+        c.problems.append(f"{key}: only a fusion run reads more encoders (this one is stage {entry.get('stage')})")
+        return
+    from ..encoders.encoder import ENCODER_FEATURES
+
+    groups = c.config.get("fusion", {}).get("groups", {})
+    if not any(f in ENCODER_FEATURES for g in entry.get("groups", []) for f in groups.get(g, [])):
+        c.problems.append(f"{key}: the run's groups hold no encoder feature ({', '.join(ENCODER_FEATURES)}) to join")
+    own = entry.get("encoder") or c.config.get("encoder", {}).get("default")
+    own_names = set(own.values()) if isinstance(own, dict) else {own}
+    for i, name in enumerate(more):
+        names = (
+            [(f"{key}[{i}].{p}", name[p]) for p in ("final", "dev")]
+            if isinstance(name, dict)
+            else [(f"{key}[{i}]", name)]
+        )
+        for where, encoder in names:
+            c.need_encoder(where, encoder)
+            if encoder in own_names:
+                c.problems.append(f"{where}: {encoder!r} is the run's own encoder already")
+            if encoder in c.tuned and c.config.get("fusion", {}).get("encoder_folds", 0):
+                c.problems.append(
+                    f"{where}: a tuned encoder among more_encoders is read in-sample; set fusion.encoder_folds: 0 "
+                    "or make it the run's encoder"
+                )
 
 
 def check_encoder(c: Checks) -> None:
@@ -172,9 +208,10 @@ def check_encoder(c: Checks) -> None:
         source = "pairs" if loss == "mnrl" else "gold_years"  # every other loss is graded
         if not entry.get(source, defaults.get(source)):
             c.problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
-        if entry.get("frozen_layers", defaults.get("frozen_layers", 0)) and loss not in ("cosent", "cosine"):
+        if entry.get("frozen_layers", defaults.get("frozen_layers", 0)) and loss not in SENTENCE_GRADED_LOSSES:
             c.problems.append(
-                f"{where}.frozen_layers: trains above stored states with a cosent or cosine loss only, not {loss!r}"
+                f"{where}.frozen_layers: trains above stored states with a "
+                f"{' or '.join(SENTENCE_GRADED_LOSSES)} loss only, not {loss!r}"
             )
     c.problems += start_cycles(c.tuned)
     for i, model in enumerate(tuning.get("dev_check", [])):

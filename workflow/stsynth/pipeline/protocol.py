@@ -427,6 +427,10 @@ def resolve_runs(config: dict, decisions: dict) -> None:
             entry["groups"] = [group for g in entry["groups"] for group in group_sets.get(g, [g])]
         if entry["stage"] == "fusion" and isinstance(entry.get("encoder"), str):
             entry["encoder"] = final_and_dev(entry["encoder"], entry["encoder"] in tuned)
+        if entry["stage"] == "fusion" and "more_encoders" in entry:
+            entry["more_encoders"] = [
+                final_and_dev(e, e in tuned) if isinstance(e, str) else e for e in entry["more_encoders"]
+            ]
         if entry["stage"] == "fusion" and name in decisions:
             entry["chosen"] = decisions[name]
     for entry in config["sentence_vectors"].values():

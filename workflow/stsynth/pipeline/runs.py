@@ -61,6 +61,9 @@ class Run:
     # fusion runs: the settings the dev search chose, recorded in the config (`chosen`): the fit reads them and
     # the dev search is a study (make studies checks that it still chooses them); None: searched at build time
     chosen: tuple[tuple[str, object], ...] | None = None
+    # fusion runs: more encoders (final, dev) whose similarities join the encoder features, each column named
+    # <column>@<final encoder> (stsynth.dcu2016.fusion_plan.more_encoder_features)
+    more_encoders: tuple[tuple[str, str], ...] = ()
 
     def chosen_settings(self) -> dict | None:
         """The recorded choice as the fit takes it (stsynth.dcu2016.fusion.chosen_parameters' form), or None."""
@@ -73,6 +76,11 @@ def run_encoder(config: dict, entry: dict) -> tuple[str, str] | None:
     if entry["stage"] not in ("encoder", "fusion"):
         return None
     encoder = entry.get("model") or entry.get("encoder") or config["encoder"]["default"]
+    return final_and_dev_pair(encoder)
+
+
+def final_and_dev_pair(encoder: str | dict) -> tuple[str, str]:
+    """(final, dev) of an encoder given as a name or as ``{final, dev}``."""
     return (encoder["final"], encoder["dev"]) if isinstance(encoder, dict) else (encoder, encoder)
 
 
@@ -100,6 +108,7 @@ def runs_of(config: dict) -> dict[str, Run]:
             tuple(entry.get("vectors", ())),
             entry.get("preset"),
             chosen=recorded_choice(entry.get("chosen")),
+            more_encoders=tuple(final_and_dev_pair(e) for e in entry.get("more_encoders", ())),
         )
     study = config.get("seed_study", {"seeds": [], "runs": []})
     for name in study["runs"]:
@@ -235,7 +244,11 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
     paragram models and their folds, its tuned encoders; a fusion run's regressor and dev search too; a head
     run's head and the sources it reads that :func:`seeded_source` names, ``<source>.seed<s>``); a study run,
     never in ``all``. Refused for a run that trains nothing a seed reaches."""
-    encoder = tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in run.encoder) if run.encoder else None
+
+    def seeded(encoders: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(seed_name(e, seed) if is_tuned(config, e) else e for e in encoders)
+
+    encoder = seeded(run.encoder) if run.encoder else None
     vectors = tuple(seed_name(source, seed) if seeded_source(config, source) else source for source in run.vectors)
     if run.stage not in SEEDED_STAGES or (run.stage == "encoder" and encoder == run.encoder):
         raise ValueError(
@@ -247,6 +260,7 @@ def seeded_run(config: dict, run: Run, seed: int) -> Run:
         name=seed_name(run.name, seed),
         model=seed_name(run.model, seed) if run.model else None,
         encoder=encoder,
+        more_encoders=tuple(seeded(pair) for pair in run.more_encoders),
         vectors=vectors,
         study=True,
         seed=seed,

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 import doc_blocks
 import doc_blocks_dcu
@@ -250,6 +251,29 @@ def test_the_cross_encoder_grid_reads_its_models_from_the_overlay_and_bolds_the_
     assert [line.split(" | ")[0] for line in lines[2:]] == [f"| `{model}`" for model in models]
     assert block.count("**") == 2 and f"**{0.72 + (len(models) - 1) / 100:.4f}**" in lines[-1]
     assert "0.3000" not in block
+
+
+def test_the_tuned_mpnet_grid_lists_its_twin_and_cells_with_their_settings_and_bolds_the_best(built_tree):
+    cells = list(
+        yaml.safe_load((REPO / "config/mpnet-tuned.yaml").read_text())["encoder"]["tuning"]["grid"]["mpnet-sts"]
+    )
+    models = ["mpnet-sts-dev", *(f"mpnet-sts-{cell}-dev" for cell in cells)]
+    (built_tree / "resources/models").mkdir(parents=True)
+    for rank, model in enumerate(models):
+        epochs = 2 if model == "mpnet-sts-epochs2-dev" else 1
+        dev = [0.85, *(0.86 + rank / 1000 + e / 100 for e in range(epochs))]
+        pd.DataFrame({"epoch": range(epochs + 1), "dev_ALL": dev}).to_parquet(
+            built_tree / f"resources/models/{model}.epochs.parquet"
+        )
+    block = doc_blocks.mpnet_tuned_dev(doc_tree.trees_of({"all": built_tree})["all"])
+    lines = block.splitlines()
+    assert lines[0] == "| model | loss | learning rate | frozen layers | start | epoch 1 | epoch 2 |"
+    assert [line.split(" | ")[0] for line in lines[2:]] == [f"| `{model}`" for model in models]
+    twin = lines[2].split(" | ")
+    assert twin[1:5] == ["cosine", "5e-05", "9", "0.8500"] and lines[2].endswith(" |  |")  # one epoch: no second
+    frozen6 = next(line for line in lines if "frozen6" in line).split(" | ")
+    assert frozen6[3] == "6"
+    assert block.count("**") == 2 and "**0.8740**" in next(line for line in lines if "epochs2" in line)
 
 
 def test_the_mpnet_2017_block_lists_track_5_for_each_run_and_a_missing_run_is_not_built(tmp_path):

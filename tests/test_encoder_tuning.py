@@ -168,7 +168,6 @@ def tuned_build(tmp_path_factory) -> Workspace:
                     "threads": 1,
                     "defaults": fast,
                     "dev_check": ["minilm-sts"],  # its twin minilm-sts-dev (the tiny protocol's 2012 -> 2015)
-                    "grid": {},
                     "models": {"minilm-sts": {}, "minilm-frozen": {"frozen_layers": 1}},
                 },
             },
@@ -179,6 +178,7 @@ def tuned_build(tmp_path_factory) -> Workspace:
             },
         }
     )
+    workspace.config["encoder"]["tuning"]["grid"] = {}  # no dev grid: a merge would keep config.yaml's cells
     workspace.keep_runs(
         {
             "encoder-sts": {"stage": "encoder", "model": "minilm-sts"},

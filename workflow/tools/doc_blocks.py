@@ -12,6 +12,7 @@ Paper figures come from ``published_figures.yaml``, never from the Markdown.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import pandas as pd
@@ -29,6 +30,7 @@ from doc_blocks_dcu import (
     ranks_2016,
 )
 from doc_tree import (
+    CHECKOUT_CONFIG,
     EN_SETS,
     ES_EN_SETS,
     PAPER_RUNS,
@@ -69,6 +71,7 @@ FIGURE_KINDS: dict[str, Callable] = {
         t.comparison(run, against, track, metric)["difference"]
     ),
     "fusion-dev": lambda t, run: f"{fusion_dev_row(t, run)['pearson_ALL']:.4f}",
+    "mteb-sts16": lambda t, run: f"{mteb_sts16(t, run):.4f}",
     "machine": lambda t: t.machine(),
     "epoch-dev": lambda t, model, column, which="last": epoch_dev(t, model, column, which),
 }
@@ -196,6 +199,83 @@ def headline_mpnet(tree: Tree) -> str:
         headline_rows(tree, MPNET_2016, mteb=False),
         "llllr",
     )
+
+
+MPNET_TUNED_OVERLAYS = [CHECKOUT_CONFIG.parent / "config" / name for name in ("mpnet.yaml", "mpnet-tuned.yaml")]
+MPNET_TUNED_2016 = {  # `make mpnet-tuned`'s runs beside the zero-shot model and `all`'s best fusion
+    "mpnet": "all-mpnet-base-v2, zero-shot",
+    "mpnet-sts": "all-mpnet-base-v2 fine-tuned on STS 2012–2015 gold above its frozen lower layers",
+    "fusion-tuned": "`fusion` + the fine-tuned all-MiniLM-L6-v2's similarities (`make all`)",
+    "fusion-mpnet-tuned": "`fusion` + the fine-tuned all-mpnet-base-v2's similarities",
+    "fusion-both-tuned": "`fusion` + both fine-tuned encoders' similarities",
+}
+
+
+def tuned_twin_dev_all(tree: Tree, model: str) -> float:
+    """A tuned encoder's dev ALL: its twin's after the final model's epochs (the twin trains as long)."""
+    table = tree.table(epochs_path(f"{model}-dev"))
+    return float(table["dev_ALL"].iloc[-1])
+
+
+def headline_mpnet_tuned(tree: Tree) -> str:
+    """The tuned all-mpnet-base-v2 and the fusions over it: both tracks' official ALL, MTEB's STS16 and the dev ALL
+    that chose them (the twin's, or the fusion's dev search)."""
+    rows = []
+    for row, run in zip(headline_rows(tree, MPNET_TUNED_2016), MPNET_TUNED_2016):
+        stage = tree.config(*MPNET_TUNED_OVERLAYS)["runs"][run]
+        if stage["stage"] == "fusion":
+            dev = f"{fusion_dev_row(tree, run)['pearson_ALL']:.4f}"
+        elif run == "mpnet-sts":
+            dev = f"{tuned_twin_dev_all(tree, run):.4f}"
+        else:
+            dev = ""
+        rows.append([*row[:5], dev])
+    return markdown_rows(
+        ["run (`make mpnet-tuned`)", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "MTEB STS16", "dev ALL"],
+        rows,
+        "llllrr",
+    )
+
+
+STRONGEST_2016 = ["mpnet-sts", "fusion-both-tuned"]  # the README's line below its headline table
+
+
+def strongest_2016(tree: Tree) -> str:
+    """The README's strongest runs (`make mpnet-tuned`), with MTEB's STS16 beside the published small models."""
+    runs = {run: MPNET_TUNED_2016[run] for run in STRONGEST_2016}
+    return markdown_rows(
+        ["run (`make mpnet-tuned`)", "what it is", "en ALL [95% CI]", "es-en ALL [95% CI]", "MTEB STS16"],
+        [row[:5] for row in headline_rows(tree, runs)],
+        "llllr",
+    )
+
+
+def mpnet_tuned_dev(tree: Tree) -> str:
+    """The dev grid of the tuned all-mpnet-base-v2 (config/mpnet-tuned.yaml): each twin's settings and its dev ALL
+    (Pearson) before tuning and after every epoch, the best in bold."""
+    tuning = tree.config(*MPNET_TUNED_OVERLAYS)["encoder"]["tuning"]
+    # the twin, then its grid's cells (mpnet-sts-<cell>-dev: stsynth.pipeline.protocol), as declared
+    models = [m for m in tuning["models"] if m.startswith("mpnet-sts-") and m.endswith("-dev")]
+    tables = {model: tree.table(epochs_path(model)) for model in models}
+    best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())
+    epochs = max(len(table) for table in tables.values()) - 1
+    rows = []
+    for model, table in tables.items():
+        settings = {**tuning["defaults"], **tuning["models"][model]}
+        cells = [f"**{v:.4f}**" if math.isclose(v, best) else f"{v:.4f}" for v in table["dev_ALL"].iloc[1:]]
+        rows.append(
+            [
+                f"`{model}`",
+                settings["loss"],
+                f"{settings['learning_rate']:g}",
+                str(settings.get("frozen_layers", 0)),
+                f"{table['dev_ALL'].iat[0]:.4f}",
+                *cells,
+                *[""] * (epochs - len(cells)),
+            ]
+        )
+    header = ["model", "loss", "learning rate", "frozen layers", "start", *[f"epoch {e}" for e in range(1, epochs + 1)]]
+    return markdown_rows(header, rows)
 
 
 # Our best runs on MTEB's STS16 beside the published small models (published_figures.yaml, mteb_small_models):
@@ -434,6 +514,9 @@ def seed_study_importances(tree: Tree) -> str:
 BLOCKS: dict[str, tuple[str, Callable[[Tree], str]]] = {  # name -> (tree, writer)
     "headline-2016": ("all", headline_2016),
     "headline-mpnet": ("all", headline_mpnet),
+    "headline-mpnet-tuned": ("all", headline_mpnet_tuned),
+    "mpnet-tuned-dev": ("all", mpnet_tuned_dev),
+    "strongest-2016": ("all", strongest_2016),
     "mteb-small-models": ("all", mteb_small_models),
     "scores-2016": ("all", scores_2016),
     "scores-2016-studies": ("all", scores_2016_studies),

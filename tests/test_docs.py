@@ -271,8 +271,8 @@ def test_the_tuned_mpnet_grid_lists_its_twin_and_cells_with_their_settings_and_b
     assert [line.split(" | ")[0] for line in lines[2:]] == [f"| `{model}`" for model in models]
     twin = lines[2].split(" | ")
     assert twin[1:5] == ["cosine", "5e-05", "9", "0.8500"] and lines[2].endswith(" |  |")  # one epoch: no second
-    frozen6 = next(line for line in lines if "frozen6" in line).split(" | ")
-    assert frozen6[3] == "6"
+    frozen10 = next(line for line in lines if "frozen10" in line).split(" | ")
+    assert frozen10[3] == "10"
     assert block.count("**") == 2 and "**0.8740**" in next(line for line in lines if "epochs2" in line)
 
 

@@ -162,7 +162,8 @@ def tuned_build(tmp_path_factory) -> Workspace:
     workspace.write_config(
         {
             "encoder": {
-                "models": {"tiny": {"path": tiny}},
+                # a word-piece limit of its own: a frozen model's similarity job must cut the states as its tuning did
+                "models": {"tiny": {"path": tiny, "max_length": 48}},
                 "default": "tiny",
                 "tuning": {
                     "threads": 1,
@@ -206,7 +207,7 @@ def test_a_model_tuned_above_frozen_layers_keeps_them_and_its_states_by_content(
     log = (work / "logs/encoder_tune/minilm-frozen.log").read_text()
     assert re.search(r"states after layer 1: \d+ sentences computed, 0 read from the store", log), log
     kept = {path.parent for path in (work / "resources/embeddings").glob("*/*.layer.parquet")}
-    assert len(kept) == 1  # one key: the start model's states after layer 1
+    assert len(kept) == 1  # one key: the start model's states after layer 1, cut as its tuning cut them
     # its similarity tables run layer 1 only, from the states (the test sets' computed and kept beside the
     # training sets'), and equal a full forward's
     similarity_log = (work / "logs/encoder_similarity/minilm-frozen.2016.log").read_text()

@@ -33,6 +33,8 @@ if snakemake.params.backend != "torch":  # the exported transformer runs the for
 tables = [pd.read_parquet(path) for path in snakemake.input.pairs]
 from_layer = snakemake.params.get("from_layer")
 if from_layer is not None:  # the start model's states after layer k, where its tuning kept them
+    # the word-piece limit its tuning opened the start model with (the states are cut to it)
+    model.max_seq_length = from_layer["start"].get("max_length") or settings["max_length"]
     start_folder = job_folder(from_layer["start"], snakemake.input.start_folder)
     states = layer_store(
         snakemake.config,

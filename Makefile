@@ -14,8 +14,9 @@ TEST_SYSTEM_PACKAGES := $(STS2017_SYSTEM_PACKAGES) $(if $(STSYNTH_SLURM_TEST),sl
 # The targets that run the workflow are the rows of workflow/stsynth/pipeline/targets.tsv (each one's Snakemake
 # target, working directory, overlays, Debian packages and a file it needs first), run through the `stsynth`
 # command (stsynth.pipeline.cli), which reads the same table: `make all`, `make studies`, `make stsb`, `make sts2017`,
-# `make sts2017-studies`, `make mpnet`, `make sts2017-mpnet`, `make cross-encoder`, `make sts2017-cross`,
-# `make eval`. DIR=folder runs one in another working directory; OVERLAYS="a.yaml b.yaml" stacks more overlays.
+# `make sts2017-studies`, `make mpnet`, `make mpnet-tuned`, `make sts2017-mpnet`, `make cross-encoder`,
+# `make sts2017-cross`, `make eval`. DIR=folder runs one in another working directory; OVERLAYS="a.yaml b.yaml"
+# stacks more overlays.
 TARGETS_TABLE := workflow/stsynth/pipeline/targets.tsv
 WORKFLOW_TARGETS := $(shell awk -F'\t' 'NF && substr($$1, 1, 1) != "#" && $$1 != "target" {print $$1}' $(TARGETS_TABLE))
 target_field = $(filter-out -,$(shell awk -F'\t' -v t='$(1)' '$$1 == t {print $$$(2)}' $(TARGETS_TABLE)))

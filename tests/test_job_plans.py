@@ -18,7 +18,12 @@ from stsynth.pipeline.cli import TARGETS
 
 PLANS = REPO / "tests" / "data" / "job-plans"
 MPNET = REPO / "resources" / "encoders" / "all-mpnet-base-v2" / "model.safetensors"  # make mpnet assembles it
-NEEDS_MPNET = ["mpnet", "sts2017-mpnet"]
+# the targets whose `needs` (targets.tsv) is that file: planned only where it is there
+NEEDS_MPNET = [
+    line.split("\t")[0]
+    for line in (REPO / "workflow/stsynth/pipeline/targets.tsv").read_text().splitlines()
+    if not line.startswith("#") and len(line.split("\t")) > 5 and line.split("\t")[5] == str(MPNET.relative_to(REPO))
+]
 PINNED = [target for target in TARGETS if target not in NEEDS_MPNET]
 
 

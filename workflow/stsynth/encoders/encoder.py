@@ -447,16 +447,18 @@ class EncodedUnits:
 
 
 def encode_units(
-    model, units: list[list[str]], batch_size: int, store=None, tokens: bool = False, progress=None
+    model, units: list[list[str]], batch_size: int, store=None, tokens: bool = False, progress=None, encode=None
 ) -> EncodedUnits:
     """Every unit's embeddings (and with ``tokens`` token states): read from ``store``
-    (stsynth.encoders.embedding_store.EmbeddingStore; None: none) where it holds them, else encoded
-    (:func:`encode_unit`) and kept there. A sentence belongs to one unit."""
+    (stsynth.encoders.embedding_store.EmbeddingStore; None: none) where it holds them, else encoded and kept
+    there. ``encode``: unit -> (embeddings, token states), default :func:`encode_unit` (a model tuned above frozen
+    layers: stsynth.encoders.lower_layers.encode_units_from_layer). A sentence belongs to one unit."""
+    encode = encode or (lambda unit: encode_unit(model, unit, batch_size, tokens, progress))
     raws, vectors, states, row, encoded, stored = [], [], [], {}, 0, 0
     for unit in units:
         held = store.get(unit, tokens) if store is not None else None
         if held is None:
-            raw, unit_states = encode_unit(model, unit, batch_size, tokens, progress)
+            raw, unit_states = encode(unit)
             if store is not None:
                 store.put(unit, raw, unit_states)
             encoded += len(unit)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .embedding_store import EmbeddingStore, encoder_key, store_folder
-from .encoder import EncodedUnits, normalised, special_token_ids
+from .encoder import encode_units, special_token_ids
 
 if TYPE_CHECKING:
     import torch
@@ -197,53 +197,42 @@ def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | 
 def encode_units_from_layer(model, k: int, units: list[list[str]], store: EmbeddingStore | None, progress=None):
     """stsynth.encoders.encoder.encode_units for a model tuned above frozen layer ``k``: every unit's states after
     layer ``k`` read from ``store`` where it holds them (its tuning and dev jobs kept those of their sets) or
-    computed and kept (:func:`lower_states`), then only the layers above ``k`` run, in batches of
-    :data:`STATES_BATCH` sorted by length. The embeddings as the model gives them, and each sentence's
-    L2-normalised last-layer token states without the special tokens (found by tokenizing: the store keeps no
-    token ids), as a full forward gives them to float rounding. ``progress`` advances by the states' sentences,
-    then by the upper layers'."""
+    computed and kept (:func:`lower_states`), then each unit through the layers above ``k`` only
+    (:func:`_upper_layers`), as a full forward gives it to float rounding. ``progress`` advances by the states'
+    sentences, then by the upper layers'."""
+    states = lower_states(model, units, k, store, progress)
+    return encode_units(
+        model, units, STATES_BATCH, tokens=True, encode=lambda unit: _upper_layers(model, k, unit, states, progress)
+    )
+
+
+def _upper_layers(model, k: int, unit: list[str], states: dict, progress=None):
+    """One unit from its states after layer ``k``, in batches of :data:`STATES_BATCH` sorted by length: the
+    embeddings as the model gives them, and each sentence's L2-normalised last-layer token states without the
+    special tokens (found by tokenizing: the store keeps no token ids)."""
     import torch
 
-    states = lower_states(model, units, k, store, progress)
     special = special_token_ids(model)
-    raws, vectors, tokens, row = [], [], [], {}
+    order = sorted(range(len(unit)), key=lambda i: -len(states[unit[i]]))
+    raw, tokens = np.zeros((len(unit), model.get_sentence_embedding_dimension()), dtype=np.float32), [None] * len(unit)
     training = model.training
     model.eval()
     try:
         with torch.no_grad(), from_layer(model, k):
-            for unit in units:
-                order = sorted(range(len(unit)), key=lambda i: -len(states[unit[i]]))
-                raw, unit_tokens = np.zeros((len(unit), 0), dtype=np.float32), [None] * len(unit)
-                for start in range(0, len(order), STATES_BATCH):
-                    rows = order[start : start + STATES_BATCH]
-                    ids = model.preprocess([unit[i] for i in rows])["input_ids"].numpy()
-                    output = model(batch_of([states[unit[i]] for i in rows], model.device))
-                    embedded = output["sentence_embedding"].float().cpu().numpy()
-                    if raw.shape[1] == 0:
-                        raw = np.zeros((len(unit), embedded.shape[1]), dtype=np.float32)
-                    raw[rows] = embedded
-                    pieces = torch.nn.functional.normalize(output["token_embeddings"].float(), p=2, dim=2).cpu().numpy()
-                    for position, i in enumerate(rows):
-                        real = len(states[unit[i]])
-                        unit_tokens[i] = pieces[position, :real][~np.isin(ids[position, :real], special)]
-                    if progress is not None:
-                        progress.advance(len(rows))
-                row.update((sentence, offset) for offset, sentence in enumerate(unit, start=len(row)))
-                raws.append(raw)
-                vectors.append(normalised(raw))
-                tokens.extend(unit_tokens)
+            for start in range(0, len(order), STATES_BATCH):
+                rows = order[start : start + STATES_BATCH]
+                ids = model.preprocess([unit[i] for i in rows])["input_ids"].numpy()
+                output = model(batch_of([states[unit[i]] for i in rows], model.device))
+                raw[rows] = output["sentence_embedding"].float().cpu().numpy()
+                pieces = torch.nn.functional.normalize(output["token_embeddings"].float(), p=2, dim=2).cpu().numpy()
+                for position, i in enumerate(rows):
+                    real = len(states[unit[i]])
+                    tokens[i] = pieces[position, :real][~np.isin(ids[position, :real], special)]
+                if progress is not None:
+                    progress.advance(len(rows))
     finally:
         model.train(training)
-    dimension = model.get_sentence_embedding_dimension()
-    empty = np.zeros((0, dimension), dtype=np.float32)
-    return EncodedUnits(
-        row,
-        np.concatenate(raws) if raws else empty,
-        np.concatenate(vectors) if vectors else empty,
-        tokens,
-        sum(map(len, units)),
-        0,
-    )
+    return raw, tokens
 
 
 def training_units(pairs, dev_sets=()) -> list[list[str]]:

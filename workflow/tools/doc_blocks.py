@@ -12,12 +12,11 @@ Paper figures come from ``published_figures.yaml``, never from the Markdown.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import pandas as pd
 
-from doc_blocks_beyond import cross_encoder_2016, cross_encoder_2017, cross_encoder_dev, mpnet_2017
+from doc_blocks_beyond import cross_encoder_2016, cross_encoder_2017, cross_encoder_dev, epoch_grid, mpnet_2017
 from doc_blocks_dcu import (
     baseline_2016,
     dcu_table1,
@@ -260,25 +259,16 @@ def mpnet_tuned_dev(tree: Tree) -> str:
     # the twin, then its grid's cells (mpnet-sts-<cell>-dev: stsynth.pipeline.protocol), as declared
     models = [m for m in tuning["models"] if m.startswith("mpnet-sts-") and m.endswith("-dev")]
     tables = {model: tree.table(epochs_path(model)) for model in models}
-    best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())
-    epochs = max(len(table) for table in tables.values()) - 1
-    rows = []
-    for model, table in tables.items():
-        settings = {**tuning["defaults"], **tuning["models"][model]}
-        cells = [f"**{v:.4f}**" if math.isclose(v, best) else f"{v:.4f}" for v in table["dev_ALL"].iloc[1:]]
-        rows.append(
-            [
-                f"`{model}`",
-                settings["loss"],
-                f"{settings['learning_rate']:g}",
-                str(settings.get("frozen_layers", 0)),
-                f"{table['dev_ALL'].iat[0]:.4f}",
-                *cells,
-                *[""] * (epochs - len(cells)),
-            ]
-        )
-    header = ["model", "loss", "learning rate", "frozen layers", "start", *[f"epoch {e}" for e in range(1, epochs + 1)]]
-    return markdown_rows(header, rows)
+    setting = lambda model: {**tuning["defaults"], **tuning["models"][model]}
+    return epoch_grid(
+        tables,
+        {
+            "loss": lambda model: setting(model)["loss"],
+            "learning rate": lambda model: f"{setting(model)['learning_rate']:g}",
+            "frozen layers": lambda model: str(setting(model).get("frozen_layers", 0)),
+        },
+        with_start=True,
+    )
 
 
 # Our best runs on MTEB's STS16 beside the published small models (published_figures.yaml, mteb_small_models):

@@ -32,20 +32,37 @@ def cross_grid_models(config: dict) -> list[str]:
     ]
 
 
+def epoch_grid(tables: dict, settings: dict, with_start: bool = False) -> str:
+    """A dev grid's rows: per model (``tables``: model -> its epochs table) its settings' columns (``settings``:
+    column -> model -> cell), with ``with_start`` its dev ALL before tuning, then its dev ALL (Pearson) after every
+    epoch, the grid's best in bold; a model that ran fewer epochs leaves its last cells empty."""
+    best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())
+    epochs = max(len(table) for table in tables.values()) - 1
+    rows = []
+    for model, table in tables.items():
+        cells = [f"**{v:.4f}**" if math.isclose(v, best) else f"{v:.4f}" for v in table["dev_ALL"].iloc[1:]]
+        start = [f"{table['dev_ALL'].iat[0]:.4f}"] if with_start else []
+        rows.append(
+            [f"`{model}`", *[cell(model) for cell in settings.values()], *start, *cells, *[""] * (epochs - len(cells))]
+        )
+    header = ["model", *settings, *(["start"] if with_start else []), *[f"epoch {e}" for e in range(1, epochs + 1)]]
+    return markdown_rows(header, rows)
+
+
 def cross_encoder_dev(tree: Tree) -> str:
     """The dev grid (its models: config/cross-encoder.yaml over the tree's config): each cross-encoder's dev ALL
     (Pearson) after every epoch, the best of the grid in bold. Epoch 0 is left out: its head is untrained."""
     config = tree.config(CROSS_OVERLAY)
     tuning = config["encoder"]["tuning"]
+    setting = lambda model: {**tuning["defaults"], **tuning["models"][model]}
     tables = {model: tree.table(epochs_path(model)) for model in cross_grid_models(config)}
-    best = max(table["dev_ALL"].iloc[1:].max() for table in tables.values())
-    epochs = max(len(table) for table in tables.values()) - 1
-    rows = []
-    for model, table in tables.items():
-        settings = {**tuning["defaults"], **tuning["models"][model]}
-        cells = [f"**{v:.4f}**" if math.isclose(v, best) else f"{v:.4f}" for v in table["dev_ALL"].iloc[1:]]
-        rows.append([f"`{model}`", settings["loss"], f"{settings['learning_rate']:g}", *cells])
-    return markdown_rows(["model", "loss", "learning rate", *[f"epoch {e}" for e in range(1, epochs + 1)]], rows)
+    return epoch_grid(
+        tables,
+        {
+            "loss": lambda model: setting(model)["loss"],
+            "learning rate": lambda model: f"{setting(model)['learning_rate']:g}",
+        },
+    )
 
 
 def cross_encoder_2016(tree: Tree) -> str:

@@ -358,7 +358,8 @@ def test_a_fusion_run_reads_more_encoders_as_columns_of_their_own(tmp_path):
     features = fusion_plan.fusion_features(config, run)
     assert features[-4:] == ["encoder", "encoder_token_f1", "encoder@mpnet-sts", "encoder_token_f1@mpnet-sts"]
     assert fusion_plan.fusion_settings(config, run)["groups"]["encoder"] == features[-4:]
-    assert fusion_plan.fusion_settings(config, runs_of(config)["fusion-tuned"]) is config["fusion"]  # unchanged
+    plain = fusion_plan.fusion_settings(config, runs_of(config)["fusion-tuned"])
+    assert {key: value for key, value in plain.items() if key not in ("dev", "train_years")} == config["fusion"]
     splits = fusion_plan.fusion_splits(config, run, datasets_of(config))
     assert all(entry.more_encoders[0][1].startswith("resources/encoder/mpnet-sts/") for entry in splits["train"])
     assert all(

@@ -317,8 +317,9 @@ def test_the_vocabulary_reads_the_sets_its_setting_names():
     assert names() == train and not any(year == 2016 for year, _ in names())  # no test sentence read
     config["vectors"]["minilm-static"]["vocabulary"] = "all"
     assert names() == {(d.year, d.name) for d in DATASETS}
-    config["vectors"]["minilm-static"]["vocabulary"] = [2012, 2013, 2014]  # the dev analog (config/vocabulary-dev.yaml)
-    assert names() == {(y, n) for y, n in train if y in (2012, 2013, 2014)}
+    config["vectors"]["minilm-static"]["vocabulary"] = "dev-training"  # the dev analog (config/vocabulary-dev.yaml)
+    assert names() == {(y, n) for y, n in train if y in (2012, 2013, 2014)}  # the protocol's train sets, read from it
+    assert config["vectors"]["minilm-static"]["vocabulary"] == "dev-training"  # resolve writes no years back
 
 
 def test_fold_model_names_have_one_owner():

@@ -8,7 +8,17 @@ import pytest
 import yaml
 
 from conftest import REPO, declared_project_config, project_config
-from stsynth.pipeline.protocol import Protocol, ProtocolError, protocol_problems, resolve
+from stsynth.dcu2016.fusion_plan import fusion_settings, fusion_split_sets
+from stsynth.pipeline.plan import datasets_of
+from stsynth.pipeline.protocol import (
+    Protocol,
+    ProtocolError,
+    event_corpus_settings,
+    protocol_problems,
+    resolve,
+    split_sets,
+)
+from stsynth.pipeline.runs import runs_of
 
 
 def roles(config: dict) -> dict[str, str]:
@@ -48,9 +58,16 @@ def test_each_shipped_protocol_gives_every_stage_its_sets(protocol, overlays, fi
         pe["pe"]["gold_years"] == final and pe["pe-dev"]["gold_years"] == dev_train and pe["pe-dev"]["dev_years"] == dev
     )
     assert config["paragram"]["models"]["synthetic-dev"]["dev_years"] == dev
-    assert config["fusion"]["dev"] == config["head"]["dev"] == {"train_years": dev_train, "validate_years": dev}
-    assert config["fusion"]["train_years"] == config["head"]["train_years"] == final
-    assert config["events"]["corpus"]["pair_years"] == config["paraphrase_pairs"]["sweep"]["years"] == dev_train
+    # the fusion's and the head's splits come from the protocol, not from keys written into the config
+    assert split_sets(config) == {"dev_train": dev_train, "dev_validate": dev, "final": final}
+    assert not {"dev", "train_years"} & (set(config["fusion"]) | set(config["head"]))
+    assert "dev_years" not in config["paragram"]["compare_sources"]
+    run = runs_of(config)["fusion-tuned"]
+    validate, _, _ = fusion_split_sets(config, datasets_of(config))["dev_validate"]
+    assert validate and all(isinstance(year, str) for year in dev) or {d.year for d in validate} == set(dev)
+    assert fusion_settings(config, run)["dev"] == {"train_years": dev_train, "validate_years": dev}
+    assert event_corpus_settings(config)["pair_years"] == config["paraphrase_pairs"]["sweep"]["years"] == dev_train
+    assert "pair_years" not in config["events"]["corpus"]
     assert {key.split("/")[0] for key, role in roles(config).items() if role == "test"} == tested
 
 

@@ -2,9 +2,8 @@
 # tokens of every declared dataset, the event corpus with its chains and sentences, and the two
 # word-vector tables trained on it (EE, and the W2V baseline).
 EVENTS = config["events"]
-EVENT_PAIR_SETS = (
-    get_datasets(role="train", years=EVENTS["corpus"]["pair_years"]) if EVENTS["corpus"]["pair_years"] else []
-)
+EVENT_CORPUS = event_corpus_settings(config)
+EVENT_PAIR_SETS = get_datasets(role="train", years=EVENT_CORPUS["pair_years"]) if EVENT_CORPUS["pair_years"] else []
 
 
 rule event_tables:
@@ -34,7 +33,7 @@ rule event_tables:
 
 
 rule event_corpus:
-    """The event corpus (the King James Bible's chapters, and the pairs of events.corpus.pair_years as
+    """The event corpus (the King James Bible's chapters, and the pairs of the protocol's train sets as
     two-sentence documents) parsed: its entity chains of event tokens and its Moses-tokenized sentences."""
     input:
         pairs=[english_pairs_path(d) for d in EVENT_PAIR_SETS],
@@ -55,7 +54,10 @@ rule event_corpus:
         mem_mb=3000,
         runtime=attempt_minutes(60),
     params:
-        settings={key: EVENTS[key] for key in ("corpus", "parser", "batch_size", "weak_verbs", "coreference_window")},
+        settings={
+            "corpus": EVENT_CORPUS,
+            **{key: EVENTS[key] for key in ("parser", "batch_size", "weak_verbs", "coreference_window")},
+        },
         tokenize=config["tokenize"],
         nltk_data=lambda wc, input: str(Path(input.wordnet).parents[2]),  # <nltk_data>/corpora/wordnet/lexnames
         code=get_code_digest("event_corpus.py"),

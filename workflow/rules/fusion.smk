@@ -148,7 +148,7 @@ if OPTIONAL_RULES["fusion_dev_table"]:  # a config without that fusion run has n
                 model: [similarity_path(model, d) for d in DEV_TABLE_SETS]
                 for model in FUSION["dev_table"]["paragram_models"]
             },
-            settings=FUSION,
+            settings=fusion_plan.fusion_settings(config, RUNS[DEV_TABLE_RUN]),
             chosen=RUNS[DEV_TABLE_RUN].chosen_settings(),
             code=get_code_digest("fusion_dev_table.py"),
         script:

@@ -15,6 +15,7 @@ from ..core.datasets import Dataset, select
 from ..core.folds import fold_names, seed_name
 from ..core.paths import encoder_path, features_path, pairs_path, similarity_path
 from ..encoders.encoder import is_tuned
+from ..pipeline.protocol import split_sets
 from ..pipeline.runs import Run, runs_of
 
 
@@ -164,7 +165,14 @@ def fusion_split(
 def fusion_settings(config: dict, run: Run) -> dict:
     """config ``fusion`` as a run's jobs read it: a seed-study run's ``seed`` is its own; a run's more encoders'
     columns in the groups of the columns they repeat (importances and the ablation read them)."""
-    settings = {**config["fusion"], "seed": run.seed} if run.seed is not None else config["fusion"]
+    splits = split_sets(config)
+    # the splits' years under the names the fusion's jobs have always read (their params, so their rerun triggers, stay)
+    settings = {
+        **config["fusion"],
+        "dev": {"train_years": splits["dev_train"], "validate_years": splits["dev_validate"]},
+        "train_years": splits["final"],
+    }
+    settings = {**settings, "seed": run.seed} if run.seed is not None else settings
     if not run.more_encoders:
         return settings
     more = more_encoder_features(run)
@@ -186,18 +194,18 @@ def splits_from_params(params: dict[str, list[dict]]) -> dict[str, list[SplitEnt
 
 
 def fusion_split_sets(config: dict, datasets: list[Dataset], in_sample: str | None = None) -> dict[str, tuple]:
-    """split name -> (datasets, protocol, out_of_fold): dev_train (dev.train_years, out of fold),
-    dev_validate (dev.validate_years, dev models), train (fusion.train_years, default every training
-    set; out of fold) and test (final models); with in_sample only the two training splits."""
-    dev = config["fusion"]["dev"]
+    """split name -> (datasets, protocol, out_of_fold), from the protocol's sets (stsynth.pipeline.protocol.split_sets):
+    dev_train (out of fold), dev_validate (dev models), train (the final sets; out of fold) and test (final models);
+    with in_sample only the two training splits."""
+    splits = split_sets(config)
     train = select(datasets, role="train")
-    dev_train = select(train, years=dev["train_years"])
-    final_train = select(train, years=config["fusion"].get("train_years"))  # default: every training set
+    dev_train = select(train, years=splits["dev_train"])
+    final_train = select(train, years=splits["final"])
     if in_sample:
         return {"train": (final_train, "final", True), "dev_train": (dev_train, "dev", True)}
     return {
         "dev_train": (dev_train, "dev", True),
-        "dev_validate": (select(train, years=dev["validate_years"]), "dev", False),
+        "dev_validate": (select(train, years=splits["dev_validate"]), "dev", False),
         "train": (final_train, "final", True),
         "test": (select(datasets, role="test"), "final", False),
     }

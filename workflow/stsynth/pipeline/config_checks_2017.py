@@ -120,7 +120,7 @@ def check_sentence_vectors(c: Checks) -> None:
                     where, base_model(model), sorted(c.encoders), "an encoder (encoder.models or encoder.tuning.models)"
                 )
     events = c.config.get("events")
-    if used_events and events and not events["corpus"]["kjv"] and not events["corpus"]["pair_years"]:
+    if used_events and events and not events["corpus"]["kjv"] and not events["corpus"].get("pairs", True):
         c.problems.append(
             "events.corpus: kjv is null and pairs is false, but a head run reads the event "
             "embeddings or word2vec, which are trained on that corpus"

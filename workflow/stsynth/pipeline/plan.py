@@ -36,7 +36,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..encoders.encoder import is_tuned, job_inputs
-from .protocol import protocol_sets
+from .protocol import protocol_sets, split_sets
 from .runs import PER_SET_PREFIX, Run, per_set_model, run_comparisons, runs_of, sentence_vector_source
 
 # --- datasets and their files -----------------------------------------------------------------
@@ -61,13 +61,13 @@ def vocabulary_datasets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
     """The datasets whose tokens enter the minilm-static vocabulary (vectors.minilm-static.vocabulary):
     ``training``, the training-role sets (no test sentence is read, as the paper added no test words
     to paragram-XXL's vocabulary); ``all``, every set of the protocol (transductive; a set added beside it is
-    not read); or the years the protocol resolved ``dev-training`` to."""
+    not read); ``dev-training``, the protocol's train sets (what its dev-protocol twins learn from)."""
     vocabulary = config["vectors"]["minilm-static"]["vocabulary"]
     if vocabulary == "all":
         return protocol_sets(datasets)
     if vocabulary == "training":
         return select(datasets, role="train")
-    return select(datasets, years=vocabulary)
+    return select(datasets, role="train", years=split_sets(config)["dev_train"])
 
 
 def reference_translation_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
@@ -213,7 +213,7 @@ def default_paragram_settings(config: dict) -> dict:
 
 def dev_table_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
     """The sets of the fusion's Table 1 analog: the dev protocol's validation years."""
-    return select(datasets, role="train", years=config["fusion"]["dev"]["validate_years"])
+    return select(datasets, role="train", years=split_sets(config)["dev_validate"])
 
 
 def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list[Dataset]) -> dict:
@@ -229,7 +229,7 @@ def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list
 
 def source_comparison_sets(config: dict, datasets: list[Dataset]) -> list[tuple[str, Dataset]]:
     """(split, dataset): the dev years' sets, then the English test sets."""
-    dev = select(datasets, role="train", years=config["paragram"]["compare_sources"]["dev_years"])
+    dev = select(datasets, role="train", years=split_sets(config)["dev_validate"])
     return [("dev", d) for d in dev] + [("test", d) for d in select(datasets, role="test", track="en")]
 
 

@@ -15,9 +15,10 @@ config ``protocol`` names one of ``protocols``; each names its datasets by year,
 :func:`resolve` is the one place that turns a protocol and the models declared once (config.yaml, no years) into
 what every stage reads: each dataset's role (``train``: its gold may be read; ``test``: predicted and scored), each
 model's training and dev sets, each model's dev-protocol twin ``<model>-dev`` (the same settings, trained on
-``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), the fusion's and the head's dev splits,
-the event corpus's pairs, the threshold sweep's and the source comparison's years, and the fusion runs' recorded
-choices (the decisions file). A dataset the protocol does not name is left out, unless its entry says
+``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), the threshold sweep's years, and the
+fusion runs' recorded choices (the decisions file). The fusion's and the head's splits, the source comparison's
+dev sets and the event corpus's pairs are read from the protocol itself (:func:`split_sets`,
+:func:`event_corpus_settings`). A dataset the protocol does not name is left out, unless its entry says
 ``role: test``: a set added beside the protocol, predicted and scored by the final models and read by no model
 (the synthetic round trips included), so that no figure of the protocol's own sets moves.
 """
@@ -109,6 +110,23 @@ def protocol_words(config: dict) -> dict[str, str]:
         "dev": sets_in_words(protocol.dev),
         "test": sets_in_words(protocol.test),
     }
+
+
+def split_sets(config: dict) -> dict[str, list]:
+    """The sets each split of a fusion or head run reads, from the protocol in force: ``dev_train`` (what the
+    dev-protocol twins learn from), ``dev_validate`` (what chooses) and ``final`` (what the final models learn
+    from)."""
+    protocol = Protocol.from_config(config)
+    return {"dev_train": protocol.dev_train, "dev_validate": list(protocol.dev), "final": protocol.final}
+
+
+def event_corpus_settings(config: dict) -> dict:
+    """config ``events.corpus`` as the event corpus job reads it: ``pairs: true`` (the default) becomes
+    ``pair_years``, the protocol's sets whose pairs join the corpus (the dev-protocol twins' sets, so that no
+    dev sentence is in it); false: none."""
+    corpus = {key: value for key, value in config["events"]["corpus"].items() if key != "pairs"}
+    pairs = config["events"]["corpus"].get("pairs", True)
+    return {**corpus, "pair_years": split_sets(config)["dev_train"] if pairs else []}
 
 
 def twin_name(model: str) -> str:
@@ -285,17 +303,9 @@ def resolve(config: dict, checkout: str | Path) -> None:
     resolve_paragram(config, protocol, twins)
     resolve_encoders(config, protocol, twins)
     resolve_paraphrase_cnn(config, protocol, twins)
-    splits = {"train_years": protocol.dev_train, "validate_years": list(protocol.dev)}
-    config["fusion"]["dev"], config["fusion"]["train_years"] = dict(splits), protocol.final
     config["fusion"]["paragram"] = {
         feature: final_and_dev(model, True) for feature, model in config["fusion"]["paragram"].items()
     }
-    config["head"]["dev"], config["head"]["train_years"] = dict(splits), protocol.final
-    corpus = config["events"]["corpus"]
-    corpus["pair_years"] = protocol.dev_train if corpus.pop("pairs", True) else []
-    config["paragram"]["compare_sources"]["dev_years"] = list(protocol.dev)
-    if config["vectors"]["minilm-static"]["vocabulary"] == "dev-training":
-        config["vectors"]["minilm-static"]["vocabulary"] = protocol.dev_train
     resolve_runs(config, read_decisions(decisions_path(config, protocol, checkout)))
     table1_test = yaml_text.safe_load(Path(PUBLISHED_FIGURES).read_text())["sts2017_table1"]["test_set"]
     if not any(d["role"] == "test" and matches(d, protocol.test) and matches(d, [table1_test]) for d in datasets):

@@ -25,11 +25,11 @@ import pandas as pd
 import yaml
 
 from ..core import paths
-from ..core.datasets import select
 from ..core.paths import EVENT_VECTOR_SOURCES, PPDB_TUNED
 from ..core.tables import markdown_rows
 from ..encoders.encoder import is_tuned
 from ..pipeline import plan
+from ..pipeline.protocol import event_corpus_settings, split_sets
 from ..pipeline.runs import run_encoder, runs_of, sentence_vector_source
 from ..sts2017.head_plan import pe_settings, run_tables
 
@@ -290,7 +290,7 @@ def vector_origin(config: dict, source: str) -> str:
             f"{ppdb['max_pairs'] or 'all'} PPDB-XL lexical pairs ({ppdb['pairs']})"
         )
     if source in EVENT_VECTOR_SOURCES:
-        corpus = config["events"]["corpus"]
+        corpus = event_corpus_settings(config)
         parts = (["the King James Bible (Debian bible-kjv)"] if corpus["kjv"] else []) + (
             [f"the sentence pairs of {', '.join(map(str, corpus['pair_years']))} (gold never read)"]
             if corpus["pair_years"]
@@ -362,19 +362,18 @@ def card_facts(config: dict, run: str) -> dict:
             "settings": settings,
         }
     if entry["stage"] == "head":
-        head = config["head"]
-        years = head.get("train_years") or sorted({d.year for d in select(plan.datasets_of(config), role="train")})
+        splits = split_sets(config)
         return {
             "kind": "A regression head (Tai et al. 2015, as the SemEval-2017 paraphrase/event-embedding system uses "
             "it) over frozen sentence vectors, with the models that make them.",
             "base_model": "; ".join(source_lines(config, entry["vectors"])),
-            "training_data": [f"every scored pair of {', '.join(map(str, years))} (gold 0-5)"],
+            "training_data": [f"every scored pair of {', '.join(map(str, splits['final']))} (gold 0-5)"],
             "loss": LOSSES["head"],
             "settings": {
                 "vectors": entry["vectors"],
                 "preset": entry.get("preset"),
-                "chosen on": f"the dev protocol: fitted on {head['dev']['train_years']}, scored on "
-                f"{head['dev']['validate_years']} (results/head/{run}/dev.md)",
+                "chosen on": f"the dev protocol: fitted on {splits['dev_train']}, scored on "
+                f"{splits['dev_validate']} (results/head/{run}/dev.md)",
             },
             "chosen_settings": paths.head_path(run, "model.safetensors"),  # read by the card's job
             "prediction": "the head's expected score Σ r·p_r",

@@ -3,9 +3,9 @@ models' settings and inputs (stsynth.sts2017.paraphrase_cnn), the sentence-vecto
 (stsynth.sts2017.sentence_vectors) and, per regression-head run (stage ``head``; stsynth.sts2017.head), its
 splits and settings.
 
-A head run has four splits, as a fusion run has (stsynth.dcu2016.fusion_plan): ``dev_train`` (``head.dev.train_years``)
-and ``dev_validate`` (``head.dev.validate_years``) read each source's dev-protocol table; ``train``
-(``head.train_years``, default every training set) and ``test`` (the test sets) read the final ones.
+A head run has four splits, as a fusion run has (stsynth.dcu2016.fusion_plan), from the protocol's sets
+(stsynth.pipeline.protocol.split_sets): ``dev_train`` and ``dev_validate`` read each source's dev-protocol table;
+``train`` (the final sets) and ``test`` (the test sets) read the final ones.
 Its settings are a preset's (``head.presets``: fixed, nothing chosen) or, without one, every point
 of ``head.grid`` over ``head.defaults`` with the number of epochs, all chosen on ``dev_validate``.
 """
@@ -27,6 +27,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..pipeline.plan import SENTENCE_VECTOR_PROTOCOLS, layered_settings, sentence_vector_table
+from ..pipeline.protocol import split_sets
 from ..pipeline.runs import Run, runs_of
 
 # --- paraphrase-embedding models ------------------------------------------------------------------
@@ -132,12 +133,12 @@ def sentence_vector_unknown_inputs(config: dict, kind: str, name: str, datasets:
 
 def head_split_sets(config: dict, datasets: list[Dataset]) -> dict[str, tuple[list[Dataset], str]]:
     """split -> (datasets, protocol) of every head run (module docstring)."""
-    dev = config["head"]["dev"]
+    splits = split_sets(config)
     train = select(datasets, role="train")
     return {
-        "dev_train": (select(train, years=dev["train_years"]), "dev"),
-        "dev_validate": (select(train, years=dev["validate_years"]), "dev"),
-        "train": (select(train, years=config["head"].get("train_years")), "final"),
+        "dev_train": (select(train, years=splits["dev_train"]), "dev"),
+        "dev_validate": (select(train, years=splits["dev_validate"]), "dev"),
+        "train": (select(train, years=splits["final"]), "final"),
         "test": (select(datasets, role="test"), "final"),
     }
 

@@ -516,7 +516,7 @@ def test_a_runs_description_reads_the_config_it_was_built_with():
     config = project_config()
     assert "STS 2012–2015 pairs with gold ≥ 3.8" in headline_2016_runs(config)["task-internal"]
     config["paraphrase_pairs"]["threshold"] = 3.5
-    config["paraphrase_pairs"]["tables"]["task-internal"]["years"] = [2012, 2014]
+    config["protocols"]["semeval2016"].update(train=[2012], dev=[2014])  # the final sets: the protocol's train and dev
     assert "STS 2012, 2014 pairs with gold ≥ 3.5" in headline_2016_runs(config)["task-internal"]
 
 

@@ -14,9 +14,11 @@ from stsynth.pipeline.protocol import (
     Protocol,
     ProtocolError,
     event_corpus_settings,
+    gold_tables,
     protocol_problems,
     resolve,
     split_sets,
+    sweep_settings,
 )
 from stsynth.pipeline.runs import runs_of
 
@@ -48,10 +50,8 @@ def test_each_shipped_protocol_gives_every_stage_its_sets(protocol, overlays, fi
     # the paraphrase embeddings are config/sts2017.yaml's: the 2017 system on this protocol
     pe = resolved_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], {"protocol": protocol})
     pe = pe["paraphrase_cnn"]["models"]
-    assert config["paraphrase_pairs"]["tables"] == {
-        "task-internal": {"years": final},
-        "task-internal-dev": {"years": dev_train},
-    }
+    assert gold_tables(config) == {"task-internal": {"years": final}, "task-internal-dev": {"years": dev_train}}
+    assert config["paraphrase_pairs"]["tables"] == {"task-internal": {}}  # as declared: resolve writes no years
     assert tuned["minilm-sts"]["gold_years"] == final and "dev_years" not in tuned["minilm-sts"]
     assert tuned["minilm-sts-dev"] == {"gold_years": dev_train, "learning_rate": 5.0e-5, "dev_years": dev}
     assert (
@@ -66,8 +66,8 @@ def test_each_shipped_protocol_gives_every_stage_its_sets(protocol, overlays, fi
     validate, _, _ = fusion_split_sets(config, datasets_of(config))["dev_validate"]
     assert validate and all(isinstance(year, str) for year in dev) or {d.year for d in validate} == set(dev)
     assert fusion_settings(config, run)["dev"] == {"train_years": dev_train, "validate_years": dev}
-    assert event_corpus_settings(config)["pair_years"] == config["paraphrase_pairs"]["sweep"]["years"] == dev_train
-    assert "pair_years" not in config["events"]["corpus"]
+    assert event_corpus_settings(config)["pair_years"] == sweep_settings(config)["years"] == dev_train
+    assert "pair_years" not in config["events"]["corpus"] and "years" not in config["paraphrase_pairs"]["sweep"]
     assert {key.split("/")[0] for key, role in roles(config).items() if role == "test"} == tested
 
 
@@ -143,7 +143,7 @@ def test_a_benchmark_without_years_is_a_protocol_of_its_own():
     config = mine()
     resolve(config, REPO)
     assert roles(config) == {"0/koala-train": "train", "0/koala-dev": "train", "0/koala-test": "test"}
-    assert config["paraphrase_pairs"]["tables"]["task-internal"] == {"years": ["koala-train"]}
+    assert gold_tables(config)["task-internal"] == {"years": ["koala-train"]}
     assert config["paragram"]["models"]["synthetic-dev"]["pairs"] == ["task-internal-dev", "synthetic-0-koala-dev"]
     assert "chosen" not in config["runs"]["fusion"]  # no decisions of its own: searched on koala-dev when built
 

@@ -31,7 +31,13 @@ from stsynth.eval import evaluation, mteb_results
 from stsynth.results import model_card, report_plan as stsynth_report_plan
 from stsynth.pipeline.config_checks import check_config
 from stsynth.pipeline.overlays import check_unique_keys, origins_named
-from stsynth.pipeline.protocol import ProtocolError, event_corpus_settings, protocol_test_sets
+from stsynth.pipeline.protocol import (
+    ProtocolError,
+    event_corpus_settings,
+    gold_tables,
+    protocol_test_sets,
+    sweep_settings,
+)
 from stsynth.pipeline.checks import VECTOR_BASES
 from stsynth.core.corpus import read_manifest, sha256_of
 from stsynth.core.device import gpus_requested
@@ -308,7 +314,7 @@ def get_translation_inputs(wc):
 
 
 def get_gold_filter_datasets(table):
-    return get_datasets(role="train", years=config["paraphrase_pairs"]["tables"][table]["years"])
+    return get_datasets(role="train", years=gold_tables(config)[table]["years"])
 
 
 def get_tuned_encoder_settings(name):

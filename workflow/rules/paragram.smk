@@ -101,7 +101,7 @@ rule paragram_threshold_sweep:
         runtime=attempt_minutes(240),
     params:
         settings=get_paragram_model(config["paraphrase_pairs"]["sweep"]["model"]),
-        sweep=config["paraphrase_pairs"]["sweep"],
+        sweep=sweep_settings(config),
         threshold=plan.sweep_threshold(config),  # the one in use, marked on the plot as the report marks it
         code=get_code_digest("paragram_threshold_sweep.py"),
     script:

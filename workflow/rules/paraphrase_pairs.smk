@@ -14,7 +14,7 @@ rule gold_paraphrase_pairs:
     benchmark:
         paths.benchmark_path("paraphrase_pairs/{table}")
     wildcard_constraints:
-        table="|".join(re.escape(t) for t in config["paraphrase_pairs"]["tables"]),
+        table="|".join(re.escape(t) for t in gold_tables(config)),
     conda:
         ENV
     threads: 1

@@ -6,6 +6,7 @@ resolve a name (a dataset year, a pair table, a model, an encoder) to what the c
 from __future__ import annotations
 
 from ..core.paths import EVENT_VECTOR_SOURCES
+from .protocol import twin_name
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 
@@ -30,7 +31,11 @@ class Checks:
         self.declared = self.datasets if declared is None else declared
         self.names = {f"{d['year']}/{d['name']}" for d in self.datasets}
         self.tables = [
-            *config.get("paraphrase_pairs", {}).get("tables", {}),
+            *(
+                name
+                for table in config.get("paraphrase_pairs", {}).get("tables", {})
+                for name in (table, twin_name(table))  # a gold table and its dev-protocol twin (protocol.gold_tables)
+            ),
             "synthetic",
             *(f"synthetic-{n.replace('/', '-')}" for n in sorted(self.names)),
         ]

@@ -36,7 +36,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..encoders.encoder import is_tuned, job_inputs
-from .protocol import protocol_sets, split_sets
+from .protocol import gold_tables, protocol_sets, split_sets, sweep_settings
 from .runs import PER_SET_PREFIX, Run, per_set_model, run_comparisons, runs_of, sentence_vector_source
 
 # --- datasets and their files -----------------------------------------------------------------
@@ -191,9 +191,8 @@ def similarity_inputs(settings: dict, datasets: list[Dataset]) -> dict[str, list
 
 def gold_table_settings(config: dict, table: str) -> dict:
     """A gold-filtered paraphrase pair table's threshold (its own, else paraphrase_pairs.threshold) and years."""
-    pairs = config["paraphrase_pairs"]
-    entry = pairs["tables"][table]
-    return {"threshold": entry.get("threshold", pairs["threshold"]), "years": entry["years"]}
+    entry = gold_tables(config)[table]
+    return {"threshold": entry.get("threshold", config["paraphrase_pairs"]["threshold"]), "years": entry["years"]}
 
 
 def sweep_threshold(config: dict) -> float:
@@ -201,7 +200,7 @@ def sweep_threshold(config: dict) -> float:
     trains on (:func:`gold_table_settings`), else ``paraphrase_pairs.threshold``."""
     pairs = config["paraphrase_pairs"]
     model = config["paragram"]["models"].get(pairs["sweep"]["model"], {})
-    tables = [table for table in model.get("pairs", []) if table in pairs["tables"]]
+    tables = [table for table in model.get("pairs", []) if table in gold_tables(config)]
     return gold_table_settings(config, tables[0])["threshold"] if tables else pairs["threshold"]
 
 
@@ -218,7 +217,7 @@ def dev_table_sets(config: dict, datasets: list[Dataset]) -> list[Dataset]:
 
 def threshold_sweep_inputs(config: dict, models: dict[str, dict], datasets: list[Dataset]) -> dict:
     """The sweep model's training inputs, with the sweep years' pair and token tables as its pairs."""
-    sweep = config["paraphrase_pairs"]["sweep"]
+    sweep = sweep_settings(config)
     train = select(datasets, role="train", years=sweep["years"])
     return {
         **training_inputs(paragram_settings(config, models, sweep["model"]), datasets),

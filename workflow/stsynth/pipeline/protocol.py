@@ -15,17 +15,17 @@ config ``protocol`` names one of ``protocols``; each names its datasets by year,
 :func:`resolve` is the one place that turns a protocol and the models declared once (config.yaml, no years) into
 what every stage reads: each dataset's role (``train``: its gold may be read; ``test``: predicted and scored), each
 model's training and dev sets, each model's dev-protocol twin ``<model>-dev`` (the same settings, trained on
-``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), the threshold sweep's years, and the
-fusion runs' recorded choices (the decisions file). The fusion's and the head's splits, the source comparison's
-dev sets and the event corpus's pairs are read from the protocol itself (:func:`split_sets`,
-:func:`event_corpus_settings`). A dataset the protocol does not name is left out, unless its entry says
-``role: test``: a set added beside the protocol, predicted and scored by the final models and read by no model
-(the synthetic round trips included), so that no figure of the protocol's own sets moves.
+``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), and the fusion runs' recorded choices
+(the decisions file). The fusion's and the head's splits, the source comparison's dev sets, the event corpus's
+pairs, the gold pair tables' sets and the threshold sweep's are read from the protocol itself
+(:func:`split_sets`, :func:`event_corpus_settings`, :func:`gold_tables`, :func:`sweep_settings`). A dataset the
+protocol does not name is left out, unless its entry says ``role: test``: a set added beside the protocol,
+predicted and scored by the final models and read by no model (the synthetic round trips included), so that no
+figure of the protocol's own sets moves.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,6 +127,22 @@ def event_corpus_settings(config: dict) -> dict:
     corpus = {key: value for key, value in config["events"]["corpus"].items() if key != "pairs"}
     pairs = config["events"]["corpus"].get("pairs", True)
     return {**corpus, "pair_years": split_sets(config)["dev_train"] if pairs else []}
+
+
+def gold_tables(config: dict) -> dict[str, dict]:
+    """Every gold-filtered paraphrase pair table with the protocol's sets it reads: each declared table
+    (``paraphrase_pairs.tables``) from the final sets, and its twin ``<table>-dev`` from the train sets."""
+    splits = split_sets(config)
+    return {
+        name: {"years": years, **entry}
+        for table, entry in (config["paraphrase_pairs"].get("tables") or GOLD_TABLE_DEFAULT).items()
+        for name, years in ((table, splits["final"]), (twin_name(table), splits["dev_train"]))
+    }
+
+
+def sweep_settings(config: dict) -> dict:
+    """config ``paraphrase_pairs.sweep`` with the sets whose gold pairs it filters: the protocol's train sets."""
+    return {**config["paraphrase_pairs"]["sweep"], "years": split_sets(config)["dev_train"]}
 
 
 def twin_name(model: str) -> str:
@@ -293,13 +309,6 @@ def resolve(config: dict, checkout: str | Path) -> None:
     protocol = Protocol.from_config(config)
     config["datasets"] = datasets = dataset_roles(protocol, config["datasets"])
     twins = Twins(config, protocol, datasets)
-    tables = config["paraphrase_pairs"].pop("tables", None) or copy.deepcopy(GOLD_TABLE_DEFAULT)
-    config["paraphrase_pairs"]["tables"] = {
-        resolved: {"years": years, **entry}
-        for table, entry in tables.items()
-        for resolved, years in ((table, protocol.final), (twin_name(table), protocol.dev_train))
-    }
-    config["paraphrase_pairs"]["sweep"]["years"] = protocol.dev_train
     resolve_paragram(config, protocol, twins)
     resolve_encoders(config, protocol, twins)
     resolve_paraphrase_cnn(config, protocol, twins)

@@ -29,7 +29,7 @@ from ..core.paths import EVENT_VECTOR_SOURCES, PPDB_TUNED
 from ..core.tables import markdown_rows
 from ..encoders.encoder import is_tuned
 from ..pipeline import plan
-from ..pipeline.protocol import event_corpus_settings, split_sets
+from ..pipeline.protocol import event_corpus_settings, gold_tables, split_sets
 from ..pipeline.runs import run_encoder, runs_of, sentence_vector_source
 from ..sts2017.head_plan import pe_settings, run_tables
 
@@ -319,7 +319,7 @@ def encoder_origin(config: dict, encoder: str) -> str:
 def pair_table_lines(config: dict, tables: list[str]) -> list[str]:
     lines = []
     for table in tables:
-        if table in config["paraphrase_pairs"]["tables"]:
+        if table in gold_tables(config):
             gold = plan.gold_table_settings(config, table)
             lines.append(
                 f"`{table}`: the scored pairs of {', '.join(map(str, gold['years']))} with gold ≥ {gold['threshold']}"

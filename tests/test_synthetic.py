@@ -100,7 +100,7 @@ def test_dev_check_reads_every_dev_column():
     )
     table = dev_check({"m": epochs})
     assert len(table) == 6 and table.query("dev == '2015_images' and epoch == 1")["pearson"].item() == 0.7
-    with pytest.raises(ValueError, match="dev_years"):
+    with pytest.raises(ValueError, match="nodev scored no dev sets: only a dev-protocol twin"):
         dev_check({"nodev": epochs[["epoch", "loss"]]})
 
 

@@ -20,7 +20,10 @@ dev_sets = [
     for p, t in zip(snakemake.input.dev_pairs, snakemake.input.dev_tokens, strict=True)
 ]
 if not dev_sets:
-    raise ValueError(f"threshold sweep: model {sweep['model']} has no dev_years to score")
+    raise ValueError(
+        f"threshold sweep: model {sweep['model']} is scored on no dev set "
+        "(paraphrase_pairs.sweep.model: a dev-protocol twin, <model>-dev)"
+    )
 unlabeled = unlabeled_sentences([pd.read_parquet(path) for path in snakemake.input.unlabeled])
 table = threshold_sweep(
     read_vectors(snakemake.input.vectors),

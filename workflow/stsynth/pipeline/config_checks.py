@@ -217,7 +217,9 @@ def check_encoder(c: Checks) -> None:
     for i, model in enumerate(tuning.get("dev_check", [])):
         c.need(f"encoder.tuning.dev_check[{i}]", model, list(c.tuned), "a model in encoder.tuning.models")
         if model in c.tuned and not c.tuned[model].get("dev_years"):
-            c.problems.append(f"encoder.tuning.dev_check[{i}]: {model} has no dev_years to score")
+            c.problems.append(
+                f"encoder.tuning.dev_check[{i}]: {model} is scored on no dev set (a dev-protocol twin, <model>-dev, is)"
+            )
 
 
 def early_problems(config: dict) -> list[str]:

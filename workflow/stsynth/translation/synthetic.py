@@ -134,7 +134,10 @@ def dev_check(epochs: dict[str, pd.DataFrame]) -> pd.DataFrame:
     for model, table in epochs.items():
         dev_columns = [c for c in table.columns if c.startswith("dev_")]
         if not dev_columns:
-            raise ValueError(f"model {model} scored no dev sets: give it dev_years in config.yaml")
+            raise ValueError(
+                f"model {model} scored no dev sets: only a dev-protocol twin (<model>-dev) is scored on "
+                "the protocol's dev sets"
+            )
         for _, row in table.iterrows():
             for column in dev_columns:
                 rows.append(

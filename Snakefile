@@ -1,7 +1,7 @@
 # stsynth: the DCU-SEManiacs STS system (SemEval-2016 Task 1) and the SemEval-2017 paraphrase/event-embedding
 # system as a Snakemake workflow.
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -31,40 +31,20 @@ _inherited = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep
 os.environ.update(PYTHONPATH=os.pathsep.join([PACKAGE_SOURCE, *_inherited]))  # set, not read: no envvars entry
 sys.path.insert(0, PACKAGE_SOURCE)
 
-from stsynth.pipeline.overlays import (
-    ConfigOrigins,
-    append_extras,
-    merge_defaults,
-    read_schema,
-    schema_problems,
-    typed_command_line,
-)
-from stsynth.pipeline.protocol import ProtocolError, load_datasets
+from stsynth.pipeline.overlays import ConfigOrigins, declare, typed_command_line
+from stsynth.pipeline.protocol import ProtocolError
 
 # Where each key was set (the config files that give it, or --config), for the problems start-up names.
 CONFIG_ORIGINS = ConfigOrigins(workflow.configfiles, workflow.config_settings.config)
 # --config key={a: 1}: the nested values typed as a config file types them (Snakemake hands them over as text).
 typed_command_line(config, workflow.config_settings.config)
-# `datasets: config/datasets.yaml` (a file of the list, relative to the checkout) read before anything adds to it.
+# Start-up's one sequence, as tools and tests run it (stsynth.pipeline.overlays.declare): the datasets file read
+# (`datasets: config/datasets.yaml`), an overlay's extra_<key> lists appended, the schema's defaults with what the
+# config adds, and the schema's check, every problem named with its key and where it was set.
 try:
-    load_datasets(config, CHECKOUT)
+    declare(config, CHECKOUT, CONFIG_ORIGINS, f"{CHECKOUT}/workflow/schemas/config.schema.yaml")
 except ProtocolError as _error:
     raise WorkflowError(str(_error)) from None
-# An overlay's extra_<key> lists add to <key> (a plain list replaces it: stsynth.pipeline.overlays); then every
-# schema problem is named with its key and where it was set.
-append_extras(config)
-# The feature groups, their sets and the eval tasks: the schema's, with what the config adds (stsynth.pipeline.overlays).
-merge_defaults(config, read_schema(f"{CHECKOUT}/workflow/schemas/config.schema.yaml"))
-try:
-    validate(config, "workflow/schemas/config.schema.yaml")  # also fills the schema's defaults
-except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks
-    from stsynth.core.wording import counted
-    from stsynth.pipeline.config_checks import early_problems
-
-    _problems = schema_problems(
-        config, f"{CHECKOUT}/workflow/schemas/config.schema.yaml", CONFIG_ORIGINS, early_problems(config)
-    )
-    raise WorkflowError(f"{counted(len(_problems), 'config problem')}:\n  " + "\n  ".join(_problems)) from None
 
 
 # The stages in data-flow order: each rule file only reads what the files above it write.

@@ -109,6 +109,16 @@ def test_snakemake_stops_before_any_job_with_the_schema_message(project_config, 
     # every schema problem, with its key and the config file that set it (stsynth.pipeline.overlays)
     assert re.search(r"\d+ config problems?:", output) and expected in output and "(set in " in output
     assert not (tmp_path / "resources").exists()
+    # the start-up of the tools and tests (stsynth.pipeline.overlays.declared_config): the same sequence, same words
+    from snakemake.exceptions import WorkflowError
+
+    from stsynth.pipeline.overlays import declared_config
+
+    with pytest.raises(WorkflowError) as declared:
+        declared_config([tmp_path / "config.yaml"])
+    problems = str(declared.value).splitlines()
+    assert re.fullmatch(r"\d+ config problems?:", problems[0]) and expected in str(declared.value)
+    assert all(line.strip() in output for line in problems)
 
 
 def seed_keys(node, path=""):

@@ -10,9 +10,10 @@ overlay writes ``extra_<key>:`` beside it (``extra_datasets:`` at the top, ``eva
 every problem, the config key and where it was set (:class:`ConfigOrigins`: the files that give that very
 key, or ``--config``), so an error in an overlay points at the overlay.
 
-:func:`declared_config` is the config a run is given, outside Snakemake (tests, tools): the files merged as
-Snakemake merges them, the datasets file read, the extras appended, the schema's defaults filled;
-:func:`resolved_config` that config as the stages read it (its protocol resolved).
+:func:`declare` is start-up's one sequence over a merged config, in the Snakefile and outside it alike: the
+datasets file read, the extras appended, the schema's defaults filled and its check. :func:`declared_config` is
+the config a run is given, outside Snakemake (tests, tools): the files merged as Snakemake merges them, then
+:func:`declare`; :func:`resolved_config` that config as the stages read it (its protocol resolved).
 """
 
 from __future__ import annotations
@@ -273,24 +274,42 @@ def check_unique_keys(paths) -> None:
         raise ConfigError(f"{counted(len(problems), 'repeated key')}:\n  " + "\n  ".join(problems))
 
 
+def declare(config: dict, checkout: str | Path, origins: ConfigOrigins, schema: str | Path = SCHEMA) -> None:
+    """The merged config as a run declares it, in place: the datasets file read (a bad one raises
+    stsynth.pipeline.protocol.ProtocolError), the extras appended, the schema's defaults filled, and the schema's
+    check; a bad value raises snakemake's WorkflowError naming every problem and where its key was set
+    (:func:`schema_problems`, with the early checks' problems, stsynth.pipeline.config_checks)."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from .protocol import load_datasets
+
+    load_datasets(config, checkout)
+    append_extras(config)
+    merge_defaults(config, read_schema(schema))
+    try:
+        validate(config, str(schema))  # also fills the schema's defaults
+    except WorkflowError:  # only then every problem again, with where its key was set, and those of the early checks
+        from .config_checks import early_problems
+
+        problems = schema_problems(config, schema, origins, early_problems(config))
+        raise WorkflowError(f"{counted(len(problems), 'config problem')}:\n  " + "\n  ".join(problems)) from None
+
+
 def declared_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:
     """The config as a workflow run with these config files (config.yaml first, then the overlays) and
     ``--config`` values declares it, after start-up's merge and validation: each file merged over the ones before
     it as Snakemake merges them (a mapping adds to the one below, anything else replaces it), the datasets file
     read (stsynth.pipeline.protocol.load_datasets), the extras appended, the schema's defaults filled (a bad value
-    raises snakemake's WorkflowError). A file of it is a config a run accepts."""
-    from snakemake.utils import update_config, validate
-
-    from .protocol import load_datasets
+    raises snakemake's WorkflowError, as a run's start-up does: :func:`declare`). A file of it is a config a run
+    accepts."""
+    from snakemake.utils import update_config
 
     config: dict = {}
     for path in files:
         update_config(config, yaml_text.safe_load(Path(path).read_text()) or {})
     update_config(config, overrides or {})
-    load_datasets(config, CHECKOUT)
-    append_extras(config)
-    merge_defaults(config, read_schema(schema))
-    validate(config, str(schema))
+    declare(config, CHECKOUT, ConfigOrigins(files, overrides), schema)
     return config
 
 

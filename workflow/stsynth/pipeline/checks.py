@@ -6,7 +6,7 @@ resolve a name (a dataset year, a pair table, a model, an encoder) to what the c
 from __future__ import annotations
 
 from ..core.paths import EVENT_VECTOR_SOURCES
-from .protocol import twin_name
+from .protocol import gold_table_splits
 
 VECTOR_BASES = ("paragram-xxl", "glove-6b-50d", "minilm-static")
 
@@ -31,11 +31,7 @@ class Checks:
         self.declared = self.datasets if declared is None else declared
         self.names = {f"{d['year']}/{d['name']}" for d in self.datasets}
         self.tables = [
-            *(
-                name
-                for table in config.get("paraphrase_pairs", {}).get("tables", {})
-                for name in (table, twin_name(table))  # a gold table and its dev-protocol twin (protocol.gold_tables)
-            ),
+            *gold_table_splits(config),  # each declared gold table and its dev-protocol twin
             "synthetic",
             *(f"synthetic-{n.replace('/', '-')}" for n in sorted(self.names)),
         ]

@@ -200,7 +200,8 @@ def sweep_threshold(config: dict) -> float:
     trains on (:func:`gold_table_settings`), else ``paraphrase_pairs.threshold``."""
     pairs = config["paraphrase_pairs"]
     model = config["paragram"]["models"].get(pairs["sweep"]["model"], {})
-    tables = [table for table in model.get("pairs", []) if table in gold_tables(config)]
+    gold = gold_tables(config)
+    tables = [table for table in model.get("pairs", []) if table in gold]
     return gold_table_settings(config, tables[0])["threshold"] if tables else pairs["threshold"]
 
 

@@ -129,15 +129,21 @@ def event_corpus_settings(config: dict) -> dict:
     return {**corpus, "pair_years": split_sets(config)["dev_train"] if pairs else []}
 
 
-def gold_tables(config: dict) -> dict[str, dict]:
-    """Every gold-filtered paraphrase pair table with the protocol's sets it reads: each declared table
-    (``paraphrase_pairs.tables``) from the final sets, and its twin ``<table>-dev`` from the train sets."""
-    splits = split_sets(config)
+def gold_table_splits(config: dict) -> dict[str, tuple[str, dict]]:
+    """Every gold-filtered paraphrase pair table -> (the :func:`split_sets` split it reads, its declared entry):
+    each declared table (``paraphrase_pairs.tables``) the final sets, its twin ``<table>-dev`` the train sets."""
+    declared = config.get("paraphrase_pairs", {}).get("tables") or GOLD_TABLE_DEFAULT
     return {
-        name: {"years": years, **entry}
-        for table, entry in (config["paraphrase_pairs"].get("tables") or GOLD_TABLE_DEFAULT).items()
-        for name, years in ((table, splits["final"]), (twin_name(table), splits["dev_train"]))
+        name: (split, entry)
+        for table, entry in declared.items()
+        for name, split in ((table, "final"), (twin_name(table), "dev_train"))
     }
+
+
+def gold_tables(config: dict) -> dict[str, dict]:
+    """Every gold-filtered paraphrase pair table (:func:`gold_table_splits`) with the protocol's sets it reads."""
+    splits = split_sets(config)
+    return {name: {"years": splits[split], **entry} for name, (split, entry) in gold_table_splits(config).items()}
 
 
 def sweep_settings(config: dict) -> dict:

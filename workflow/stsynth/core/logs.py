@@ -28,5 +28,6 @@ def log_to(path: str) -> logging.Logger:
     # A job's interpreter, on its way out, collects every object its libraries made: 0.3 s a job with torch
     # loaded, 1.1 s with sentence-transformers (measured). Frozen objects are left to the process's exit;
     # the exit status, the log's flush (logging's own exit handler, after this one) and the outputs stay as they are.
+    atexit.unregister(gc.freeze)  # once, however often a process opens a log (a test opens many)
     atexit.register(gc.freeze)
     return log

@@ -38,6 +38,7 @@ import torch
 import torch.nn.functional as F
 
 from ..core.correlations import correlations
+from ..core.model_files import METADATA_KEY, stored_settings
 from ..core.progress import Progress
 from ..core.similarity import cosines
 from .vector_tables import SentenceVectorError, concatenate, read_table
@@ -192,16 +193,13 @@ def save(head: TaiHead, path: str | Path, metadata: dict) -> None:
     from safetensors.torch import save_file
 
     tensors = {name: tensor.detach().contiguous() for name, tensor in head.state_dict().items()}
-    save_file(tensors, str(path), metadata={"stsynth": json.dumps(metadata, sort_keys=True)})
+    save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
 
 
 def load(path: str | Path) -> tuple[TaiHead, dict]:
-    from safetensors import safe_open
     from safetensors.torch import load_file
 
-    tensors = load_file(str(path))
-    with safe_open(str(path), framework="pt") as handle:
-        metadata = json.loads(handle.metadata()["stsynth"])
+    tensors, metadata = load_file(str(path)), stored_settings(path)
     hidden, dimension = tensors["product.weight"].shape
     head = TaiHead(dimension, hidden)
     head.load_state_dict(tensors)

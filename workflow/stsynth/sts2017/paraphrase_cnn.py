@@ -50,6 +50,7 @@ import torch
 import torch.nn.functional as F
 
 from ..core.correlations import correlations
+from ..core.model_files import METADATA_KEY, stored_settings
 from ..core.progress import Progress
 from ..word_vectors.paragram import choose_negatives, cosine, margin_loss
 from ..word_vectors.vectors import WordVectors
@@ -322,17 +323,14 @@ def save(model: ParaphraseCNN, vocabulary: Vocabulary, settings: dict, path: str
     from safetensors.torch import save_file
 
     tensors = {name: tensor.detach().contiguous() for name, tensor in model.state_dict().items()}
-    save_file(tensors, str(path), metadata={"stsynth": json.dumps(settings, sort_keys=True)})
+    save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps(settings, sort_keys=True)})
     pd.DataFrame({"word": pd.Series(vocabulary.words, dtype="string")}).to_parquet(vocabulary_file(path), index=False)
 
 
 def load(path: str | Path) -> tuple[ParaphraseCNN, Vocabulary, dict]:
-    from safetensors import safe_open
     from safetensors.torch import load_file
 
-    tensors = load_file(str(path))
-    with safe_open(str(path), framework="pt") as handle:
-        settings = json.loads(handle.metadata()["stsynth"])
+    tensors, settings = load_file(str(path)), stored_settings(path)
     words = pd.read_parquet(vocabulary_file(path))["word"].tolist()
     if tensors["embeddings.weight"].shape[0] != len(words) + 2:
         raise ValueError(

@@ -31,7 +31,6 @@ from ..encoders.embedding_store import encoding_units, sentences_of
 from ..encoders.encoder import batch_size, encode_units, open_job_encoder, open_store
 from ..pipeline.runs import SENTENCE_VECTOR_KINDS
 from ..word_vectors.vectors import WordVectors, merge_vectors, read_vectors
-from .paraphrase_cnn import load, sentence_vectors, with_words
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +77,8 @@ def encode_pairs(kind: str, inputs, params, device: str = "cpu", config: dict | 
 
         return encode
     if kind == "paraphrase_cnn":
+        from .paraphrase_cnn import load, sentence_vectors, with_words  # torch: only this kind's jobs pay for it
+
         model, vocabulary, _ = load(inputs.model)
 
         def encode(index, pairs):

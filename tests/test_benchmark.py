@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from conftest import DEV_PAIRS, REPO, SMALL_MINILM_STATIC, TEST_PAIRS, TINY_FUSION_GRID, TRAIN_PAIRS, run_snakemake
+from stsynth.pipeline import plan
 from stsynth.pipeline.overlays import resolved_config
 from stsynth.pipeline.runs import headline_runs
 
@@ -84,7 +85,7 @@ def test_your_own_benchmark_builds_every_run_of_both_systems_choosing_on_its_dev
     dev = pd.read_parquet(work / "results/fusion/fusion-tuned/dev.parquet")
     assert "pearson_0_koala-dev" in dev and dev["chosen"].sum() == 1
     assert "dev_0_koala-dev" in pd.read_parquet(work / "resources/models/pe-dev.pe.epochs.parquet")
-    assert config["encoder"]["tuning"]["models"]["minilm-sts-dev"]["gold_years"] == ["koala-train"]
+    assert plan.tuned_encoder_settings(config, "minilm-sts-dev")["gold_years"] == ["koala-train"]
     assert set(pd.read_parquet(work / "resources/paraphrase_pairs/task-internal.parquet")["dataset"]) <= {
         "koala-train",
         "koala-dev",

@@ -176,7 +176,7 @@ def test_a_fusion_run_with_tuned_encoders_reads_them_out_of_fold_on_training_row
 def test_a_named_encoder_gives_a_zero_shot_run_fusion_features_and_a_tuning_start():
     config = copy.deepcopy(CONFIG)
     config["encoder"]["models"]["mpnet"] = {"path": "resources/encoders/mpnet"}
-    config["encoder"]["tuning"]["models"]["mpnet-sts"] = {"start": "mpnet", "gold_years": [2012, 2013, 2014, 2015]}
+    config["encoder"]["tuning"]["models"]["mpnet-sts"] = {"start": "mpnet"}
     config["fusion"]["encoder_folds"] = 2
     config["runs"] = {
         "mpnet": {"stage": "encoder", "encoder": "mpnet"},

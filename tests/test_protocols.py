@@ -9,7 +9,7 @@ import yaml
 
 from conftest import REPO, declared_project_config, project_config
 from stsynth.dcu2016.fusion_plan import fusion_settings, fusion_split_sets
-from stsynth.pipeline.plan import datasets_of
+from stsynth.pipeline.plan import datasets_of, paragram_settings, tuned_encoder_settings
 from stsynth.pipeline.protocol import (
     Protocol,
     ProtocolError,
@@ -21,6 +21,7 @@ from stsynth.pipeline.protocol import (
     sweep_settings,
 )
 from stsynth.pipeline.runs import runs_of
+from stsynth.sts2017.head_plan import pe_settings
 
 
 def roles(config: dict) -> dict[str, str]:
@@ -48,16 +49,25 @@ def test_each_shipped_protocol_gives_every_stage_its_sets(protocol, overlays, fi
     config = project_config(*overlays)
     tuned = config["encoder"]["tuning"]["models"]
     # the paraphrase embeddings are config/sts2017.yaml's: the 2017 system on this protocol
-    pe = resolved_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], {"protocol": protocol})
-    pe = pe["paraphrase_cnn"]["models"]
+    pe_config = resolved_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], {"protocol": protocol})
+    pe = pe_config["paraphrase_cnn"]["models"]
     assert gold_tables(config) == {"task-internal": {"years": final}, "task-internal-dev": {"years": dev_train}}
     assert config["paraphrase_pairs"]["tables"] == {"task-internal": {}}  # as declared: resolve writes no years
-    assert tuned["minilm-sts"]["gold_years"] == final and "dev_years" not in tuned["minilm-sts"]
-    assert tuned["minilm-sts-dev"] == {"gold_years": dev_train, "learning_rate": 5.0e-5, "dev_years": dev}
-    assert (
-        pe["pe"]["gold_years"] == final and pe["pe-dev"]["gold_years"] == dev_train and pe["pe-dev"]["dev_years"] == dev
+    # each model's sets come from the protocol (model_sets), not from year keys written into its entry
+    assert tuned["minilm-sts-dev"] == {"learning_rate": 5.0e-5}
+    assert not any({"gold_years", "dev_years"} & set(entry) for entry in [*tuned.values(), *pe.values()])
+    assert not any("dev_years" in entry for entry in config["paragram"]["models"].values())
+    minilm, minilm_twin = (tuned_encoder_settings(config, m) for m in ("minilm-sts", "minilm-sts-dev"))
+    assert (minilm["gold_years"], minilm["dev_years"]) == (final, [])
+    assert (minilm_twin["gold_years"], minilm_twin["dev_years"]) == (dev_train, dev)
+    assert (pe_settings(pe_config, "pe")["gold_years"], pe_settings(pe_config, "pe")["dev_years"]) == (final, [])
+    assert (pe_settings(pe_config, "pe-dev")["gold_years"], pe_settings(pe_config, "pe-dev")["dev_years"]) == (
+        dev_train,
+        dev,
     )
-    assert config["paragram"]["models"]["synthetic-dev"]["dev_years"] == dev
+    models = config["paragram"]["models"]
+    assert paragram_settings(config, models, "synthetic-dev")["dev_years"] == dev
+    assert paragram_settings(config, models, "synthetic")["dev_years"] == []
     # the fusion's and the head's splits come from the protocol, not from keys written into the config
     assert split_sets(config) == {"dev_train": dev_train, "dev_validate": dev, "final": final}
     assert not {"dev", "train_years"} & (set(config["fusion"]) | set(config["head"]))
@@ -82,15 +92,11 @@ def test_a_model_is_declared_once_and_its_twin_and_grid_cells_are_derived():
     config = project_config()
     paragram, tuned = config["paragram"]["models"], config["encoder"]["tuning"]["models"]
     assert paragram["synthetic-dev"]["pairs"] == ["task-internal-dev", "synthetic-2015-images"]  # dev_round_trips
-    assert paragram["task-internal-paper-dev"] == {
-        "pairs": ["task-internal-dev"],
-        "preset": "paper",
-        "dev_years": [2015],
-    }
+    assert paragram["task-internal-paper-dev"] == {"pairs": ["task-internal-dev"], "preset": "paper"}
     assert tuned["minilm-sts-cosent-lr5e-5-dev"]["loss"] == "cosent"  # the grid cell: the twin with what it changes
     assert tuned["minilm-sts-cosine-lr2e-5-dev"]["learning_rate"] == 2.0e-5
     assert tuned["minilm-sts-synthetic-dev"]["start"] == "minilm-sts-dev"  # a tuned start's twin
-    assert "gold_years" not in tuned["minilm-task-internal-dev"]  # mnrl reads pair tables, not gold
+    assert tuned_encoder_settings(config, "minilm-task-internal-dev")["gold_years"] == []  # mnrl: pair tables only
     assert config["encoder"]["tuning"]["dev_check"][:3] == [
         "minilm-sts-dev",
         "minilm-sts-cosine-lr2e-5-dev",
@@ -102,10 +108,13 @@ def test_a_model_is_declared_once_and_its_twin_and_grid_cells_are_derived():
 
 
 def test_a_model_of_another_protocol_learns_from_that_protocols_sets():
-    tuned = project_config("config/sts2017.yaml", "config/cross-encoder.yaml")["encoder"]["tuning"]["models"]
-    assert tuned["minilm-cross"]["gold_years"] == [2012, 2013, 2014, 2015] and "protocol" not in tuned["minilm-cross"]
-    assert tuned["minilm-cross-dev"]["dev_years"] == [2015]
-    assert tuned["minilm-sts"]["gold_years"] == [2012, 2013, 2014, 2015, 2016]  # the running protocol's
+    config = project_config("config/sts2017.yaml", "config/cross-encoder.yaml")
+    cross, cross_twin, minilm = (
+        tuned_encoder_settings(config, m) for m in ("minilm-cross", "minilm-cross-dev", "minilm-sts")
+    )
+    assert cross["gold_years"] == [2012, 2013, 2014, 2015] and "protocol" not in cross
+    assert cross_twin["gold_years"] == [2012, 2013, 2014] and cross_twin["dev_years"] == [2015]
+    assert minilm["gold_years"] == [2012, 2013, 2014, 2015, 2016]  # the running protocol's
 
 
 def test_the_decisions_are_read_from_the_protocols_own_file():
@@ -183,12 +192,17 @@ def test_a_bad_protocol_is_refused_naming_its_key(change, problem):
 def test_a_twin_is_never_declared_by_hand_and_an_added_set_keeps_out_of_the_protocols_groups():
     config = declared_project_config()
     config["paragram"]["models"]["task-internal-dev"] = {"pairs": ["task-internal-dev"]}
+    config["encoder"]["tuning"]["models"]["mine-dev"] = {"start": "minilm"}  # a twin's name: its sets would be dev's
     config["datasets"].append(
         {"year": 2016, "name": "extra", "role": "test", "group": 2016, "track": "en", "path": "x", "fields": 2}
     )
     problems = protocol_problems(config)
     assert any(
         "paragram.models.task-internal-dev: the dev-protocol twin of task-internal is derived" in p for p in problems
+    )
+    assert any(
+        "encoder.tuning.models.mine-dev: a name ending in '-dev' is a dev-protocol twin's, derived" in p
+        for p in problems
     )
     assert any("2016/extra, added beside protocol semeval2016, names its group 2016" in p for p in problems)
 

@@ -11,6 +11,7 @@ from doc_tree import CHECKOUT_CONFIG, Tree, ci, difference
 from stsynth.core.paths import epochs_path
 from stsynth.core.tables import markdown_rows
 from stsynth.encoders.cross import CROSS_LOSSES
+from stsynth.pipeline.protocol import model_sets
 
 CROSS_OVERLAY = CHECKOUT_CONFIG.parent / "config" / "cross-encoder.yaml"  # the grid's models live in the overlay
 
@@ -28,7 +29,8 @@ def cross_grid_models(config: dict) -> list[str]:
     return [
         name
         for name, entry in tuning["models"].items()
-        if {**tuning["defaults"], **entry}["loss"] in CROSS_LOSSES and entry.get("dev_years")
+        if {**tuning["defaults"], **entry}["loss"] in CROSS_LOSSES
+        and model_sets(config, name, entry.get("protocol"))["dev_years"]
     ]
 
 

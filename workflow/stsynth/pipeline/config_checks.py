@@ -21,6 +21,7 @@ from ..encoders.tuning import SENTENCE_GRADED_LOSSES
 from .checks import Checks, ConfigError
 from .config_checks_2017 import check_head, check_paraphrase_cnn, check_sentence_vectors, sts2017_leak_problems
 from .plan import layered_settings
+from .protocol import model_sets
 from .runs import SEEDED_STAGES
 
 
@@ -205,9 +206,12 @@ def check_encoder(c: Checks) -> None:
                 "a named encoder (encoder.models) or another tuned encoder",
             )
         loss = entry.get("loss", defaults.get("loss"))
-        source = "pairs" if loss == "mnrl" else "gold_years"  # every other loss is graded
-        if not entry.get(source, defaults.get(source)):
-            c.problems.append(f"{where}: loss {loss!r} trains on {source}, which it does not give")
+        if loss == "mnrl" and not entry.get("pairs", defaults.get("pairs")):
+            c.problems.append(f"{where}: loss {loss!r} trains on pairs, which it does not give")
+        elif loss != "mnrl" and not model_sets(c.config, model, entry.get("protocol"))["gold_years"]:  # graded
+            c.problems.append(
+                f"{where}: loss {loss!r} trains on gold pairs, and its protocol gives it no set to learn from"
+            )
         if entry.get("frozen_layers", defaults.get("frozen_layers", 0)) and loss not in SENTENCE_GRADED_LOSSES:
             c.problems.append(
                 f"{where}.frozen_layers: trains above stored states with a "
@@ -216,7 +220,7 @@ def check_encoder(c: Checks) -> None:
     c.problems += start_cycles(c.tuned)
     for i, model in enumerate(tuning.get("dev_check", [])):
         c.need(f"encoder.tuning.dev_check[{i}]", model, list(c.tuned), "a model in encoder.tuning.models")
-        if model in c.tuned and not c.tuned[model].get("dev_years"):
+        if model in c.tuned and not model_sets(c.config, model, c.tuned[model].get("protocol"))["dev_years"]:
             c.problems.append(
                 f"encoder.tuning.dev_check[{i}]: {model} is scored on no dev set (a dev-protocol twin, <model>-dev, is)"
             )

@@ -36,7 +36,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..encoders.encoder import is_tuned, job_inputs
-from .protocol import gold_tables, protocol_sets, split_sets, sweep_settings
+from .protocol import gold_tables, model_sets, protocol_sets, split_sets, sweep_settings
 from .runs import PER_SET_PREFIX, Run, per_set_model, run_comparisons, runs_of, sentence_vector_source
 
 # --- datasets and their files -----------------------------------------------------------------
@@ -144,7 +144,7 @@ def paragram_settings(config: dict, models: dict[str, dict], name: str) -> dict:
         paragram["defaults"],
         paragram["presets"][preset],
         entry,
-        {"preset": preset},
+        {"preset": preset, "dev_years": model_sets(config, base)["dev_years"] if base in paragram["models"] else []},
         seed=seed,
         holdout=holdout,
     )
@@ -261,10 +261,15 @@ def tuned_encoder_settings(config: dict, name: str) -> dict:
     base, seed = seed_model(base)
     if base not in tuning["models"]:
         raise KeyError(f"{base!r} is not a tuned encoder (encoder.tuning.models)")
+    entry = tuning["models"][base]
+    sets = model_sets(config, base, entry.get("protocol"))  # a model with its own protocol learns from its sets
+    if {**tuning["defaults"], **entry}["loss"] == "mnrl":  # reads pair tables, no gold
+        sets["gold_years"] = []
     settings = layered_settings(
         {"gold_years": [], "pairs": [], "dev_years": [], "start": None, "holdout": None},
         tuning["defaults"],
-        tuning["models"][base],
+        {key: value for key, value in entry.items() if key != "protocol"},
+        sets,
         seed=seed,
         holdout=holdout,
     )

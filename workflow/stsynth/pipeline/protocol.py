@@ -14,11 +14,12 @@ config ``protocol`` names one of ``protocols``; each names its datasets by year,
 
 :func:`resolve` is the one place that turns a protocol and the models declared once (config.yaml, no years) into
 what every stage reads: each dataset's role (``train``: its gold may be read; ``test``: predicted and scored), each
-model's training and dev sets, each model's dev-protocol twin ``<model>-dev`` (the same settings, trained on
-``train``, scored on ``dev``; a study's grid cell ``<model>-<cell>-dev``), and the fusion runs' recorded choices
-(the decisions file). The fusion's and the head's splits, the source comparison's dev sets, the event corpus's
-pairs, the gold pair tables' sets and the threshold sweep's are read from the protocol itself
-(:func:`split_sets`, :func:`event_corpus_settings`, :func:`gold_tables`, :func:`sweep_settings`). A dataset the
+model's dev-protocol twin ``<model>-dev`` (the same settings, trained on ``train``, scored on ``dev``; a study's grid
+cell ``<model>-<cell>-dev``), and the fusion runs' recorded choices (the decisions file). It writes no year into the
+config: the sets each model learns from and is scored on, the fusion's and the head's splits, the source
+comparison's dev sets, the event corpus's pairs, the gold pair tables' sets and the threshold sweep's are read from
+the protocol itself (:func:`model_sets`, :func:`split_sets`, :func:`event_corpus_settings`, :func:`gold_tables`,
+:func:`sweep_settings`). A dataset the
 protocol does not name is left out, unless its entry says ``role: test``: a set added beside the protocol,
 predicted and scored by the final models and read by no model (the synthetic round trips included), so that no
 figure of the protocol's own sets moves.
@@ -151,6 +152,17 @@ def sweep_settings(config: dict) -> dict:
     return {**config["paraphrase_pairs"]["sweep"], "years": split_sets(config)["dev_train"]}
 
 
+def model_sets(config: dict, name: str, protocol: str | None = None) -> dict[str, list]:
+    """What a trained model reads of the protocol in force (or of its own ``protocol``), as its settings name it:
+    ``gold_years``, the sets whose gold it learns from, and ``dev_years``, those it is scored on after every epoch.
+    A dev-protocol twin (its name ends in :data:`TWIN_SUFFIX`: no declared model's may) learns from the train sets
+    and is scored on the dev sets; a final model learns from the final sets and is scored on none."""
+    splits = Protocol.from_config({**config, "protocol": protocol} if protocol else config)
+    if name.endswith(TWIN_SUFFIX):
+        return {"gold_years": splits.dev_train, "dev_years": list(splits.dev)}
+    return {"gold_years": splits.final, "dev_years": []}
+
+
 def twin_name(model: str) -> str:
     """A model's dev-protocol twin: ``<model>-dev``."""
     return f"{model}{TWIN_SUFFIX}"
@@ -248,10 +260,16 @@ def protocol_problems(config: dict) -> list[str]:
             )
     for section, models in declared_models(config).items():
         for model in models:
-            if model.endswith(TWIN_SUFFIX) and model[: -len(TWIN_SUFFIX)] in models:
+            if model.endswith(TWIN_SUFFIX):
+                of = model[: -len(TWIN_SUFFIX)]
                 problems.append(
-                    f"{section}.{model}: the dev-protocol twin of {model[: -len(TWIN_SUFFIX)]} is derived "
-                    "from the protocol (stsynth.pipeline.protocol); give the model another name"
+                    f"{section}.{model}: "
+                    + (
+                        f"the dev-protocol twin of {of} is derived"
+                        if of in models
+                        else f"a name ending in {TWIN_SUFFIX!r} is a dev-protocol twin's, derived"
+                    )
+                    + " from the protocol (stsynth.pipeline.protocol); give the model another name"
                 )
     return problems
 
@@ -387,42 +405,28 @@ def with_twins(models: dict, make_final, make_twin, grid: dict | None = None) ->
 
 def resolve_paragram(config: dict, protocol: Protocol, twins: Twins) -> None:
     def twin(entry):
-        return {**entry, "pairs": twins.pairs(entry["pairs"]), "dev_years": list(protocol.dev)}
+        return {**entry, "pairs": twins.pairs(entry["pairs"])}
 
     config["paragram"]["models"] = with_twins(config["paragram"]["models"], dict, twin)
 
 
 def resolve_encoders(config: dict, protocol: Protocol, twins: Twins) -> None:
-    """Tuned encoders: a graded loss reads the final sets' gold (the twin: the train sets'); a model with its own
-    ``protocol`` learns from that protocol's sets whatever protocol runs."""
+    """Tuned encoders: a twin reads its pair tables' twins and starts from its tuned start's twin; the sets each
+    learns from are :func:`model_sets`' (a model with its own ``protocol``: that protocol's, whatever runs)."""
     tuning = config["encoder"]["tuning"]
     models = tuning["models"]
 
-    def graded(entry) -> bool:
-        return entry.get("loss", tuning["defaults"]["loss"]) != "mnrl"
-
-    def own(entry) -> tuple[Protocol, dict]:
-        settings = {key: value for key, value in entry.items() if key != "protocol"}
-        if "protocol" not in entry:
-            return protocol, settings
-        return Protocol.from_config({**config, "protocol": entry["protocol"]}), settings
-
-    def final(entry):
-        splits, settings = own(entry)
-        return {**({"gold_years": splits.final} if graded(entry) else {}), **settings}
-
     def twin(entry):
-        splits, settings = own(entry)
-        resolved = {**({"gold_years": splits.dev_train} if graded(entry) else {}), **settings}
+        resolved = dict(entry)
         if "pairs" in entry:
             resolved["pairs"] = twins.pairs(entry["pairs"])
         if entry.get("start") in models:
             resolved["start"] = twin_name(entry["start"])
-        return {**resolved, "dev_years": list(splits.dev)}
+        return resolved
 
     grid = tuning.pop("grid", {})
     check = tuning["dev_check"]
-    tuning["models"] = with_twins(models, final, twin, grid)
+    tuning["models"] = with_twins(models, dict, twin, grid)
     tuning["dev_check"] = [
         name for model in check for name in [twin_name(model), *(cell_name(model, c) for c in grid.get(model, {}))]
     ]
@@ -432,14 +436,10 @@ def resolve_paraphrase_cnn(config: dict, protocol: Protocol, twins: Twins) -> No
     section = config["paraphrase_cnn"]
     defaults = section["defaults"]
 
-    def final(entry):
-        return {**entry, "gold_years": protocol.final, "dev_years": []}
-
     def twin(entry):
-        pairs = twins.pairs(entry.get("pairs", defaults["pairs"]))
-        return {**entry, "pairs": pairs, "gold_years": protocol.dev_train, "dev_years": list(protocol.dev)}
+        return {**entry, "pairs": twins.pairs(entry.get("pairs", defaults["pairs"]))}
 
-    section["models"] = with_twins(section["models"], final, twin)
+    section["models"] = with_twins(section["models"], dict, twin)
 
 
 def resolve_runs(config: dict, decisions: dict) -> None:

@@ -303,7 +303,8 @@ def training_section(epochs: dict[str, pd.DataFrame], plot: str) -> str:
         )
     return (
         f"## Training curves of the paragram models\n\nLoss: mean batch margin loss per epoch; dev: "
-        f"Pearson on the model's dev sets (only models with `dev_years`).\n\n![training curves]({plot})\n\n"
+        f"Pearson on the protocol's dev sets (only the dev-protocol twins, `<model>-dev`).\n\n"
+        f"![training curves]({plot})\n\n"
         + markdown_rows(
             ["model", "epochs", "pairs", "last loss", "dev ALL epoch 0", "dev ALL last", "dev ALL best", "train s"],
             rows,

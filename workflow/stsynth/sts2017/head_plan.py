@@ -27,7 +27,7 @@ from ..core.paths import (
     vectors_path,
 )
 from ..pipeline.plan import SENTENCE_VECTOR_PROTOCOLS, layered_settings, sentence_vector_table
-from ..pipeline.protocol import split_sets
+from ..pipeline.protocol import model_sets, split_sets
 from ..pipeline.runs import Run, runs_of
 
 # --- paraphrase-embedding models ------------------------------------------------------------------
@@ -40,7 +40,7 @@ def pe_settings(config: dict, name: str) -> dict:
     base, seed = seed_model(name)
     if base not in section["models"]:
         raise KeyError(f"{name!r} is not a paraphrase-embedding model (paraphrase_cnn.models)")
-    return layered_settings(section["defaults"], section["models"][base], seed=seed)
+    return layered_settings(section["defaults"], section["models"][base], model_sets(config, base), seed=seed)
 
 
 def pe_inputs(config: dict, settings: dict, datasets: list[Dataset]) -> dict[str, list[str] | str]:

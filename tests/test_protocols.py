@@ -284,3 +284,27 @@ def test_make_decisions_writes_the_decisions_file_of_the_protocol_the_tree_recor
         f"make decisions: {tmp_path / 'nothing' / decisions.STUDY_DECISIONS} does not exist: `make studies` "
         "(with the same DIR=) writes it\n"
     )
+
+
+def test_a_paraphrase_embedding_model_is_named_once_and_a_study_model_brings_its_head_run():
+    text = (REPO / "config/sts2017.yaml").read_text()
+    declared = yaml.safe_load(text)
+    studies = declared["paraphrase_cnn"]["studies"]
+    assert len(studies) == 7 and all(text.count(f"{name}:") == 1 for name in studies)  # declared once, nowhere else
+    assert not any("paraphrase_cnn" in entry for entry in declared["sentence_vectors"].values())
+    config = project_config("config/sts2017.yaml")
+    assert config["runs"]["pe-width3"] == {"stage": "head", "vectors": ["pe-width3"], "study": True}
+    assert config["sentence_vectors"]["pe"] == {"paraphrase_cnn": {"final": "pe", "dev": "pe-dev"}}
+    assert pe_settings(config, "pe-width3")["width"] == 3 and "studies" not in config["paraphrase_cnn"]
+
+
+def test_a_study_model_named_like_a_model_or_a_run_is_refused():
+    from snakemake.exceptions import WorkflowError
+
+    from stsynth.pipeline.overlays import declared_config
+
+    overlay = {"paraphrase_cnn": {"studies": {"pe": {"width": 3}, "fusion": {"width": 2}}}}
+    with pytest.raises(WorkflowError) as refused:
+        declared_config([REPO / "config.yaml", REPO / "config/sts2017.yaml"], overlay)
+    assert "paraphrase_cnn.studies.pe: paraphrase_cnn.models has a pe already" in str(refused.value)
+    assert "paraphrase_cnn.studies.fusion: runs has a fusion already" in str(refused.value)

@@ -276,13 +276,14 @@ def check_unique_keys(paths) -> None:
 
 def declare(config: dict, checkout: str | Path, origins: ConfigOrigins, schema: str | Path = SCHEMA) -> None:
     """The merged config as a run declares it, in place: the datasets file read (a bad one raises
-    stsynth.pipeline.protocol.ProtocolError), the extras appended, the schema's defaults filled, and the schema's
-    check; a bad value raises snakemake's WorkflowError naming every problem and where its key was set
+    stsynth.pipeline.protocol.ProtocolError), the extras appended, the schema's defaults filled, the schema's
+    check, and each paraphrase-embedding model's source and study run (stsynth.pipeline.runs); a bad value raises snakemake's WorkflowError naming every problem and where its key was set
     (:func:`schema_problems`, with the early checks' problems, stsynth.pipeline.config_checks)."""
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 
     from .protocol import load_datasets
+    from .runs import declare_paraphrase_studies
 
     load_datasets(config, checkout)
     append_extras(config)
@@ -294,6 +295,8 @@ def declare(config: dict, checkout: str | Path, origins: ConfigOrigins, schema: 
 
         problems = schema_problems(config, schema, origins, early_problems(config))
         raise WorkflowError(f"{counted(len(problems), 'config problem')}:\n  " + "\n  ".join(problems)) from None
+    if problems := declare_paraphrase_studies(config):
+        raise WorkflowError(f"{counted(len(problems), 'config problem')}:\n  " + "\n  ".join(problems))
 
 
 def declared_config(files, overrides: dict | None = None, schema: str | Path = SCHEMA) -> dict:

@@ -216,6 +216,27 @@ def compared_runs(config: dict, study: bool | None = None) -> list[str]:
 SENTENCE_VECTOR_KINDS = ("mean", "events", "paraphrase_cnn", "encoder")  # a sentence_vectors entry names one
 
 
+def declare_paraphrase_studies(config: dict) -> list[str]:
+    """A paraphrase-embedding model is declared once, in place: each ``paraphrase_cnn.models`` and
+    ``paraphrase_cnn.studies`` entry is a sentence-vector source of its name (unless ``sentence_vectors`` names that
+    source otherwise), and each study model joins the models with a head run of its name over it, in the studies.
+    Run at start-up after the schema's check; the problems: a study model named like a model or a run."""
+    section = config.get("paraphrase_cnn", {})
+    studies, problems = section.pop("studies", {}), []
+    for name in studies:
+        if name in section["models"] or name in config["runs"]:
+            where = "paraphrase_cnn.models" if name in section["models"] else "runs"
+            problems.append(f"paraphrase_cnn.studies.{name}: {where} has a {name} already; a study names its own")
+    if problems:
+        return problems
+    section["models"].update(studies)
+    vectors = config.setdefault("sentence_vectors", {})
+    for name in section["models"]:
+        vectors.setdefault(name, {"paraphrase_cnn": name})
+    config["runs"].update({name: {"stage": "head", "vectors": [name], "study": True} for name in studies})
+    return []
+
+
 def sentence_vector_source(name: str, entry: dict) -> tuple[str, object]:
     """(kind, value) of a ``sentence_vectors`` entry."""
     kinds = [kind for kind in SENTENCE_VECTOR_KINDS if kind in entry]

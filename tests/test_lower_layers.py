@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from stsynth.encoders import lower_layers
 from stsynth.encoders.embedding_store import EmbeddingStore
 from stsynth.encoders.encoder import embed, encode_units, load_encoder
 from stsynth.encoders.lower_layers import (
@@ -148,3 +149,22 @@ def test_the_states_are_kept_by_the_start_models_identity_k_and_what_shapes_them
     assert len(keys) == 5 and layer_store(config, "a", 2, {"max_length": 128}, {}).folder.name in keys
     with pytest.raises(ValueError, match=r"frozen_layers: 4 for a model of 4 layers \(0 < k < 4\)"):
         freeze_lower(load_encoder(save_tiny_model(tmp_path / "m", num_hidden_layers=4)), 4)
+
+
+def test_states_after_layer_k_continued_from_a_lower_layers_stored_ones_are_the_same_bytes(
+    four_layers, tmp_path, monkeypatch
+):
+    """A grid cell at k = 3 beside one at k = 1 runs layers 1-2 only, from the k = 1 states the store holds, and
+    keeps what a run from the embeddings would: the same batches give each real token the same floats."""
+    model = load_encoder(four_layers)
+    config = {"encoder": {"embedding_store": str(tmp_path)}}
+    units = sentence_units([pd.DataFrame({"s1": SENTENCES, "s2": SENTENCES[::-1]})])
+    direct = lower_states(model, units, 3, None)
+    lower_states(model, units, 1, layer_store(config, "tiny", 1, {"max_length": 128}, {}))  # the k = 1 cell's
+    upper = layer_store(config, "tiny", 3, {"max_length": 128}, {})
+    assert [j for j, _ in upper.below] == [2, 1] and upper.get_states(units[0]) is None
+    monkeypatch.setattr(lower_layers, "_compute", None)  # from the embeddings no more: layers 1-2 run alone
+    continued = lower_states(model, units, 3, upper)
+    assert all(np.array_equal(continued[s], direct[s]) for s in SENTENCES)
+    assert all(np.array_equal(a, direct[s]) for s, a in zip(units[0], upper.get_states(units[0])))  # kept at k = 3
+    assert len(transformer_parts(model)[1]) == 4  # the model is whole again

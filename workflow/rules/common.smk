@@ -321,6 +321,14 @@ def get_tuned_encoder_settings(name):
     return plan.tuned_encoder_settings(config, name)
 
 
+def tuning_priority(settings):
+    """A tuning job's priority: 5; above frozen layers, higher, and the fewer frozen layers the sooner
+    (stsynth.encoders.lower_layers continues a higher layer's states from a lower one's the store holds: those are
+    computed first), below the word vectors' 50 that every paragram model waits for."""
+    frozen = settings.get("frozen_layers", 0)
+    return 5 + max(1, 44 - frozen) if frozen else 5
+
+
 def get_layer_start(name):
     """A similarity job's `from_layer` param: for an encoder tuned above frozen layers (`frozen_layers: k`,
     the torch backend), k and its start encoder (entry and files), whose states after layer k its tuning kept in

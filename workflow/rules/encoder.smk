@@ -47,7 +47,8 @@ rule encoder_tune:
     wildcard_constraints:
         tuned=TUNED_ENCODER_NAMES,
     cache: True
-    priority: 5
+    # above frozen layers: the lower k first, so a higher k's states continue from them (lower_layers)
+    priority: lambda wc: tuning_priority(get_tuned_encoder_settings(wc.tuned))
     conda:
         ENV
     threads: TUNING["threads"]

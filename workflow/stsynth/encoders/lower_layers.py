@@ -5,7 +5,9 @@ hidden states after layer ``k`` of a sentence are those of the start model, what
 They are computed once per sentence (:func:`lower_states`: the embeddings and layers ``0 .. k-1`` run once, in
 eval mode, no gradient), kept by content in the embedding store's folder (:func:`layer_store`: the start model's
 identity, ``k``, what shapes its embeddings, and the sentences), and every training step and dev score runs only the
-layers above ``k`` from them (:func:`from_layer`). Most of a step's forward is in the layers below ``k``, so the
+layers above ``k`` from them (:func:`from_layer`). Where the store holds a unit's states after a lower layer
+``j`` (another grid cell's), only layers ``j .. k-1`` run, from them: the same batches, the same bytes
+(tests/test_lower_layers.py), a fraction of the time. Most of a step's forward is in the layers below ``k``, so the
 step costs a fraction of a full one (docs/benchmarks.md).
 
 :func:`from_layer` runs the model's own code: the embeddings module is replaced by one that hands over the
@@ -78,15 +80,17 @@ def _stored_states_module():
 
 
 @contextlib.contextmanager
-def from_layer(model, k: int):
-    """Within it, ``model`` runs from the hidden states after layer ``k``: its features are :func:`batch_of`'s
-    (the states as ``inputs_embeds``, zeros where the attention mask is 0), its output the usual one
-    (``sentence_embedding`` among it); on leaving, the model is whole again."""
+def from_layer(model, k: int, until: int | None = None):
+    """Within it, ``model`` runs from the hidden states after layer ``k`` (to the last layer, or to the states
+    after layer ``until``): its features are :func:`batch_of`'s (the states as ``inputs_embeds``, zeros where the
+    attention mask is 0), its output the usual one (``sentence_embedding`` among it); on leaving, the model is whole
+    again."""
     import torch
 
     transformer, layers = transformer_parts(model)
     embeddings = transformer.embeddings
-    transformer.embeddings, transformer.encoder.layer = _stored_states_module(), torch.nn.ModuleList(list(layers)[k:])
+    upper = torch.nn.ModuleList(list(layers)[k:until])
+    transformer.embeddings, transformer.encoder.layer = _stored_states_module(), upper
     try:
         yield
     finally:
@@ -166,22 +170,72 @@ def _compute(model, unit: list[str], k: int, progress=None) -> list[np.ndarray]:
     return out
 
 
-def layer_store(config: dict, identity: str, k: int, shaping: dict, description: dict) -> EmbeddingStore:
+def _continue(model, unit: list[str], below: list[np.ndarray], j: int, k: int, progress=None) -> list[np.ndarray]:
+    """The states after layer ``k`` of a unit from its states after layer ``j`` < ``k``: layers ``j .. k-1`` in
+    eval mode, in :func:`_compute`'s batches (the same order and padded lengths, so each real token's floats are
+    those a run from the embeddings gives; the padded positions, zeros here, are masked out of every one)."""
+    import torch
+
+    transformer, _ = transformer_parts(model)
+    order = sorted(range(len(unit)), key=lambda i: -len(unit[i]))
+    out: list[np.ndarray | None] = [None] * len(unit)
+    training = model.training
+    model.eval()
+    try:
+        with torch.no_grad(), from_layer(model, j, k):
+            for start in range(0, len(order), STATES_BATCH):
+                rows = order[start : start + STATES_BATCH]
+                states = transformer(**batch_of([below[i] for i in rows], model.device)).last_hidden_state
+                for row, i in enumerate(rows):
+                    out[i] = states[row, : len(below[i])].float().cpu().numpy()
+                if progress is not None:
+                    progress.advance(len(rows))
+    finally:
+        model.train(training)
+    return out
+
+
+class LayerStore(EmbeddingStore):
+    """The states after one layer of a start model (:func:`layer_store`), and the stores of the layers below it
+    (``below``: (layer, store), highest first), whose states a unit it lacks is continued from."""
+
+    def __init__(self, root, key: str, description: dict, below: list[tuple[int, EmbeddingStore]]):
+        super().__init__(root, key, description)
+        self.below = below
+
+
+def layer_store(config: dict, identity: str, k: int, shaping: dict, description: dict) -> LayerStore:
     """Where the states after layer ``k`` of a start model are kept: the embedding store's folder, under a key of
     its own: the model's identity, ``k`` and what shapes its states as it shapes an embedding (``shaping``:
     stsynth.encoders.encoder.embedding_settings, the word-piece limit and the dtype among them)."""
-    settings = {**shaping, "layer_states": k}
-    return EmbeddingStore(store_folder(config), encoder_key(identity, settings), {**description, **settings})
+
+    def store(layer: int) -> EmbeddingStore:
+        settings = {**shaping, "layer_states": layer}
+        return EmbeddingStore(store_folder(config), encoder_key(identity, settings), {**description, **settings})
+
+    top = store(k)
+    return LayerStore(top.folder.parent, top.folder.name, top.description, [(j, store(j)) for j in range(k - 1, 0, -1)])
+
+
+def _from_lower(model, unit: list[str], k: int, below, progress=None) -> list[np.ndarray]:
+    """A unit's states after layer ``k``: continued from the highest lower layer whose states ``below`` holds
+    (:func:`_continue`), else computed from the embeddings (:func:`_compute`)."""
+    for j, store in below:
+        if (held := store.get_states(unit)) is not None:
+            log.info("states after layer %d of %d sentences: from those after layer %d", k, len(unit), j)
+            return _continue(model, unit, held, j, k, progress)
+    return _compute(model, unit, k, progress)
 
 
 def lower_states(model, units: list[list[str]], k: int, store: EmbeddingStore | None, progress=None) -> dict:
     """sentence -> its states after layer ``k`` ([word pieces, hidden] float32), for every sentence of ``units``:
-    read from ``store`` where it holds the unit, else computed (:func:`_compute`) and kept there."""
+    read from ``store`` where it holds the unit, else continued from the highest lower layer's states the store
+    holds (:func:`_continue`) or computed (:func:`_compute`), and kept there."""
     states, computed, read = {}, 0, 0
     for unit in units:
         held = store.get_states(unit) if store is not None else None
         if held is None:
-            held = _compute(model, unit, k, progress)
+            held = _from_lower(model, unit, k, getattr(store, "below", ()), progress)
             if store is not None:
                 store.put_states(unit, held)
             computed += len(unit)

@@ -277,8 +277,9 @@ def check_unique_keys(paths) -> None:
 def declare(config: dict, checkout: str | Path, origins: ConfigOrigins, schema: str | Path = SCHEMA) -> None:
     """The merged config as a run declares it, in place: the datasets file read (a bad one raises
     stsynth.pipeline.protocol.ProtocolError), the extras appended, the schema's defaults filled, the schema's
-    check, and each paraphrase-embedding model's source and study run (stsynth.pipeline.runs); a bad value raises snakemake's WorkflowError naming every problem and where its key was set
-    (:func:`schema_problems`, with the early checks' problems, stsynth.pipeline.config_checks)."""
+    check, and each paraphrase-embedding model's source and study run (stsynth.pipeline.runs); a bad value raises
+    snakemake's WorkflowError naming every problem and where its key was set (:func:`schema_problems`, with the
+    early checks' problems, stsynth.pipeline.config_checks)."""
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate
 

@@ -93,4 +93,9 @@ def test_your_own_benchmark_builds_every_run_of_both_systems_choosing_on_its_dev
     synthetic = pd.read_parquet(work / "resources/paraphrase_pairs/synthetic.parquet")
     assert set(synthetic["dataset"]) == {"koala-test"}  # the round trips of its test set, as the paper's
     assert not (work / "results/papers").exists()  # the 2017 paper's Table 1 stands beside track 5 only
-    assert "koala-test" in (work / "results/report.md").read_text()
+    report = (work / "results/report.md").read_text()
+    assert "koala-test" in report
+    # the studies it names are on its own protocol's sets, not the 2016 protocol's
+    assert "- Table 1 analog (dev protocol on the koala-dev sets)\n" in report
+    assert "- Synthetic-pair dev check (koala-dev)\n- Fine-tuned encoder dev check (koala-dev)\n" in report
+    assert "2015" not in report

@@ -89,6 +89,7 @@ def report_plan(
 def _study_tables(plan: dict, config: dict, results: bool) -> None:
     """The comparisons and the study tables: in the studies part, or named by the results part."""
     declared = optional_rules(config)
+    dev = plan["protocol"]["dev"]  # the sets that choose, as the studies' own titles name them
     all_runs = list(config["runs"])
     paragram_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "paragram"]
 
@@ -112,7 +113,7 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
     dev_table_run = config.get("fusion", {}).get("dev_table", {}).get("run")
     wire(
         "dev_table",
-        "Table 1 analog (dev protocol on the 2015 sets)",
+        f"Table 1 analog (dev protocol on the {dev} sets)",
         dev_table_run in all_runs,
         f"its fusion run ({dev_table_run}) in `runs:`",
         study=True,
@@ -121,7 +122,7 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
     wire("sources", "Word-vector sources, untuned", bool(paragram_runs), "a paragram run in `runs:`", study=True)
     wire(
         "dev_check",
-        "Synthetic-pair dev check (2015)",
+        f"Synthetic-pair dev check ({dev})",
         "synthetic" in all_runs,
         "the run `synthetic` in `runs:`",
         study=True,
@@ -129,7 +130,7 @@ def _study_tables(plan: dict, config: dict, results: bool) -> None:
     tuned_runs = [run for run, entry in config["runs"].items() if entry["stage"] == "encoder" and entry.get("model")]
     wire(
         "encoder_dev_check",
-        "Fine-tuned encoder dev check (2015)",
+        f"Fine-tuned encoder dev check ({dev})",
         bool(tuned_runs),
         "a tuned encoder run in `runs:` and models in `encoder.tuning.dev_check`",
         "encoder_tuning_dev_check",

@@ -321,7 +321,7 @@ def get_tuned_encoder_settings(name):
     return plan.tuned_encoder_settings(config, name)
 
 
-def tuning_priority(settings):
+def get_tuning_priority(settings):
     """A tuning job's priority: 5; above frozen layers, higher, and the fewer frozen layers the sooner
     (stsynth.encoders.lower_layers continues a higher layer's states from a lower one's the store holds: those are
     computed first), below the word vectors' 50 that every paragram model waits for."""

@@ -48,7 +48,7 @@ rule encoder_tune:
         tuned=TUNED_ENCODER_NAMES,
     cache: True
     # above frozen layers: the lower k first, so a higher k's states continue from them (lower_layers)
-    priority: lambda wc: tuning_priority(get_tuned_encoder_settings(wc.tuned))
+    priority: lambda wc: get_tuning_priority(get_tuned_encoder_settings(wc.tuned))
     conda:
         ENV
     threads: TUNING["threads"]

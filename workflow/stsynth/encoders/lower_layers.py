@@ -139,60 +139,61 @@ def sentence_units(tables) -> list[list[str]]:
     return [unit for unit in (list(dict.fromkeys([*map(str, t["s1"]), *map(str, t["s2"])])) for t in tables) if unit]
 
 
-def _compute(model, unit: list[str], k: int, progress=None) -> list[np.ndarray]:
-    """The states after layer ``k`` of a unit's sentences: the embeddings and lower layers run in eval mode, in
-    batches of :data:`STATES_BATCH` sorted by length (a fixed plan per unit, so its floats are the same in every
-    job), each sentence cut to its own word pieces; ``progress`` advances by each batch's sentences."""
+def _in_batches(model, unit: list[str], run_batch, progress=None) -> list[np.ndarray]:
+    """A unit's states, in eval mode with no gradient, in batches of :data:`STATES_BATCH` sorted by length (a fixed
+    plan per unit, so its floats are the same in every job and from any layer): ``run_batch(rows)`` gives a batch's
+    last hidden states and each row's word pieces; each sentence is cut to its own; ``progress`` advances by each
+    batch's sentences."""
     import torch
 
-    transformer, layers = transformer_parts(model)
     order = sorted(range(len(unit)), key=lambda i: -len(unit[i]))
     out: list[np.ndarray | None] = [None] * len(unit)
     training = model.training
     model.eval()
-    transformer.encoder.layer = torch.nn.ModuleList(list(layers)[:k])
     try:
         with torch.no_grad():
             for start in range(0, len(order), STATES_BATCH):
                 rows = order[start : start + STATES_BATCH]
-                features = model.preprocess([unit[i] for i in rows])
-                mask = features["attention_mask"].to(model.device)
-                states = transformer(
-                    **{key: value.to(model.device) for key, value in features.items() if key in TOKEN_FEATURES}
-                ).last_hidden_state
+                states, lengths = run_batch(rows)
                 for row, i in enumerate(rows):
-                    out[i] = states[row, : int(mask[row].sum())].float().cpu().numpy()
+                    out[i] = states[row, : lengths[row]].float().cpu().numpy()
                 if progress is not None:
                     progress.advance(len(rows))
     finally:
-        transformer.encoder.layer = layers
         model.train(training)
     return out
+
+
+def _compute(model, unit: list[str], k: int, progress=None) -> list[np.ndarray]:
+    """The states after layer ``k`` of a unit's sentences: the embeddings and lower layers run (:func:`_in_batches`)."""
+    import torch
+
+    transformer, layers = transformer_parts(model)
+
+    def run_batch(rows):
+        features = model.preprocess([unit[i] for i in rows])
+        inputs = {key: value.to(model.device) for key, value in features.items() if key in TOKEN_FEATURES}
+        return transformer(**inputs).last_hidden_state, [int(n) for n in features["attention_mask"].sum(1)]
+
+    transformer.encoder.layer = torch.nn.ModuleList(list(layers)[:k])
+    try:
+        return _in_batches(model, unit, run_batch, progress)
+    finally:
+        transformer.encoder.layer = layers
 
 
 def _continue(model, unit: list[str], below: list[np.ndarray], j: int, k: int, progress=None) -> list[np.ndarray]:
-    """The states after layer ``k`` of a unit from its states after layer ``j`` < ``k``: layers ``j .. k-1`` in
-    eval mode, in :func:`_compute`'s batches (the same order and padded lengths, so each real token's floats are
-    those a run from the embeddings gives; the padded positions, zeros here, are masked out of every one)."""
-    import torch
-
+    """The states after layer ``k`` of a unit from its states after layer ``j`` < ``k``: layers ``j .. k-1`` only, in
+    :func:`_compute`'s batches (the same order and padded lengths, so each real token's floats are those a run from
+    the embeddings gives; the padded positions, zeros here, are masked out of every one)."""
     transformer, _ = transformer_parts(model)
-    order = sorted(range(len(unit)), key=lambda i: -len(unit[i]))
-    out: list[np.ndarray | None] = [None] * len(unit)
-    training = model.training
-    model.eval()
-    try:
-        with torch.no_grad(), from_layer(model, j, k):
-            for start in range(0, len(order), STATES_BATCH):
-                rows = order[start : start + STATES_BATCH]
-                states = transformer(**batch_of([below[i] for i in rows], model.device)).last_hidden_state
-                for row, i in enumerate(rows):
-                    out[i] = states[row, : len(below[i])].float().cpu().numpy()
-                if progress is not None:
-                    progress.advance(len(rows))
-    finally:
-        model.train(training)
-    return out
+
+    def run_batch(rows):
+        features = batch_of([below[i] for i in rows], model.device)
+        return transformer(**features).last_hidden_state, [len(below[i]) for i in rows]
+
+    with from_layer(model, j, k):
+        return _in_batches(model, unit, run_batch, progress)
 
 
 class LayerStore(EmbeddingStore):

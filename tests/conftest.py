@@ -10,7 +10,9 @@ defaults unless a test overrides them. Tests that need other datasets build them
 from __future__ import annotations
 
 import copy
+import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -154,6 +156,7 @@ class Workspace:
     mirror: Path
     manifest: Path
     config: dict
+    configfiles: list[Path] | None = None  # the overlays a run stacks (as make stacks them), else its config.yaml
 
     def write_config(self, overrides: dict | None = None) -> Path:
         if overrides:
@@ -183,7 +186,7 @@ class Workspace:
         self, *args: str, check: bool = True, env: dict | None = None, timeout: float = 900
     ) -> subprocess.CompletedProcess:
         """Run the project's real Snakefile in this workspace; on failure show its output."""
-        return run_snakemake(self.path, *args, check=check, env=env, timeout=timeout)
+        return run_snakemake(self.path, *args, check=check, env=env, timeout=timeout, configfiles=self.configfiles)
 
 
 def snakemake_cores() -> int:
@@ -268,9 +271,78 @@ def make_workspace(root: Path, datasets: list[TinyDataset] | None = None) -> Wor
     return work
 
 
+def copy_of(build: Workspace, folder: Path, corpus: bool = False) -> Workspace:
+    """A copy of a shared build's working directory, mtimes kept (Snakemake sees it as built), for a test that
+    changes the tree. Its config's paths are absolute and still hold: the shared corpus mirror and manifest are
+    only read, or, with ``corpus``, copied beside it for a test that edits them."""
+    shutil.copytree(build.path, folder, symlinks=True)
+    work = Workspace(folder, build.mirror, build.manifest, copy.deepcopy(build.config), build.configfiles)
+    if corpus:
+        work.mirror = Path(shutil.copytree(build.mirror, folder.parent / "mirror", symlinks=True))
+        work.manifest = Path(shutil.copy2(build.manifest, folder.parent / "manifest.tsv"))
+        work.write_config({"corpus": {"manifest": str(work.manifest), "mirrors": [str(work.mirror)]}})
+    return work
+
+
+def shared_build(tmp_path_factory, name: str, build) -> Workspace:
+    """The tiny tree ``build(root)`` makes (a Workspace, its targets built), made once per suite run and read by
+    every test that asks for ``name``, in whichever file and pytest-xdist worker: the first to ask builds it
+    under a lock, the others wait for it. The tests only read it; one that changes a tree works on
+    :func:`copy_of`. A failed build is kept as failed, so each test that asks fails with its output, not
+    building it again."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-builds"
+    folder.mkdir(exist_ok=True)
+    root, record, failed = folder / name, folder / f"{name}.json", folder / f"{name}.failed"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # across worker processes: the standard library's lock is enough on Linux
+        if failed.exists():
+            raise AssertionError(f"the shared tiny build {name!r} failed:\n{failed.read_text()}")
+        if not record.exists():
+            root.mkdir()
+            try:
+                work = build(root)
+            except BaseException as error:
+                failed.write_text(f"{type(error).__name__}: {error}")
+                raise
+            fields = {"path": work.path, "mirror": work.mirror, "manifest": work.manifest}
+            record.write_text(
+                json.dumps({**{k: str(v) for k, v in fields.items()}, "configfiles": work.configfiles}, default=str)
+            )
+    saved = json.loads(record.read_text())
+    path = Path(saved["path"])
+    configfiles = [Path(file) for file in saved["configfiles"]] if saved["configfiles"] else None
+    config_file = path / "config.yaml"
+    config = yaml.safe_load(config_file.read_text()) if config_file.exists() else {}
+    return Workspace(path, Path(saved["mirror"]), Path(saved["manifest"]), config, configfiles)
+
+
 @pytest.fixture
 def workspace(tmp_path) -> Workspace:
     return make_workspace(tmp_path)
+
+
+BASELINE_SCORES = "results/scores/baseline.md"
+
+
+@pytest.fixture(scope="session")
+def tiny_baseline(tmp_path_factory) -> Workspace:
+    """The `workspace` fixture's tree with the baseline run's scores built (the fetched corpus, its pair and token
+    tables, the predictions), once per suite run (shared_build); read only."""
+
+    def build(root):
+        work = make_workspace(root)
+        work.snakemake(BASELINE_SCORES)
+        return work
+
+    return shared_build(tmp_path_factory, "tiny-baseline", build)
+
+
+@pytest.fixture
+def built_workspace(tiny_baseline, tmp_path) -> Workspace:
+    """A copy of :func:`tiny_baseline`, with its own corpus mirror and manifest, for a test that changes any of them:
+    the `workspace` fixture with the baseline's scores already built."""
+    return copy_of(tiny_baseline, tmp_path / "work", corpus=True)
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Fine-tuning the encoder (stsynth.encoders.tuning) on a tiny BERT the tests build: pairs, batches,
 the training loop with sentence-transformers' losses, the dev scores and the saved folder."""
 
-import copy
 import os
 import re
 import shutil
@@ -15,7 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import TEST_PAIRS, TINY_FUSION_GRID, Workspace, added_table, make_workspace, snakemake_command
+from conftest import (
+    TEST_PAIRS,
+    TINY_FUSION_GRID,
+    Workspace,
+    added_table,
+    copy_of,
+    make_workspace,
+    snakemake_command,
+)
 from stsynth.core.paraphrase_pairs import fold_of
 from stsynth.encoders.encoder import cosine_table, load_encoder
 from stsynth.encoders.tuning import batches, make_loss, train, training_pairs
@@ -226,13 +233,6 @@ def torch_equal(a, b) -> bool:
     import torch
 
     return bool(torch.equal(a, b))
-
-
-def copy_of(build: Workspace, folder: Path) -> Workspace:
-    """A copy of a shared build's working directory (its config's paths are absolute: they still hold), for a
-    test that changes the tree."""
-    shutil.copytree(build.path, folder, symlinks=True)
-    return Workspace(folder, build.mirror, build.manifest, copy.deepcopy(build.config))
 
 
 @pytest.mark.workflow

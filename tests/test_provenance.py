@@ -37,8 +37,8 @@ def dataset_entry(workspace, name):
 
 
 @pytest.mark.workflow
-def test_editing_a_dataset_entry_rebuilds_its_table(workspace):
-    workspace.snakemake(BASELINE)
+def test_editing_a_dataset_entry_rebuilds_its_table(built_workspace):
+    workspace = built_workspace  # BASELINE built (conftest.tiny_baseline)
     dataset_entry(workspace, "tinytest")["scored"] = 5  # wrong: 6 lines are scored
     workspace.write_config()
     assert dry_run(workspace) == {"pair_table": 1, "predict": 1, "score_run": 1}
@@ -49,8 +49,8 @@ def test_editing_a_dataset_entry_rebuilds_its_table(workspace):
 
 
 @pytest.mark.workflow
-def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
-    workspace.snakemake(BASELINE)
+def test_a_changed_manifest_entry_fetches_the_file_again(built_workspace):
+    workspace = built_workspace  # BASELINE built (conftest.tiny_baseline)
     gold = workspace.mirror / "TINY2016/STS.gs.tinytest.txt"
     old_digest = hashlib.sha256(gold.read_bytes()).hexdigest()
     lines = gold.read_text().splitlines()
@@ -65,8 +65,8 @@ def test_a_changed_manifest_entry_fetches_the_file_again(workspace):
 
 
 @pytest.mark.workflow
-def test_where_a_file_comes_from_reruns_nothing(workspace, tmp_path):
-    workspace.snakemake(BASELINE)
+def test_where_a_file_comes_from_reruns_nothing(built_workspace, tmp_path):
+    workspace = built_workspace  # BASELINE built (conftest.tiny_baseline)
     second = tmp_path / "second-mirror"
     second.mkdir()
     workspace.write_config(

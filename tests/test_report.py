@@ -560,7 +560,8 @@ def test_the_wall_time_section_adds_the_cached_rules_job_times_from_the_log(tmp_
 
 
 @pytest.mark.workflow
-def test_report_rule_and_html_report_on_tiny_corpus(workspace):
+def test_report_rule_and_html_report_on_tiny_corpus(built_workspace):
+    workspace = built_workspace  # the baseline's scores built (conftest.tiny_baseline)
     workspace.keep_runs({"baseline": {"stage": "baseline"}})
     workspace.write_config()
     workspace.snakemake("results/report.md")

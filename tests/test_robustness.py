@@ -37,7 +37,8 @@ def refused_every_time(workspace, *expected, target=TARGET):
 
 
 @pytest.mark.workflow
-def test_a_corpus_copy_edited_after_a_build_is_refused_until_fetched_again(workspace):
+def test_a_corpus_copy_edited_after_a_build_is_refused_until_fetched_again(built_workspace):
+    workspace = built_workspace  # the tiny tree with the baseline built (conftest.tiny_baseline)
     baseline_only(workspace)
     workspace.snakemake(TARGET)
     copy = workspace.path / "resources/corpus/TINY2016/STS.gs.tinytest.txt"
@@ -94,7 +95,8 @@ def model_folder(path):
         ("not a model", "neither modules.json nor config.json"),
     ],
 )
-def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(workspace, tmp_path, change, expected):
+def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(built_workspace, tmp_path, change, expected):
+    workspace = built_workspace  # the tiny tree with the baseline built (conftest.tiny_baseline)
     folder = model_folder(tmp_path / "mine")
     digest = hashlib.sha256(b"weights").hexdigest()
     baseline_only(workspace)
@@ -112,7 +114,8 @@ def test_an_encoder_entry_changed_after_a_build_is_refused_every_time(workspace,
 
 
 @pytest.mark.workflow
-def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(workspace, tmp_path):
+def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(built_workspace, tmp_path):
+    workspace = built_workspace  # the tiny tree with the baseline built (conftest.tiny_baseline)
     data = tmp_path / "mine.tsv"
     data.write_text("s1\ts2\tscore\nA man plays.\tA man is playing.\t4\nA dog runs.\tA cat sleeps.\t1\n")
     baseline_only(workspace)
@@ -142,7 +145,8 @@ def test_a_local_dataset_file_edited_after_a_build_is_refused_by_a_dry_run_too(w
         ({"translate": {"cache": "../outside.sqlite"}}, "is not what this key takes"),
     ],
 )
-def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(workspace, overrides, expected):
+def test_config_values_that_would_reach_a_shell_or_leave_the_tree_are_refused(built_workspace, overrides, expected):
+    workspace = built_workspace  # the tiny tree with the baseline built (conftest.tiny_baseline)
     baseline_only(workspace)
     workspace.snakemake(TARGET)
     workspace.write_config(overrides)
@@ -329,10 +333,11 @@ def test_the_stsynth_command_finds_its_workflow_after_a_prefix_install(tmp_path)
 
 @pytest.mark.workflow
 def test_a_bad_row_of_a_local_file_is_refused_by_a_dry_run_and_the_file_is_locked_only_once_accepted(
-    workspace, tmp_path
+    built_workspace, tmp_path
 ):
     """A local file's rows are read at start-up (a dry run too), so a refused file is never locked: fixed, the
     next run accepts and locks it (its refused bytes were once recorded and then refused the fixed file)."""
+    workspace = built_workspace
     data = tmp_path / "mine.tsv"
     baseline_only(workspace)
     rows = [("A man plays.", "A man is playing.", 4), ("A dog runs.", "A cat sleeps.", "6.0")]

@@ -17,7 +17,9 @@ from conftest import (
     TRAIN_PAIRS,
     TinyDataset,
     Workspace,
+    copy_of,
     make_workspace,
+    shared_build,
 )
 from stsynth.sts2017 import head
 from stsynth.word_vectors.vectors import read_vectors
@@ -93,10 +95,22 @@ def protocol_2017(tmp_path) -> Workspace:
     return work
 
 
+@pytest.fixture
+def tiny_2017(tmp_path_factory) -> Workspace:
+    """The tiny 2017 protocol's `all`, built once per suite run (conftest.shared_build) and only read here: a
+    test that changes the tree works on a copy."""
+
+    def build(root):
+        work = protocol_2017(root)
+        work.snakemake("all")
+        return work
+
+    return shared_build(tmp_path_factory, "tiny-2017", build)
+
+
 @pytest.mark.workflow
-def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
-    work = protocol_2017(tmp_path)
-    work.snakemake("all")
+def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tiny_2017, tmp_path):
+    work = copy_of(tiny_2017, tmp_path / "work")  # its seeded jobs run again below
     root = work.path
     table = pd.read_parquet(root / "results/papers/sts2017_table1.parquet")
     assert list(table["row"][:8]) == list(TABLE1.values()) and table["row"].iat[-1] == "Winner STS2017"
@@ -212,8 +226,26 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tmp_path):
 
 
 @pytest.mark.workflow
-def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
-    work = protocol_2017(tmp_path)
+def test_the_studies_report_names_the_2017_protocols_sets(tiny_2017, tmp_path):
+    """`studies` on a copy of the build without its paraphrase-embedding studies (pe-ppdb reads the PPDB file the tiny
+    corpus lacks; the studies are config/sts2017.yaml's, tested by the grid study's test): the sections its runs do
+    not have yet name the tiny 2017 protocol's dev sets (2016), not the 2016 protocol's (2015)."""
+    work = copy_of(tiny_2017, tmp_path / "work")
+    work.config["paraphrase_cnn"]["studies"] = {}
+    work.write_config()
+    work.snakemake("studies")
+    studies = (work.path / "results/studies.md").read_text()
+    assert studies.startswith("# stsynth studies")
+    waiting = studies.split("## Not in this report yet")[1]
+    assert "- Table 1 analog (dev protocol on the 2016 sets): needs its fusion run (fusion) in `runs:`\n" in waiting
+    assert "- Synthetic-pair dev check (2016): needs the run `synthetic` in `runs:`\n" in waiting
+    assert "- Fine-tuned encoder dev check (2016): needs a tuned encoder run" in waiting
+    assert "2015" not in waiting
+
+
+@pytest.mark.workflow
+def test_the_grid_study_and_bad_input_before_any_job(tiny_2017, tmp_path):
+    work = copy_of(tiny_2017, tmp_path / "work")
     work.write_config({"paraphrase_cnn": {"grid": {"delta": [0.4], "lambda": [1e-5, 1e-6]}}})
     work.snakemake("results/paraphrase_cnn/grid.md")
     grid = pd.read_parquet(work.path / "results/paraphrase_cnn/grid.parquet")
@@ -234,8 +266,8 @@ def test_the_grid_study_and_bad_input_before_any_job(tmp_path):
 
 
 @pytest.mark.workflow
-def test_an_event_corpus_that_yields_nothing_is_refused_naming_why(tmp_path):
-    work = protocol_2017(tmp_path)
+def test_an_event_corpus_that_yields_nothing_is_refused_naming_why(tiny_2017, tmp_path):
+    work = copy_of(tiny_2017, tmp_path / "work")
     work.keep_runs({"ee": {"stage": "head", "vectors": ["ee"]}})
     work.write_config({"events": {"corpus": {"kjv": None}, "skipgram": {"min_count": 500}}})
     result = work.snakemake("results/scores/ee.md", check=False)

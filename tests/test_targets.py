@@ -79,8 +79,9 @@ def test_all_builds_the_headline_runs_and_studies_the_rest(workspace, tmp_path):
 
 
 @pytest.mark.workflow
-def test_studies_reuse_what_all_built(workspace):
+def test_studies_reuse_what_all_built(built_workspace):
     """On a tree where `all` is built, `studies` plans only study jobs (baseline-only config, real jobs)."""
+    workspace = built_workspace  # the baseline's scores built (conftest.tiny_baseline)
     workspace.keep_runs({"baseline": {"stage": "baseline"}, "baseline-again": {"stage": "baseline", "study": True}})
     workspace.config["scoring"]["compare"] = {"reference": "baseline", "pairs": []}
     workspace.config["crosslingual"]["reference_translation"]["field"] = 5  # no MT comparison (it trains models)

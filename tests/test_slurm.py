@@ -2,16 +2,16 @@
 Slurm (tests/slurm_cluster.py), scored identically to a local run.
 
 Opt-in, since it starts root daemons: ``STSYNTH_SLURM_TEST=1 .venv/bin/pytest tests/test_slurm.py``
-(``.ci/run`` sets the variable). Needs root, the Debian packages slurm-wlm and munge, and the real
-corpus in ../shared. Without the variable the test is skipped with the reason printed; with it,
-anything missing is a failure, not a skip.
+(``.ci/run`` sets the variable). Needs root and the Debian packages slurm-wlm and munge. Without the
+variable the test is skipped with the reason printed; with it, anything missing is a failure, not a skip.
 
-Both runs use the repository's Snakefile in their own tmp working directories, so nothing in the
-checkout is touched. The local reference run builds everything; the cluster run starts from the
-local run's data preparation (downloaded corpus, pair and token tables, translations; copied with
-their mtimes, as a cluster user would prepare data on the login node, whose compute nodes often
-have no internet) and submits every model, prediction and scoring job to Slurm: each Slurm job
-costs two Snakemake start-ups, so the ~60 preparation jobs would not fit CI's five minutes.
+Both runs use the repository's Snakefile on the tiny corpus, in tmp working directories, so nothing in the
+checkout is touched. The local reference is the suite's shared tiny build (conftest.tiny_baseline: the
+baseline's scores), on a copy of which the paragram run is built too. The cluster run starts from the local
+run's data preparation (the fetched corpus, pair and token tables, translations; copied with their mtimes, as a
+cluster user would prepare data on the login node, whose compute nodes often have no internet) and submits
+every model, prediction and scoring job to Slurm: each Slurm job costs two Snakemake start-ups, so the
+preparation jobs would not fit CI's minutes.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
-from conftest import REPO, declared_project_config, merge, run_snakemake
+from conftest import REPO, copy_of, run_snakemake
 from slurm_cluster import DAEMONS, ClusterError, missing_prerequisites, pids, single_node_cluster
 
 SWITCH = "STSYNTH_SLURM_TEST"
@@ -82,17 +81,6 @@ def runs_in_workflow(config: dict) -> list[str]:
     return [run for run in wanted if config["runs"].get(run, {}).get("stage") in ("baseline", "paragram")]
 
 
-def write_config(workdir: Path, corpus: Path) -> dict:
-    config = declared_project_config()
-    if "paragram" in config:
-        config = merge(config, FAST)
-    config["corpus"]["mirrors"] = [str(corpus)]
-    config["corpus"]["manifest"] = str(REPO / config["corpus"]["manifest"])
-    workdir.mkdir(parents=True)
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    return config
-
-
 def slurm_jobs() -> list[tuple[str, str]]:
     """(rule, state) of every job the cluster still remembers (MinJobAge keeps finished ones)."""
     listing = subprocess.run(
@@ -106,16 +94,20 @@ def slurm_jobs() -> list[tuple[str, str]]:
 
 
 @pytest.mark.workflow
-def test_slurm_run_scores_equal_local_run(slurm_enabled, shared_corpus, tmp_path):
-    local, cluster_run = tmp_path / "local", tmp_path / "slurm"
-    for workdir in (local, cluster_run):
-        runs = runs_in_workflow(write_config(workdir, shared_corpus))
+def test_slurm_run_scores_equal_local_run(slurm_enabled, tiny_baseline, tmp_path):
+    local = copy_of(tiny_baseline, tmp_path / "local")
+    local.write_config(FAST)
+    runs = runs_in_workflow(local.config)
     print(f"runs compared: {', '.join(runs)}")
     targets = [f"results/scores/{run}.parquet" for run in runs]
+    cluster_run = tmp_path / "slurm"
+    cluster_run.mkdir()
+    shutil.copy2(local.path / "config.yaml", cluster_run / "config.yaml")
 
     started = time.monotonic()
-    run_snakemake(local, *targets)
+    run_snakemake(local.path, *targets)  # the baseline's scores are the shared build's
     print(f"local run: {time.monotonic() - started:.0f} s")
+    local = local.path
 
     for folder in PREPARED:
         if (local / "resources" / folder).is_dir():

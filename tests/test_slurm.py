@@ -95,19 +95,19 @@ def slurm_jobs() -> list[tuple[str, str]]:
 
 @pytest.mark.workflow
 def test_slurm_run_scores_equal_local_run(slurm_enabled, tiny_baseline, tmp_path):
-    local = copy_of(tiny_baseline, tmp_path / "local")
-    local.write_config(FAST)
-    runs = runs_in_workflow(local.config)
+    reference = copy_of(tiny_baseline, tmp_path / "local")
+    reference.write_config(FAST)
+    local = reference.path
+    runs = runs_in_workflow(reference.config)
     print(f"runs compared: {', '.join(runs)}")
     targets = [f"results/scores/{run}.parquet" for run in runs]
     cluster_run = tmp_path / "slurm"
     cluster_run.mkdir()
-    shutil.copy2(local.path / "config.yaml", cluster_run / "config.yaml")
+    shutil.copy2(local / "config.yaml", cluster_run / "config.yaml")
 
     started = time.monotonic()
-    run_snakemake(local.path, *targets)  # the baseline's scores are the shared build's
+    run_snakemake(local, *targets)  # the baseline's scores are the shared build's
     print(f"local run: {time.monotonic() - started:.0f} s")
-    local = local.path
 
     for folder in PREPARED:
         if (local / "resources" / folder).is_dir():

@@ -228,8 +228,8 @@ def test_the_2017_protocol_end_to_end_with_table_1_beside_the_paper(tiny_2017, t
 @pytest.mark.workflow
 def test_the_studies_report_names_the_2017_protocols_sets(tiny_2017, tmp_path):
     """`studies` on a copy of the build without its paraphrase-embedding studies (pe-ppdb reads the PPDB file the tiny
-    corpus lacks; the studies are config/sts2017.yaml's, tested by the grid study's test): the sections its runs do
-    not have yet name the tiny 2017 protocol's dev sets (2016), not the 2016 protocol's (2015)."""
+    corpus lacks): its runs are Table 1's, so the sections that name sets are listed as not built yet, and those lines
+    name the tiny 2017 protocol's dev sets (2016), not the 2016 protocol's (2015)."""
     work = copy_of(tiny_2017, tmp_path / "work")
     work.config["paraphrase_cnn"]["studies"] = {}
     work.write_config()

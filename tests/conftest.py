@@ -355,18 +355,26 @@ def shared_corpus() -> Path:
 
 
 # `make test` hands each worker whole files (--dist loadfile), in collection order (--no-loadscope-reorder; xdist's
-# default order, most tests first, put these one- to three-test files last). The files whose end-to-end builds take
-# minutes (make test's --durations) go first, longest first, so that no worker runs one alone at the end while the
-# others idle; the many short files after them fill the gaps.
+# default order, most tests first, put these one- to three-test files last). The files whose tests take over half
+# a minute in all (make test's --durations, summed per file) go first, longest first, so that no worker runs one
+# alone at the end while the others idle; the many short files after them fill the gaps.
 LONGEST_FILES = [
-    "test_sts2017.py",
     "test_benchmark.py",
     "test_model_identity.py",
+    "test_sts2017.py",
     "test_encoder_tuning.py",
     "test_robustness.py",
     "test_slurm.py",
     "test_deploy.py",
     "test_eval.py",
+    "test_fusion.py",
+    "test_paragram.py",
+    "test_named_encoders.py",
+    "test_provenance.py",
+    "test_embedding_store.py",
+    "test_translate.py",
+    "test_snakemake_cache.py",
+    "test_targets.py",
 ]
 
 

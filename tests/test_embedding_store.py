@@ -162,13 +162,15 @@ def test_one_store_serves_eval_and_another_working_directory_with_a_cold_builds_
     }
     workspace.write_config()
     target, table = "results/scores/encoder.parquet", "resources/encoder/minilm/2016/tinytest.parquet"
+    # eval's encode job, the one that reads the store (its scores, MTEB's results and the leaderboard read its tables)
+    eval_table = "results/eval/similarity/minilm/2016/tinytest.parquet"
     workspace.snakemake(target, env=env)
     pairs = pd.read_parquet(workspace.path / "resources/pairs/2016/tinytest.parquet")
     assert pairs["gold"].isna().any()  # unscored lines: the set is two units, its scored sentences first
     assert (
         ", 0 read from the embedding store" in (workspace.path / "logs/encoder_similarity/minilm.2016.log").read_text()
     )
-    workspace.snakemake("eval", env=env)
+    workspace.snakemake(eval_table, env=env)
     scored = len(encoding_units(pairs, every_line=False)[0])
     assert (
         f"0 sentences encoded, {scored} read from the embedding store"
@@ -185,13 +187,11 @@ def test_one_store_serves_eval_and_another_working_directory_with_a_cold_builds_
     shared = other_directory("shared", target, store="store")
     log = (shared / "logs/encoder_similarity/minilm.2016.log").read_text()
     assert "datasets: 0 sentences encoded" in log and "read from the embedding store" in log
-    cold = other_directory("cold", target, "eval", store="fresh")
+    cold = other_directory("cold", target, eval_table, store="fresh")
     for folder in (workspace.path, shared):
-        for path in (table, "results/eval/similarity/minilm/2016/tinytest.parquet"):
+        for path in (table, eval_table):
             if (folder / path).exists():
                 pd.testing.assert_frame_equal(
                     pd.read_parquet(folder / path), pd.read_parquet(cold / path), check_exact=True
                 )
-    assert (shared / table).exists() and (
-        workspace.path / "results/eval/similarity/minilm/2016/tinytest.parquet"
-    ).exists()
+    assert (shared / table).exists() and (workspace.path / eval_table).exists()

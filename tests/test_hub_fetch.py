@@ -9,7 +9,7 @@ import json
 import pytest
 
 from hub_server import FakeHub
-from test_model_identity import eval_config, jobs_run, output_of
+from test_model_identity import eval_config, jobs_run, output_of, similarity_table
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -22,7 +22,8 @@ def test_a_missing_hub_model_is_fetched_once_then_known_by_its_bytes(workspace, 
     with FakeHub({"org/tiny": (COMMIT, model)}) as hub:
         env = {"HF_HOME": str(tmp_path / "hf"), "HF_ENDPOINT": hub.endpoint, "HF_HUB_OFFLINE": "0"}
         eval_config(workspace, models=["org/tiny"])
-        first = workspace.snakemake("eval", env=env)
+        encoded = similarity_table("org__tiny")  # eval's job that opens the model; the rest read its tables
+        first = workspace.snakemake(encoded, env=env)
         assert "hub_fetch" in jobs_run(first) and "eval_encode" in jobs_run(first)
         assert sorted(hub.sent) == sorted(f"org/tiny/{name}" for name in hub.files("org/tiny"))
         record = json.loads((workspace.path / "resources/hub/org__tiny.json").read_text())
@@ -31,7 +32,7 @@ def test_a_missing_hub_model_is_fetched_once_then_known_by_its_bytes(workspace, 
         fetched = len(hub.sent)
 
         # a second run: nothing fetched, nothing to do (the model is known by its bytes, as a cached one)
-        second = workspace.snakemake("eval", env=env)
+        second = workspace.snakemake(encoded, env=env)
         assert len(hub.sent) == fetched and "Nothing to be done" in output_of(second)
 
         # offline, on a machine whose cache lacks it: refused at start-up, naming HF_HUB_OFFLINE, on every run
